@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "mediapub",
+    products: [
+        .executable(name: "mediapub", targets: ["mediapub"]),
+        .library(name: "MediaPub", targets: ["MediaPub"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-1.0 gstreamer-base-1.0 gstreamer-app-1.0 gstreamer-audio-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
+        .target(name: "CShim", dependencies: ["CGStreamer", "CCurl"]),
+        .target(
+            name: "MediaPub",
+            dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT"]
+        ),
+        .executableTarget(name: "mediapub", dependencies: ["MediaPub"]),
+        .testTarget(name: "MediaPubTests", dependencies: ["MediaPub"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,4 @@
+#ifndef CSRT_H
+#define CSRT_H
+#include <srt/srt.h>
+#endif

@@ -1,0 +1,60 @@
+#ifndef CSHIM_H
+#define CSHIM_H
+/* Wrappers for the GObject/GStreamer macros and variadic calls Swift cannot import.
+   Every function is prefixed cshim_ and does exactly what the macro it names does. */
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+
+/* GstBuffer timing fields (GST_BUFFER_PTS and friends). */
+static inline GstClockTime cshim_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
+static inline GstClockTime cshim_buffer_dts(GstBuffer *b) { return GST_BUFFER_DTS(b); }
+static inline GstClockTime cshim_buffer_duration(GstBuffer *b) { return GST_BUFFER_DURATION(b); }
+static inline void cshim_buffer_set_pts(GstBuffer *b, GstClockTime t) { GST_BUFFER_PTS(b) = t; }
+static inline void cshim_buffer_set_dts(GstBuffer *b, GstClockTime t) { GST_BUFFER_DTS(b) = t; }
+static inline void cshim_buffer_set_duration(GstBuffer *b, GstClockTime t) { GST_BUFFER_DURATION(b) = t; }
+static inline gboolean cshim_buffer_is_delta(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DELTA_UNIT); }
+static inline void cshim_buffer_set_discont(GstBuffer *b) { GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_DISCONT); }
+static inline GstBuffer *cshim_buffer_copy(GstBuffer *b) { return gst_buffer_copy(b); }
+static inline GstBuffer *cshim_buffer_ref(GstBuffer *b) { return gst_buffer_ref(b); }
+static inline void cshim_buffer_unref(GstBuffer *b) { gst_buffer_unref(b); }
+static inline GstSample *cshim_sample_ref(GstSample *s) { return gst_sample_ref(s); }
+static inline void cshim_sample_unref(GstSample *s) { gst_sample_unref(s); }
+static inline GstCaps *cshim_caps_ref(GstCaps *c) { return gst_caps_ref(c); }
+static inline void cshim_caps_unref(GstCaps *c) { gst_caps_unref(c); }
+static inline void cshim_message_unref(GstMessage *m) { gst_message_unref(m); }
+
+/* GstMessage accessors (GST_MESSAGE_TYPE, GST_MESSAGE_SRC). */
+static inline GstMessageType cshim_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }
+static inline GstObject *cshim_message_src(GstMessage *m) { return GST_MESSAGE_SRC(m); }
+
+/* Type checks (GST_IS_…). */
+static inline gboolean cshim_is_bin(gpointer p) { return GST_IS_BIN(p); }
+static inline gboolean cshim_is_pipeline(gpointer p) { return GST_IS_PIPELINE(p); }
+static inline GstBin *cshim_as_bin(gpointer p) { return GST_BIN(p); }
+static inline GstElement *cshim_as_element(gpointer p) { return GST_ELEMENT(p); }
+static inline GstAppSink *cshim_as_appsink(gpointer p) { return GST_APP_SINK(p); }
+static inline GstAppSrc *cshim_as_appsrc(gpointer p) { return GST_APP_SRC(p); }
+static inline gboolean cshim_is_appsink(gpointer p) { return GST_IS_APP_SINK(p); }
+static inline gboolean cshim_is_appsrc(gpointer p) { return GST_IS_APP_SRC(p); }
+
+/* g_signal_connect is a macro over g_signal_connect_data. */
+static inline gulong cshim_signal_connect(gpointer instance, const char *signal, GCallback handler,
+                                          gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(instance, signal, handler, data, destroy, (GConnectFlags)0);
+}
+
+/* Typed wrappers for the variadic g_object_set. */
+void cshim_object_set_int(gpointer object, const char *name, gint value);
+void cshim_object_set_uint64(gpointer object, const char *name, guint64 value);
+void cshim_object_set_double(gpointer object, const char *name, gdouble value);
+void cshim_object_set_bool(gpointer object, const char *name, gboolean value);
+void cshim_object_set_string(gpointer object, const char *name, const char *value);
+void cshim_object_set_caps(gpointer object, const char *name, GstCaps *caps);
+gchar *cshim_object_get_string(gpointer object, const char *name);
+guint64 cshim_object_get_uint64(gpointer object, const char *name);
+
+/* A tag string (title/artist/album) or NULL; caller frees with g_free. */
+gchar *cshim_tag_list_get_string(const GstTagList *list, const char *tag);
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef CYAML_H
+#define CYAML_H
+#include <yaml.h>
+#endif

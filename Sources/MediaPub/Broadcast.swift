@@ -1,0 +1,201 @@
+import CGStreamer
+import Foundation
+
+/// How a run is set up beyond the preset (SPEC §2 run options).
+public struct RunOptions: Sendable {
+    /// Replaces the preset's outputs when not empty.
+    public var outputs: [String] = []
+    public var duration: TimeInterval?
+    /// nil: realtime when any network output exists.
+    public var realtime: Bool?
+    public init() {}
+}
+
+/// The outcome of a run and its exit code (SPEC §2).
+public struct RunResult: Sendable {
+    public var exitCode: Int32
+    public var reason: String
+}
+
+/// One broadcast: players → capture → publisher → outputs, run to the end.
+public final class Broadcast: @unchecked Sendable {
+    public let preset: Preset
+    let options: RunOptions
+    let log: Logger
+    public let events: Events
+    let format: MediaFormat
+    public let players: [MediaPlayer]
+    private var capture: Capture?
+    private var publisher: Publisher?
+    private let lock = NSLock()
+    private var stopRequested = false
+    private var failure: String?
+    private let started = Date()
+
+    public init(preset: Preset, options: RunOptions = RunOptions(), log: Logger = Logger(), events: Events = Events()) throws {
+        GStreamer.initialize()
+        guard preset.players.count <= Preset.maxPlayers else { throw MediaPubError.tooManyPlayers(Preset.maxPlayers) }
+        self.preset = preset
+        self.options = options
+        self.log = log
+        self.events = events
+        format = MediaFormat(preset: preset)
+        let videoIndex = preset.videoPlayerIndex
+        players = preset.players.enumerated().map { index, config in
+            MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex)
+        }
+        for player in players {
+            player.setEventHandler { [weak self] event in self?.playerEvent(event, player: player) }
+        }
+        guard !outputURLs.isEmpty else {
+            throw MediaPubError.usage("\(preset.file): no outputs: add outputs to the preset or give --output URL")
+        }
+        for url in outputURLs { _ = try OutputTarget(url) }
+    }
+
+    var outputURLs: [String] { options.outputs.isEmpty ? preset.outputs.map(\.url) : options.outputs }
+
+    public var realtime: Bool {
+        options.realtime ?? outputURLs.contains { (try? OutputTarget($0))?.isNetwork ?? false }
+    }
+
+    public var publishing: Bool {
+        get { capture?.publishing ?? preset.publishing }
+        set {
+            capture?.publishing = newValue
+            events.emit("publishing", ["publishing": newValue])
+        }
+    }
+
+    /// Graceful stop: the timeline ends, outputs get EOS, files are finalised.
+    public func requestStop() {
+        lock.lock(); stopRequested = true; let capture = self.capture; lock.unlock()
+        capture?.requestStop()
+    }
+
+    private func playerEvent(_ event: PlayerEvent, player: MediaPlayer) {
+        switch event {
+        case .state(let state, let error):
+            var fields: [String: Any] = ["player": player.id, "state": state.rawValue]
+            if let error { fields["error"] = error; log.error("player \(player.id): \(error)") }
+            else { log.debug("player \(player.id): \(state.rawValue)") }
+            events.emit("player.state", fields)
+        case .track(let index, let source, let durationMs, let tags):
+            var fields: [String: Any] = ["player": player.id, "index": index, "source": SecretMask.mask(url: source)]
+            fields["duration_ms"] = durationMs ?? NSNull()
+            fields["tags"] = ["title": tags.title as Any? ?? NSNull(), "artist": tags.artist as Any? ?? NSNull(), "album": tags.album as Any? ?? NSNull()]
+            log.info("player \(player.id): playing \(SecretMask.mask(url: source))")
+            events.emit("player.track", fields)
+        case .warning(let text):
+            log.warn(text)
+            events.emit("warning", ["message": text])
+        }
+    }
+
+    private func outputState(_ output: Output, _ state: OutputState, _ error: String?) {
+        var fields: [String: Any] = ["url": output.maskedURL, "state": state.rawValue]
+        if let error {
+            fields["error"] = error
+            log.warn("output \(output.maskedURL): \(state.rawValue): \(error)")
+        } else {
+            log.info("output \(output.maskedURL): \(state.rawValue)")
+        }
+        events.emit("output.state", fields)
+        if state == .failed, publisher?.allOutputsFailed == true {
+            lock.lock(); failure = "every output failed"; lock.unlock()
+            capture?.requestStop()
+        }
+    }
+
+    /// Runs to the end; returns the exit code and why it stopped.
+    public func run() -> RunResult {
+        events.emit("run.state", ["state": "starting", "name": preset.name])
+        let stopAfter = options.duration ?? preset.stop.after
+        do {
+            var slate: Buffer? = nil
+            if format.video != nil {
+                slate = try preset.standby.image.map { try Slate.image($0, format: format) }
+                    ?? Slate.color(preset.standby.color, format: format)
+            }
+            let ringtone = preset.standby.audio.map {
+                MediaPlayer(config: PlayerConfig(id: "standby", source: $0, repeat: true), format: format, feedsVideo: false)
+            }
+            let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputURLs,
+                                          reconnect: preset.reconnect, log: log) { [weak self] output, state, error in
+                self?.outputState(output, state, error)
+            }
+            self.publisher = publisher
+            try publisher.start()
+            for player in players { player.start() }
+            if realtime { waitForPlayers(timeout: 5) }
+            let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
+                                  publishing: preset.publishing, realtime: realtime, stopAfter: stopAfter,
+                                  stopAtEnd: preset.stop.atEnd, sink: publisher)
+            lock.lock()
+            self.capture = capture
+            let stopEarly = stopRequested
+            lock.unlock()
+            if stopEarly { capture.requestStop() }
+            for output in publisher.outputs { log.info("output \(output.maskedURL)") }
+            log.info("running \(preset.name): \(realtime ? "realtime" : "as fast as possible")"
+                + (stopAfter.map { " for \(MediaTime.formatDuration($0))" } ?? ""))
+            events.emit("run.state", ["state": "running", "name": preset.name])
+            let progress = startProgressLine(capture: capture, publisher: publisher)
+            let reason = capture.run()
+            progress.cancel()
+            events.emit("run.state", ["state": "stopping", "name": preset.name])
+            publisher.finish()
+            for player in players { player.stop() }
+            ringtone?.stop()
+            lock.lock(); let failure = self.failure; lock.unlock()
+            let result: RunResult
+            if let failure {
+                result = RunResult(exitCode: 1, reason: failure)
+            } else if reason == .nothingPlayable {
+                result = RunResult(exitCode: 1, reason: "nothing playable")
+            } else if let error = publisher.error {
+                result = RunResult(exitCode: 1, reason: "encoder failed: \(error)")
+            } else {
+                let text: [CaptureStop: String] = [.duration: "duration reached", .contentEnded: "content ended", .requested: "stopped"]
+                result = RunResult(exitCode: 0, reason: text[reason] ?? "stopped")
+            }
+            log.info("finished: \(result.reason) after \(String(format: "%.2f", capture.outputSeconds))s of output")
+            events.emit("run.stopped", ["reason": result.reason, "exit_code": Int(result.exitCode)])
+            return result
+        } catch {
+            log.error("\(error)")
+            publisher?.finish(timeout: 5)
+            events.emit("run.stopped", ["reason": "\(error)", "exit_code": 1])
+            return RunResult(exitCode: 1, reason: "\(error)")
+        }
+    }
+
+    private func waitForPlayers(timeout: TimeInterval) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, players.contains(where: { $0.currentState == .loading }) { usleep(20_000) }
+    }
+
+    /// An ffmpeg-style one-line progress status on stderr, once a second.
+    private func startProgressLine(capture: Capture, publisher: Publisher) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let begin = Date()
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [log] in
+            let t = capture.outputSeconds
+            let elapsed = Date().timeIntervalSince(begin)
+            let bytes = publisher.outputs.map { $0.status.bytesSent }.max() ?? 0
+            let kbps = t > 0 ? Double(bytes) * 8 / t / 1000 : 0
+            log.info(String(format: "frame=%6llu time=%@ bitrate=%7.1fkbits/s speed=%5.2fx outputs=%@",
+                            capture.framesOut, Broadcast.clock(t), kbps, elapsed > 0 ? t / elapsed : 0,
+                            publisher.outputs.map { $0.status.state.rawValue }.joined(separator: ",")))
+        }
+        timer.resume()
+        return timer
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds)
+        return String(format: "%02d:%02d:%02d.%02d", whole / 3600, (whole / 60) % 60, whole % 60,
+                      Int((seconds - Double(whole)) * 100))
+    }
+}

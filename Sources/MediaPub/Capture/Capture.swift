@@ -1,0 +1,152 @@
+import CGStreamer
+import Foundation
+
+/// Where the capture sends the output timeline (the publisher).
+protocol TimelineSink: AnyObject {
+    func pushVideo(_ buffer: Buffer)
+    func pushAudio(_ buffer: Buffer)
+    func endOfStream()
+}
+
+/// Why the timeline stopped.
+public enum CaptureStop: Sendable, Equatable {
+    case duration      // stop.after / --duration reached
+    case contentEnded  // every player ended
+    case nothingPlayable
+    case requested     // quit, SIGINT, SIGTERM
+}
+
+/// The custom capture (SPEC §1): owns the one output timeline. Every tick it
+/// takes the video player's latest frame and the aux players' audio mixed at
+/// their publish volumes, or the standby slate and ringtone, and stamps them
+/// with the timeline's own, strictly increasing timestamps.
+public final class Capture: @unchecked Sendable {
+    let format: MediaFormat
+    let players: [MediaPlayer]
+    let videoPlayer: MediaPlayer?
+    let ringtone: MediaPlayer?
+    let slate: Buffer?
+    let realtime: Bool
+    let stopAfter: TimeInterval?
+    let stopAtEnd: Bool
+    private weak var sink: TimelineSink?
+
+    private let lock = NSLock()
+    private var publishingFlag: Bool
+    private var stopRequested = false
+    private var ticks: UInt64 = 0
+    private var audioFramesOut: UInt64 = 0
+    private var ringtoneStarted = false
+
+    /// Ticks per second: the video frame rate, or 50 for an audio-only run.
+    let tickRate: Int
+
+    init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Buffer?, publishing: Bool,
+         realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, sink: TimelineSink) {
+        self.format = format
+        self.players = players
+        self.videoPlayer = players.first { $0.feedsVideo }
+        self.ringtone = ringtone
+        self.slate = slate
+        self.publishingFlag = publishing
+        self.realtime = realtime
+        self.stopAfter = stopAfter
+        self.stopAtEnd = stopAtEnd
+        self.sink = sink
+        tickRate = format.video?.fps ?? 50
+    }
+
+    public var publishing: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return publishingFlag }
+        set { lock.lock(); publishingFlag = newValue; lock.unlock() }
+    }
+
+    public func requestStop() { lock.lock(); stopRequested = true; lock.unlock() }
+
+    private var shouldStop: Bool { lock.lock(); defer { lock.unlock() }; return stopRequested }
+
+    /// Output time so far, in seconds.
+    public var outputSeconds: Double { lock.lock(); defer { lock.unlock() }; return Double(ticks) / Double(tickRate) }
+    public var framesOut: UInt64 { lock.lock(); defer { lock.unlock() }; return format.video == nil ? 0 : ticks }
+
+    private func time(ofTick n: UInt64) -> UInt { UInt(n * GStreamer.second / UInt64(tickRate)) }
+    private func audioFrames(atTick n: UInt64) -> UInt64 { n * UInt64(format.sampleRate) / UInt64(tickRate) }
+
+    /// Runs the timeline on the calling thread until a stop condition; sends EOS.
+    func run() -> CaptureStop {
+        let channels = format.channels
+        let waitBudget = realtime ? 0.0 : 10.0
+        var mix = [Float](), scratch = [Float]()
+        let maxTicks: UInt64? = stopAfter.map { UInt64(($0 * Double(tickRate)).rounded()) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        var reason = CaptureStop.requested
+        var n: UInt64 = 0
+        while true {
+            if shouldStop { reason = .requested; break }
+            if let maxTicks, n >= maxTicks { reason = .duration; break }
+            if stopAtEnd, let end = contentEndReason() { reason = end; break }
+
+            let pts = time(ofTick: n)
+            if realtime {
+                let due = start + UInt64(pts)
+                let now = DispatchTime.now().uptimeNanoseconds
+                if due > now { usleep(useconds_t((due - now) / 1000)) }
+            }
+            let frames = Int(audioFrames(atTick: n + 1) - audioFrames(atTick: n))
+            let tick = time(ofTick: n + 1) - pts
+            mix = [Float](repeating: 0, count: frames * channels)
+            if scratch.count < frames * channels { scratch = [Float](repeating: 0, count: frames * channels) }
+
+            let publishing = self.publishing
+            var playerFrame: Buffer? = nil
+            var auxSounding = false
+            for player in players {
+                let rendered = scratch.withUnsafeMutableBufferPointer { out -> MediaPlayer.Rendered in
+                    out.baseAddress!.update(repeating: 0, count: frames * channels)
+                    return player.render(frames: frames, tick: tick, into: out.baseAddress!, wait: waitBudget)
+                }
+                if player === videoPlayer { playerFrame = rendered.video }
+                if publishing, player.aux, rendered.audioFrames > 0 {
+                    auxSounding = true
+                    Mixer.add(scratch, into: &mix, count: frames * channels, gain: Float(player.publishVolume) / 100)
+                }
+            }
+            let pictureMissing = videoPlayer == nil || playerFrame == nil
+            if !publishing || (pictureMissing && !auxSounding) {
+                if let ringtone {
+                    if !ringtoneStarted { ringtone.start(); ringtoneStarted = true }
+                    let rendered = scratch.withUnsafeMutableBufferPointer { out -> MediaPlayer.Rendered in
+                        out.baseAddress!.update(repeating: 0, count: frames * channels)
+                        return ringtone.render(frames: frames, tick: tick, into: out.baseAddress!, wait: realtime ? 0 : 2)
+                    }
+                    if rendered.audioFrames > 0 {
+                        Mixer.add(scratch, into: &mix, count: frames * channels, gain: 1)
+                    }
+                }
+            }
+            Mixer.limit(&mix)
+
+            if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slate {
+                sink?.pushVideo(picture.retimed(pts: pts, duration: tick))
+            }
+            let audioPTS = UInt(audioFramesOut * GStreamer.second / UInt64(format.sampleRate))
+            let audio = mix.withUnsafeBytes { Buffer(copying: $0) }
+            let audioDuration = UInt(UInt64(frames) * GStreamer.second / UInt64(format.sampleRate))
+            sink?.pushAudio(audio.retimed(pts: audioPTS, duration: audioDuration))
+            n += 1
+            lock.lock()
+            ticks = n
+            audioFramesOut += UInt64(frames)
+            lock.unlock()
+        }
+        sink?.endOfStream()
+        return reason
+    }
+
+    /// Every player ended (or failed): the content is over.
+    private func contentEndReason() -> CaptureStop? {
+        let states = players.map(\.currentState)
+        guard states.allSatisfy({ $0 == .ended || $0 == .error }) else { return nil }
+        return states.allSatisfy({ $0 == .error }) ? .nothingPlayable : .contentEnded
+    }
+}

@@ -1,0 +1,44 @@
+import CGStreamer
+import Foundation
+
+/// The standby picture: one I420 frame at the output size, from a colour or an image.
+enum Slate {
+    /// A frame filled with `#RRGGBB` (BT.601 limited range).
+    static func color(_ hex: String, format: MediaFormat) -> Buffer {
+        let (r, g, b) = rgb(hex)
+        let y = UInt8(clamping: Int((0.257 * r + 0.504 * g + 0.098 * b + 16).rounded()))
+        let u = UInt8(clamping: Int((-0.148 * r - 0.291 * g + 0.439 * b + 128).rounded()))
+        let v = UInt8(clamping: Int((0.439 * r - 0.368 * g - 0.071 * b + 128).rounded()))
+        let (w, h) = (format.video?.width ?? 2, format.video?.height ?? 2)
+        let lumaBytes = w * h
+        let chromaBytes = ((w + 1) / 2) * ((h + 1) / 2)
+        var bytes = [UInt8](repeating: y, count: lumaBytes + 2 * chromaBytes)
+        for i in 0..<chromaBytes {
+            bytes[lumaBytes + i] = u
+            bytes[lumaBytes + chromaBytes + i] = v
+        }
+        return bytes.withUnsafeBytes { Buffer(copying: $0) }
+    }
+
+    static func rgb(_ hex: String) -> (Double, Double, Double) {
+        let digits = hex.hasPrefix("#") ? String(hex.dropFirst()) : hex
+        let value = UInt32(digits, radix: 16) ?? 0
+        return (Double((value >> 16) & 0xFF), Double((value >> 8) & 0xFF), Double(value & 0xFF))
+    }
+
+    /// The image decoded, letterboxed to the output size and converted to I420.
+    static func image(_ source: String, format: MediaFormat) throws -> Buffer {
+        guard case .uri(let uri, _) = try SourceSpec(source), let caps = format.videoCaps else {
+            throw MediaPubError.badSource(source, "not an image")
+        }
+        let pipeline = try Pipeline(description:
+            "uridecodebin uri=\(GStreamer.quote(uri)) ! videoconvert ! videoscale add-borders=true ! \(caps) ! appsink name=slate sync=false max-buffers=1")
+        defer { pipeline.setState(GST_STATE_NULL) }
+        guard let sink = pipeline.appSink(named: "slate") else { throw MediaPubError.pipeline("slate: no sink") }
+        pipeline.setState(GST_STATE_PLAYING)
+        guard let buffer = sink.tryPull(timeout: 15)?.buffer else {
+            throw MediaPubError.badSource(source, "cannot decode the standby image")
+        }
+        return buffer
+    }
+}

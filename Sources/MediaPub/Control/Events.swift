@@ -1,0 +1,48 @@
+import Foundation
+
+/// JSON-lines events (SPEC §7), each with `ts` and `event`, written to the
+/// destinations given (a file, or stdout for `-`).
+public final class Events: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handles: [FileHandle] = []
+    private var listeners: [([String: Any]) -> Void] = []
+
+    public init() {}
+
+    /// Adds a JSON-lines destination: a path, or `-` for stdout.
+    public func addDestination(path: String) throws {
+        if path == "-" { handles.append(FileHandle.standardOutput); return }
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw MediaPubError.usage("--events \(path): cannot create the file")
+            }
+        }
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw MediaPubError.usage("--events \(path): cannot open for writing")
+        }
+        handle.seekToEndOfFile()
+        handles.append(handle)
+    }
+
+    public func addListener(_ listener: @escaping ([String: Any]) -> Void) {
+        lock.lock(); listeners.append(listener); lock.unlock()
+    }
+
+    public func emit(_ event: String, _ fields: [String: Any] = [:]) {
+        var object = fields
+        object["ts"] = Events.timestamp()
+        object["event"] = event
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        lock.lock()
+        for handle in handles { handle.write(data + Data("\n".utf8)) }
+        let listeners = self.listeners
+        lock.unlock()
+        for listener in listeners { listener(object) }
+    }
+
+    static func timestamp(_ date: Date = Date()) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,65 @@
+import CGStreamer
+import CShim
+import Foundation
+
+/// An appsink: samples are pulled by the caller, or pushed to a handler on the
+/// streaming thread. The handler reaches Swift through an Unmanaged box that the
+/// appsink releases with its destroy notify.
+final class AppSink: Element, @unchecked Sendable {
+    private var sink: UnsafeMutablePointer<GstAppSink> { cshim_as_appsink(raw) }
+
+    /// The next sample, waiting up to `timeout` seconds; nil on timeout or EOS.
+    func tryPull(timeout: Double) -> Sample? {
+        guard let s = gst_app_sink_try_pull_sample(sink, GstClockTime(GStreamer.clockTime(timeout))) else { return nil }
+        return Sample(owning: s)
+    }
+
+    var isEOS: Bool { gst_app_sink_is_eos(sink) != 0 }
+
+    private final class Handlers {
+        let sample: (Sample) -> Void
+        let eos: () -> Void
+        init(sample: @escaping (Sample) -> Void, eos: @escaping () -> Void) { self.sample = sample; self.eos = eos }
+    }
+
+    /// Calls `sample` for every new sample and `eos` at the end, on the streaming thread.
+    func setHandlers(sample: @escaping (Sample) -> Void, eos: @escaping () -> Void) {
+        var callbacks = GstAppSinkCallbacks()
+        callbacks.new_sample = { sink, data in
+            guard let sink, let data else { return GST_FLOW_ERROR }
+            let handlers = Unmanaged<Handlers>.fromOpaque(data).takeUnretainedValue()
+            if let s = gst_app_sink_pull_sample(sink) { handlers.sample(Sample(owning: s)) }
+            return GST_FLOW_OK
+        }
+        callbacks.eos = { _, data in
+            guard let data else { return }
+            Unmanaged<Handlers>.fromOpaque(data).takeUnretainedValue().eos()
+        }
+        let box = Unmanaged.passRetained(Handlers(sample: sample, eos: eos)).toOpaque()
+        gst_app_sink_set_callbacks(sink, &callbacks, box) { data in
+            if let data { Unmanaged<Handlers>.fromOpaque(data).release() }
+        }
+    }
+}
+
+/// An appsrc the caller pushes buffers into.
+final class AppSrc: Element, @unchecked Sendable {
+    private var src: UnsafeMutablePointer<GstAppSrc> { cshim_as_appsrc(raw) }
+
+    @discardableResult
+    func push(_ buffer: Buffer) -> Bool {
+        // push_buffer takes a reference of its own.
+        gst_app_src_push_buffer(src, cshim_buffer_ref(buffer.raw)) == GST_FLOW_OK
+    }
+
+    @discardableResult
+    func push(sample: Sample) -> Bool {
+        gst_app_src_push_sample(src, sample.raw) == GST_FLOW_OK
+    }
+
+    func setCaps(_ caps: Caps) { gst_app_src_set_caps(src, caps.raw) }
+
+    func endOfStream() { _ = gst_app_src_end_of_stream(src) }
+
+    var queuedBytes: UInt64 { UInt64(gst_app_src_get_current_level_bytes(src)) }
+}

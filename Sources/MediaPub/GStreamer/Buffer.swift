@@ -1,0 +1,90 @@
+import CGStreamer
+import CShim
+import Foundation
+
+/// Owns one reference to a GstBuffer.
+final class Buffer: @unchecked Sendable {
+    let raw: UnsafeMutablePointer<GstBuffer>
+
+    init(owning raw: UnsafeMutablePointer<GstBuffer>) { self.raw = raw }
+    init(borrowing raw: UnsafeMutablePointer<GstBuffer>) { self.raw = cshim_buffer_ref(raw) }
+    deinit { cshim_buffer_unref(raw) }
+
+    /// A new buffer holding a copy of `bytes`.
+    convenience init(copying bytes: UnsafeRawBufferPointer) {
+        let buffer = gst_buffer_new_allocate(nil, gsize(bytes.count), nil)!
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            gst_buffer_fill(buffer, 0, base, gsize(bytes.count))
+        }
+        self.init(owning: buffer)
+    }
+
+    /// A shallow copy (memory shared) whose timing fields can be changed freely.
+    func retimed(pts: UInt, duration: UInt?) -> Buffer {
+        let copy = Buffer(owning: cshim_buffer_copy(raw))
+        cshim_buffer_set_pts(copy.raw, GstClockTime(pts))
+        cshim_buffer_set_dts(copy.raw, GstClockTime(GStreamer.none))
+        if let duration { cshim_buffer_set_duration(copy.raw, GstClockTime(duration)) }
+        return copy
+    }
+
+    /// A shallow copy with PTS and DTS moved back by `offset`.
+    func shifted(by offset: UInt) -> Buffer {
+        let copy = Buffer(owning: cshim_buffer_copy(raw))
+        for (get, set) in [(cshim_buffer_pts, cshim_buffer_set_pts), (cshim_buffer_dts, cshim_buffer_set_dts)] {
+            let t = UInt(get(raw))
+            if t != GStreamer.none { set(copy.raw, GstClockTime(t >= offset ? t - offset : 0)) }
+        }
+        return copy
+    }
+
+    var pts: UInt? { let t = UInt(cshim_buffer_pts(raw)); return t == GStreamer.none ? nil : t }
+    var duration: UInt? { let t = UInt(cshim_buffer_duration(raw)); return t == GStreamer.none ? nil : t }
+    var isKeyframe: Bool { cshim_buffer_is_delta(raw) == 0 }
+    var size: Int { Int(gst_buffer_get_size(raw)) }
+
+    /// Runs `body` over the buffer's bytes, mapped for reading.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var info = GstMapInfo()
+        guard gst_buffer_map(raw, &info, GST_MAP_READ) != 0 else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        defer { gst_buffer_unmap(raw, &info) }
+        return try body(UnsafeRawBufferPointer(start: info.data, count: Int(info.size)))
+    }
+}
+
+/// Owns one reference to a GstSample (buffer + caps + segment).
+final class Sample: @unchecked Sendable {
+    let raw: OpaquePointer
+
+    init(owning raw: OpaquePointer) { self.raw = raw }
+    deinit { cshim_sample_unref(raw) }
+
+    var buffer: Buffer? {
+        guard let b = gst_sample_get_buffer(raw) else { return nil }
+        return Buffer(borrowing: b)
+    }
+
+    var caps: Caps? {
+        guard let c = gst_sample_get_caps(raw) else { return nil }
+        return Caps(borrowing: c)
+    }
+
+    /// The running time of the buffer's start: its position on the player's own
+    /// timeline, with rate, seeks and segment bases applied.
+    var runningTime: UInt? {
+        guard let b = gst_sample_get_buffer(raw), let seg = gst_sample_get_segment(raw) else { return nil }
+        let pts = cshim_buffer_pts(b)
+        guard UInt(pts) != GStreamer.none else { return nil }
+        let t = gst_segment_to_running_time(seg, GST_FORMAT_TIME, pts)
+        return UInt(t) == GStreamer.none ? nil : UInt(t)
+    }
+}
+
+extension Sample {
+    /// A new sample of `buffer` with `caps`.
+    convenience init(buffer: Buffer, caps: Caps?) {
+        self.init(owning: gst_sample_new(buffer.raw, caps?.raw, nil, nil))
+    }
+}

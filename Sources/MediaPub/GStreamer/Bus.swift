@@ -1,0 +1,100 @@
+import CGStreamer
+import CShim
+import Foundation
+
+/// A message from a pipeline's bus, in Swift terms.
+enum BusMessage {
+    case endOfStream
+    case error(source: String, message: String)
+    case warning(source: String, message: String)
+    case tags(title: String?, artist: String?, album: String?)
+    case durationChanged
+    case other
+}
+
+/// Watches a pipeline's bus on a thread of its own (no GLib main loop):
+/// pops messages with a timeout and hands each to `handler` on that thread.
+final class Bus: @unchecked Sendable {
+    private let bus: UnsafeMutablePointer<GstBus>
+    private let lock = NSLock()
+    private var running = false
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(pipeline: Pipeline) {
+        bus = gst_element_get_bus(pipeline.raw)
+    }
+
+    deinit {
+        stop()
+        gst_object_unref(UnsafeMutableRawPointer(bus))
+    }
+
+    func start(name: String, handler: @escaping (BusMessage) -> Void) {
+        lock.lock()
+        running = true
+        lock.unlock()
+        let thread = Thread { [bus] in
+            let mask = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
+                | GST_MESSAGE_WARNING.rawValue | GST_MESSAGE_TAG.rawValue | GST_MESSAGE_DURATION_CHANGED.rawValue)
+            while self.isRunning {
+                guard let message = gst_bus_timed_pop_filtered(bus, 100_000_000, mask) else { continue }
+                let parsed = Bus.parse(message)
+                cshim_message_unref(message)
+                handler(parsed)
+            }
+            self.done.signal()
+        }
+        thread.name = "bus-\(name)"
+        self.thread = thread
+        thread.start()
+    }
+
+    private var isRunning: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return running
+    }
+
+    /// Stops the watch thread and waits for it (never call from the handler).
+    func stop() {
+        lock.lock()
+        let wasRunning = running
+        running = false
+        lock.unlock()
+        if wasRunning, thread != nil, Thread.current != thread { done.wait() }
+    }
+
+    static func parse(_ message: UnsafeMutablePointer<GstMessage>) -> BusMessage {
+        let source: String = {
+            guard let src = cshim_message_src(message), let name = gst_object_get_name(src) else { return "?" }
+            defer { g_free(name) }
+            return String(cString: name)
+        }()
+        switch cshim_message_type(message) {
+        case GST_MESSAGE_EOS:
+            return .endOfStream
+        case GST_MESSAGE_ERROR, GST_MESSAGE_WARNING:
+            var error: UnsafeMutablePointer<GError>? = nil
+            var debug: UnsafeMutablePointer<gchar>? = nil
+            let isError = cshim_message_type(message) == GST_MESSAGE_ERROR
+            if isError { gst_message_parse_error(message, &error, &debug) } else { gst_message_parse_warning(message, &error, &debug) }
+            if let debug { g_free(debug) }
+            let text = GStreamerError.consume(error)
+            return isError ? .error(source: source, message: text) : .warning(source: source, message: text)
+        case GST_MESSAGE_TAG:
+            var tags: UnsafeMutablePointer<GstTagList>? = nil
+            gst_message_parse_tag(message, &tags)
+            defer { if let tags { gst_tag_list_unref(tags) } }
+            func tag(_ name: String) -> String? {
+                guard let value = cshim_tag_list_get_string(tags, name) else { return nil }
+                defer { g_free(value) }
+                return String(cString: value)
+            }
+            return .tags(title: tag("title"), artist: tag("artist"), album: tag("album"))
+        case GST_MESSAGE_DURATION_CHANGED:
+            return .durationChanged
+        default:
+            return .other
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import CGStreamer
+import CShim
+import Foundation
+
+/// Owns exactly one reference to a GstElement and drops it in deinit.
+public class Element: @unchecked Sendable {
+    let raw: UnsafeMutablePointer<GstElement>
+
+    /// Takes over a reference the caller owns (a full, or sunk floating, reference).
+    init(owning raw: UnsafeMutablePointer<GstElement>) {
+        self.raw = raw
+    }
+
+    /// Adds a reference of its own to an element somebody else owns.
+    init(borrowing raw: UnsafeMutablePointer<GstElement>) {
+        gst_object_ref(UnsafeMutableRawPointer(raw))
+        self.raw = raw
+    }
+
+    deinit {
+        gst_object_unref(UnsafeMutableRawPointer(raw))
+    }
+
+    var name: String {
+        guard let cName = gst_object_get_name(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstObject.self)) else { return "?" }
+        defer { g_free(cName) }
+        return String(cString: cName)
+    }
+
+    /// Sets a property from its string form (enums, flags, numbers, booleans).
+    func set(_ property: String, _ value: String) {
+        gst_util_set_object_arg(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GObject.self), property, value)
+    }
+
+    func set(_ property: String, double value: Double) { cshim_object_set_double(raw, property, value) }
+    func set(_ property: String, bool value: Bool) { cshim_object_set_bool(raw, property, value ? 1 : 0) }
+    func set(_ property: String, int value: Int) { cshim_object_set_int(raw, property, gint(value)) }
+    func set(_ property: String, caps: Caps) { cshim_object_set_caps(raw, property, caps.raw) }
+
+    func uint64(_ property: String) -> UInt64 { UInt64(cshim_object_get_uint64(raw, property)) }
+
+    @discardableResult
+    func setState(_ state: GstState) -> GstStateChangeReturn {
+        gst_element_set_state(raw, state)
+    }
+
+    /// Waits up to `timeout` for a pending state change; returns the result.
+    func waitState(timeout: Double) -> GstStateChangeReturn {
+        var current = GST_STATE_NULL, pending = GST_STATE_NULL
+        return gst_element_get_state(raw, &current, &pending, GstClockTime(GStreamer.clockTime(timeout)))
+    }
+
+    func sendEvent(_ event: UnsafeMutablePointer<GstEvent>) -> Bool {
+        gst_element_send_event(raw, event) != 0
+    }
+
+    func staticPad(_ name: String) -> Pad? {
+        guard let pad = gst_element_get_static_pad(raw, name) else { return nil }
+        return Pad(owning: pad)
+    }
+}
+
+/// Owns one reference to a GstPad.
+final class Pad {
+    let raw: UnsafeMutablePointer<GstPad>
+    init(owning raw: UnsafeMutablePointer<GstPad>) { self.raw = raw }
+    init(borrowing raw: UnsafeMutablePointer<GstPad>) {
+        gst_object_ref(UnsafeMutableRawPointer(raw))
+        self.raw = raw
+    }
+    deinit { gst_object_unref(UnsafeMutableRawPointer(raw)) }
+
+    var isLinked: Bool { gst_pad_is_linked(raw) != 0 }
+
+    func link(to sink: Pad) -> Bool { gst_pad_link(raw, sink.raw) == GST_PAD_LINK_OK }
+
+    /// The media type of the pad's current (or queried) caps: "audio/x-raw", "video/x-raw", …
+    var mediaType: String? {
+        let caps = gst_pad_get_current_caps(raw) ?? gst_pad_query_caps(raw, nil)
+        guard let caps else { return nil }
+        defer { cshim_caps_unref(caps) }
+        guard gst_caps_get_size(caps) > 0, let s = gst_caps_get_structure(caps, 0) else { return nil }
+        return String(cString: gst_structure_get_name(s))
+    }
+}

@@ -1,0 +1,47 @@
+import CGStreamer
+import Foundation
+
+/// Process-wide GStreamer setup and the errors the thin wrappers throw.
+public enum GStreamer {
+    private static let once: Void = {
+        gst_init(nil, nil)
+    }()
+
+    /// Initialises GStreamer once; safe to call from anywhere.
+    public static func initialize() { _ = once }
+
+    /// Nanoseconds per second, the unit of every GstClockTime.
+    static let second: UInt64 = 1_000_000_000
+    static let none: UInt = UInt(bitPattern: -1)  // GST_CLOCK_TIME_NONE
+
+    static func clockTime(_ seconds: Double) -> UInt {
+        UInt(max(0, (seconds * Double(second)).rounded()))
+    }
+
+    /// Whether an element factory is installed (x264enc, avenc_aac, …).
+    static func hasElement(_ name: String) -> Bool {
+        initialize()
+        guard let factory = gst_element_factory_find(name) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(factory))
+        return true
+    }
+
+    /// Quotes a string for a gst_parse_launch description.
+    static func quote(_ s: String) -> String {
+        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+public struct GStreamerError: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+
+    /// Takes ownership of a GError, frees it and returns its message.
+    static func consume(_ error: UnsafeMutablePointer<GError>?) -> String {
+        guard let error else { return "unknown error" }
+        let text = String(cString: error.pointee.message)
+        g_error_free(error)
+        return text
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+    case error, warn, info, debug
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+    public init?(name: String) {
+        switch name {
+        case "error": self = .error
+        case "warn", "warning": self = .warn
+        case "info": self = .info
+        case "debug": self = .debug
+        default: return nil
+        }
+    }
+    var name: String { ["error", "warn", "info", "debug"][rawValue] }
+}
+
+/// Human logs: text or JSON lines, to stderr unless a handler is given
+/// (tests pass an in-memory one).
+public final class Logger: @unchecked Sendable {
+    public enum Format: String, Sendable { case text, json }
+    public let level: LogLevel
+    public let format: Format
+    private let write: (String) -> Void
+    private let lock = NSLock()
+
+    public init(level: LogLevel = .info, format: Format = .text, write: ((String) -> Void)? = nil) {
+        self.level = level
+        self.format = format
+        self.write = write ?? { line in FileHandle.standardError.write((line + "\n").data(using: .utf8)!) }
+    }
+
+    public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+        guard level <= self.level else { return }
+        let text = message()
+        let line: String
+        switch format {
+        case .text:
+            line = "mediapub: \(level == .info ? "" : level.name + ": ")\(text)"
+        case .json:
+            let object: [String: Any] = ["ts": Events.timestamp(), "level": level.name, "msg": text]
+            line = (try? String(data: JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), encoding: .utf8)) ?? text
+        }
+        lock.lock(); write(line); lock.unlock()
+    }
+
+    public func error(_ m: @autoclosure () -> String) { log(.error, m()) }
+    public func warn(_ m: @autoclosure () -> String) { log(.warn, m()) }
+    public func info(_ m: @autoclosure () -> String) { log(.info, m()) }
+    public func debug(_ m: @autoclosure () -> String) { log(.debug, m()) }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Errors of the library, each one line that names the thing at fault.
+public enum MediaPubError: Error, CustomStringConvertible, Equatable {
+    case badSource(String, String)
+    case sourceFailed(String, String)
+    case tooManyPlayers(Int)
+    case missingElement(String, String)
+    case pipeline(String)
+    case output(String, String)
+    case usage(String)
+
+    public var description: String {
+        switch self {
+        case .badSource(let source, let why): return "source \(SecretMask.mask(url: source)): \(why)"
+        case .sourceFailed(let source, let why): return "source \(SecretMask.mask(url: source)): \(why)"
+        case .tooManyPlayers(let max): return "at most \(max) players; a \(max + 1)th is refused"
+        case .missingElement(let element, let package): return "GStreamer element \(element) is missing (install \(package))"
+        case .pipeline(let why): return why
+        case .output(let url, let why): return "output \(SecretMask.mask(url: url)): \(why)"
+        case .usage(let why): return why
+        }
+    }
+}

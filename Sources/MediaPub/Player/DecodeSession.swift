@@ -1,0 +1,249 @@
+import CGStreamer
+import Foundation
+
+/// One decoding pipeline for one resource: source → decoders → converters →
+/// appsinks in the output's raw formats. The capture thread pulls from it in
+/// timeline order; nothing here blocks a streaming thread on Swift state.
+final class DecodeSession: @unchecked Sendable {
+    enum Event {
+        case ready
+        case decodedAll        // the pipeline reached EOS: everything is decoded (maybe not yet consumed)
+        case failed(String)
+        case tags(NowPlaying)
+    }
+
+    let source: String
+    let spec: SourceSpec
+    private let format: MediaFormat
+    private let wantsVideo: Bool
+    private let speed: Double
+    private let pitch: Double
+    private let startAt: TimeInterval
+    private let pipeline: Pipeline
+    private let bus: Bus
+    private let onEvent: (Event) -> Void
+
+    private let lock = NSLock()
+    private var audioSink: AppSink?
+    private var videoSink: AppSink?
+    private var closed = false
+
+    // Consumption state: touched only by the consumer (under the player's lock).
+    private var pending: [Float] = []
+    private var pendingOffset = 0
+    private var pendingTime: UInt = 0
+    private var nextVideo: Sample?
+    private(set) var lastVideo: Buffer?
+    private var audioDone = false
+    private var videoDone = false
+    /// Running time consumed so far on this session's own timeline (ns).
+    private(set) var playhead: UInt = 0
+
+    init(source: String, format: MediaFormat, wantsVideo: Bool, speed: Double = 1, pitch: Double = 0,
+         startAt: TimeInterval = 0, onEvent: @escaping (Event) -> Void) throws {
+        self.source = source
+        self.spec = try SourceSpec(source)
+        self.format = format
+        self.wantsVideo = wantsVideo && format.video != nil
+        self.speed = speed
+        self.pitch = pitch
+        self.startAt = startAt
+        self.onEvent = onEvent
+        pipeline = try Pipeline(description: DecodeSession.describe(spec, format: format, wantsVideo: self.wantsVideo, pitch: pitch))
+        bus = pipeline.makeBus()
+        switch spec {
+        case .testPattern:
+            audioSink = pipeline.appSink(named: "asink")
+            videoSink = pipeline.appSink(named: "vsink")
+        case .uri(_, let isImage):
+            guard let decoder = pipeline.element(named: "dec") else { throw MediaPubError.pipeline("no decoder") }
+            Signals.onPadAdded(decoder) { [weak self] pad in self?.padAdded(pad, isImage: isImage) }
+        }
+    }
+
+    deinit { close() }
+
+    // MARK: building
+
+    static func audioBranch(format: MediaFormat, pitch: Double) -> String {
+        let pitchStage = pitch == 0 ? "" : "pitch pitch=\(pow(2.0, pitch / 12.0)) ! audioconvert ! "
+        return "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! audioconvert ! audioresample ! "
+            + "scaletempo ! audioconvert ! \(pitchStage)audioresample ! \(format.audioCaps) ! "
+            + "appsink name=asink sync=false max-buffers=16 enable-last-sample=false"
+    }
+
+    static func videoBranch(format: MediaFormat, still: Bool) -> String {
+        (still ? "imagefreeze ! " : "")
+            + "queue max-size-buffers=0 max-size-bytes=0 max-size-time=1000000000 ! videoconvert ! videoscale add-borders=true ! "
+            + "\(format.videoCaps ?? "video/x-raw") ! appsink name=vsink sync=false max-buffers=4 enable-last-sample=false"
+    }
+
+    static func describe(_ spec: SourceSpec, format: MediaFormat, wantsVideo: Bool, pitch: Double) -> String {
+        switch spec {
+        case .testPattern(let pattern, let frequency):
+            var parts: [String] = []
+            if wantsVideo, let v = format.video {
+                parts.append("videotestsrc pattern=\(pattern) ! video/x-raw,width=\(v.width),height=\(v.height),framerate=\(v.fps)/1 ! "
+                    + videoBranch(format: format, still: false))
+            }
+            parts.append("audiotestsrc wave=sine freq=\(frequency) volume=0.5 samplesperbuffer=\(max(64, format.sampleRate / 50)) ! "
+                + audioBranch(format: format, pitch: pitch))
+            return parts.joined(separator: " ")
+        case .uri(let uri, _):
+            return "uridecodebin name=dec uri=\(GStreamer.quote(uri)) buffer-duration=3000000000"
+        }
+    }
+
+    /// Streaming thread: link each decoded stream to its branch; streams the
+    /// run has no use for go to a fakesink so they never block the demuxer.
+    private func padAdded(_ pad: Pad, isImage: Bool) {
+        let type = pad.mediaType ?? ""
+        lock.lock(); defer { lock.unlock() }
+        guard !closed else { return }
+        let description: String
+        if type.hasPrefix("audio/") && audioSink == nil {
+            description = DecodeSession.audioBranch(format: format, pitch: pitch)
+        } else if type.hasPrefix("video/") && wantsVideo && videoSink == nil {
+            description = DecodeSession.videoBranch(format: format, still: isImage)
+        } else {
+            description = "fakesink sync=false async=false"
+        }
+        do {
+            let bin = try pipeline.addBin(description: description)
+            guard let sinkPad = bin.staticPad("sink"), pad.link(to: sinkPad) else {
+                onEvent(.failed("cannot link \(type) stream"))
+                return
+            }
+            if description.contains("name=asink") { audioSink = pipeline.appSink(named: "asink") }
+            if description.contains("name=vsink") { videoSink = pipeline.appSink(named: "vsink") }
+        } catch {
+            onEvent(.failed("\(error)"))
+        }
+    }
+
+    // MARK: running
+
+    /// Starts decoding on a thread of its own: preroll, position and rate, play.
+    func start() {
+        bus.start(name: "decode") { [weak self] message in self?.handle(message) }
+        let thread = Thread { [weak self] in self?.load() }
+        thread.name = "load"
+        thread.start()
+    }
+
+    private func load() {
+        if pipeline.setState(GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
+            return // the bus reports the error
+        }
+        let result = pipeline.waitState(timeout: 30)
+        if isClosed { return }
+        switch result {
+        case GST_STATE_CHANGE_FAILURE: return
+        case GST_STATE_CHANGE_ASYNC:
+            onEvent(.failed("timed out opening")); return
+        default: break
+        }
+        if result != GST_STATE_CHANGE_NO_PREROLL, startAt > 0 || speed != 1 {
+            pipeline.seek(to: UInt(GStreamer.clockTime(startAt)), rate: speed)
+        }
+        pipeline.setState(GST_STATE_PLAYING)
+        lock.lock()
+        let nothing = audioSink == nil && videoSink == nil
+        lock.unlock()
+        if nothing { onEvent(.failed("no audio or video stream")) } else { onEvent(.ready) }
+    }
+
+    private var isClosed: Bool { lock.lock(); defer { lock.unlock() }; return closed }
+
+    private func handle(_ message: BusMessage) {
+        switch message {
+        case .endOfStream: onEvent(.decodedAll)
+        case .error(_, let text): onEvent(.failed(text))
+        case .tags(let title, let artist, let album):
+            if title != nil || artist != nil || album != nil { onEvent(.tags(NowPlaying(title: title, artist: artist, album: album))) }
+        default: break
+        }
+    }
+
+    func close() {
+        lock.lock()
+        let was = closed
+        closed = true
+        lock.unlock()
+        guard !was else { return }
+        bus.stop()
+        pipeline.setState(GST_STATE_NULL)
+    }
+
+    var duration: UInt? { pipeline.duration }
+
+    var hasAudio: Bool { lock.lock(); defer { lock.unlock() }; return audioSink != nil }
+    var hasVideo: Bool { lock.lock(); defer { lock.unlock() }; return videoSink != nil }
+
+    /// Nothing more will come out: every stream reached its end and was consumed.
+    var isDrained: Bool {
+        lock.lock(); defer { lock.unlock() }
+        let audioOver = audioSink == nil || (audioDone && pendingOffset >= pending.count)
+        let videoOver = videoSink == nil || videoDone
+        return (audioSink != nil || videoSink != nil) && audioOver && videoOver
+    }
+
+    // MARK: consuming (capture thread)
+
+    /// Copies up to `frames` interleaved frames into `out`, waiting up to `wait`
+    /// seconds for each decoded buffer. Returns how many frames were written.
+    func readAudio(frames: Int, into out: UnsafeMutablePointer<Float>, wait: Double) -> Int {
+        lock.lock(); let sink = audioSink; lock.unlock()
+        guard let sink else { return 0 }
+        let channels = format.channels
+        var filled = 0
+        while filled < frames {
+            if pendingOffset >= pending.count {
+                if audioDone { break }
+                guard let sample = sink.tryPull(timeout: wait) else {
+                    if sink.isEOS { lock.lock(); audioDone = true; lock.unlock() }
+                    break
+                }
+                guard let buffer = sample.buffer else { continue }
+                pendingTime = sample.runningTime ?? playhead
+                pendingOffset = 0
+                pending = buffer.withBytes { Array($0.bindMemory(to: Float.self)) }
+                continue
+            }
+            let take = min(frames - filled, (pending.count - pendingOffset) / channels)
+            if take == 0 { pendingOffset = pending.count; continue }
+            pending.withUnsafeBufferPointer { src in
+                (out + filled * channels).update(from: src.baseAddress! + pendingOffset, count: take * channels)
+            }
+            pendingOffset += take * channels
+            filled += take
+            playhead = pendingTime + UInt(pendingOffset / channels) * UInt(GStreamer.second) / UInt(format.sampleRate)
+        }
+        return filled
+    }
+
+    /// Moves the playhead of a session that has no audio.
+    func advance(by nanoseconds: UInt) { playhead += nanoseconds }
+
+    /// The latest frame due at the playhead. Waits up to `wait` seconds for a
+    /// frame that may be due but is not decoded yet.
+    func videoFrame(wait: Double) -> Buffer? {
+        lock.lock(); let sink = videoSink; lock.unlock()
+        guard let sink else { return nil }
+        while true {
+            if nextVideo == nil {
+                if videoDone { break }
+                guard let sample = sink.tryPull(timeout: lastVideo == nil ? max(wait, 0) : wait) else {
+                    if sink.isEOS { lock.lock(); videoDone = true; lock.unlock() }
+                    break
+                }
+                nextVideo = sample
+            }
+            guard let sample = nextVideo else { break }
+            if let time = sample.runningTime, time > playhead, lastVideo != nil { break }
+            lastVideo = sample.buffer
+            nextVideo = nil
+        }
+        return lastVideo
+    }
+}

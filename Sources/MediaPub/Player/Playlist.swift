@@ -1,0 +1,61 @@
+import Foundation
+
+/// The order a player walks its items in (SPEC §3 playlist modes, and a single
+/// source with or without repeat).
+struct Playlist {
+    let items: [String]
+    var mode: PlaylistMode
+    /// Position in `order`.
+    private(set) var position = 0
+    private var order: [Int]
+
+    init(items: [String], mode: PlaylistMode) {
+        self.items = items
+        self.mode = mode
+        order = Array(items.indices)
+        if mode == .shuffle { order.shuffle() }
+    }
+
+    /// A single source: `repeat` loops it, otherwise it plays once.
+    init(source: String, repeat: Bool) {
+        self.init(items: [source], mode: `repeat` ? .repeatOne : .once)
+    }
+
+    var index: Int { order[position] }
+    var current: String { items[index] }
+
+    /// What comes after the current item, without moving; nil at the end of a `once` list.
+    func following() -> (position: Int, reshuffle: Bool)? {
+        switch mode {
+        case .repeatOne: return (position, false)
+        case .once: return position + 1 < order.count ? (position + 1, false) : nil
+        case .loop: return ((position + 1) % order.count, false)
+        case .shuffle: return position + 1 < order.count ? (position + 1, false) : (0, true)
+        }
+    }
+
+    mutating func advance() -> Bool {
+        guard let (next, reshuffle) = following() else { return false }
+        if reshuffle {
+            let last = order[position]
+            order.shuffle()
+            if order.count > 1, order[0] == last { order.swapAt(0, order.count - 1) }
+        }
+        position = next
+        return true
+    }
+
+    mutating func back() {
+        position = (position - 1 + order.count) % order.count
+    }
+
+    mutating func jump(toItem index: Int) {
+        if let p = order.firstIndex(of: index) { position = p }
+    }
+
+    /// The item after the current one, if any (for preloading).
+    var nextItem: String? {
+        guard let (next, reshuffle) = following(), !reshuffle else { return nil }
+        return items[order[next]]
+    }
+}

@@ -1,0 +1,56 @@
+import CGStreamer
+import Foundation
+
+/// What a `source:` string names, and the GStreamer elements that read it.
+enum SourceSpec: Equatable {
+    /// `testsrc:?pattern=smpte&freq=440`: a test pattern and a sine tone; never ends.
+    case testPattern(pattern: String, frequency: Double)
+    /// Anything uridecodebin reads: file://, http(s)://, HLS playlists.
+    case uri(String, isImage: Bool)
+
+    static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "gif", "webp"]
+
+    init(_ source: String) throws {
+        if source.hasPrefix("testsrc:") {
+            var pattern = "smpte", frequency = 440.0
+            let query = source.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+            for pair in query.split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2 else { throw MediaPubError.badSource(source, "expected key=value in \(pair)") }
+                switch kv[0] {
+                case "pattern": pattern = kv[1]
+                case "freq":
+                    guard let f = Double(kv[1]), f > 0, f < 24000 else { throw MediaPubError.badSource(source, "freq must be 1..24000 Hz") }
+                    frequency = f
+                default: throw MediaPubError.badSource(source, "unknown testsrc option \(kv[0])")
+                }
+            }
+            self = .testPattern(pattern: pattern, frequency: frequency)
+            return
+        }
+        let uri: String
+        if source.hasPrefix("/") {
+            uri = URL(fileURLWithPath: source).absoluteString
+        } else if let scheme = source.split(separator: ":", maxSplits: 1).first, source.contains("://"),
+                  ["file", "http", "https"].contains(scheme.lowercased()) {
+            uri = source
+        } else {
+            throw MediaPubError.badSource(source, "not a path, file://, http(s):// or testsrc: source")
+        }
+        let ext = (URL(string: uri)?.pathExtension ?? "").lowercased()
+        self = .uri(uri, isImage: SourceSpec.imageExtensions.contains(ext))
+    }
+
+    /// A local file's path, when the source is one.
+    var localPath: String? {
+        guard case .uri(let uri, _) = self, uri.hasPrefix("file://") else { return nil }
+        return URL(string: uri)?.path
+    }
+
+    var neverEnds: Bool {
+        switch self {
+        case .testPattern: return true
+        case .uri(_, let isImage): return isImage
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Checks and resolves an output URL (SPEC §5): `rtmp://host[:port]/app/key`,
+/// `rtmps://...`, `srt://host:port?mode=caller|listener&...`, `file:///abs/x.mp4`,
+/// `null://` / `null:`, or a plain path (made `file://` + absolute path).
+/// Error messages only ever show the masked URL.
+public enum OutputURL {
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    public static let fileExtensions = ["mp4", "mkv", "flv", "ts"]
+
+    public static func resolve(_ text: String, base: String,
+                               environment: [String: String] = [:]) -> Result<String, Failure> {
+        let url = text.trimmingCharacters(in: .whitespaces)
+        let shown = "\"\(SecretMask.mask(url: url))\""
+        func fail(_ why: String) -> Result<String, Failure> { .failure(Failure(message: why)) }
+        if url.isEmpty { return fail("an output needs a url") }
+
+        guard let scheme = PathResolution.scheme(of: url) else {
+            let path = PathResolution.absolutePath(url, base: base, environment: environment)
+            if let why = checkExtension(path, shown: shown) { return fail(why) }
+            return .success("file://" + path)
+        }
+        let hasSlashes = url.dropFirst(scheme.count + 1).hasPrefix("//")
+        switch scheme {
+        case "null":
+            return .success(url)
+        case "file":
+            guard let path = PathResolution.localPath(of: url), path.hasPrefix("/") else {
+                return fail("\(shown) needs an absolute path: file:///path/name.mp4")
+            }
+            if let why = checkExtension(path, shown: shown) { return fail(why) }
+            return .success(url)
+        case "rtmp", "rtmps":
+            guard hasSlashes else { return fail("\(shown) is not a URL like \(scheme)://host/app/key") }
+            let (authority, path, _) = split(url, scheme: scheme)
+            let host = hostPort(authority).host
+            let segments = path.split(separator: "/")
+            guard !host.isEmpty else { return fail("\(shown) has no host: \(scheme)://host/app/key") }
+            if let port = hostPort(authority).port, port == nil || !(1...65535).contains(port!) {
+                return fail("\(shown) has a bad port")
+            }
+            guard segments.count >= 2 else {
+                return fail("\(shown) needs an app and a stream key: \(scheme)://host/app/key")
+            }
+            return .success(url)
+        case "srt":
+            guard hasSlashes else { return fail("\(shown) is not a URL like srt://host:port") }
+            let (authority, _, query) = split(url, scheme: scheme)
+            let hp = hostPort(authority)
+            guard let p = hp.port, let port = p, (1...65535).contains(port) else {
+                return fail("\(shown) needs host:port, like srt://host:9000")
+            }
+            _ = port
+            var params: [String: String] = [:]
+            for item in query.split(separator: "&") {
+                let kv = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                params[kv[0].lowercased()] = kv.count > 1 ? String(kv[1]) : ""
+            }
+            let mode = params["mode"]?.lowercased()
+            if let mode, mode != "caller", mode != "listener" {
+                return fail("\(shown): mode must be caller or listener")
+            }
+            if hp.host.isEmpty, mode != "listener" {
+                return fail("\(shown) needs a host (or mode=listener)")
+            }
+            if let latency = params["latency"], Int(latency).map({ $0 >= 0 }) != true {
+                return fail("\(shown): latency must be a whole number of milliseconds")
+            }
+            return .success(url)
+        default:
+            return fail("\(shown) is not a supported output (rtmp://, rtmps://, srt://, file://, null:// or a file path)")
+        }
+    }
+
+    private static func checkExtension(_ path: String, shown: String) -> String? {
+        let ext = (path as NSString).pathExtension.lowercased()
+        if fileExtensions.contains(ext) { return nil }
+        return "\(shown): a file output must end in .mp4, .mkv, .flv or .ts"
+    }
+
+    /// authority, path, query of `scheme://authority/path?query` (no fragment:
+    /// SRT stream ids start with "#!::").
+    private static func split(_ url: String, scheme: String) -> (String, String, String) {
+        var rest = Substring(url.dropFirst(scheme.count + 3))
+        var query = Substring("")
+        if let q = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: q)...]
+            rest = rest[..<q]
+        }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        var authority = rest[..<slash]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        return (String(authority), String(rest[slash...]), String(query))
+    }
+
+    /// host and port (`.some(nil)` when a port is written but is not a number).
+    private static func hostPort(_ authority: String) -> (host: String, port: Int??) {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            let host = String(authority[authority.index(after: authority.startIndex)..<close])
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") { return (host, .some(Int(after.dropFirst()))) }
+            return (host, nil)
+        }
+        if let colon = authority.lastIndex(of: ":") {
+            return (String(authority[..<colon]), .some(Int(authority[authority.index(after: colon)...])))
+        }
+        return (authority, nil)
+    }
+}

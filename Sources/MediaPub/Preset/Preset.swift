@@ -1,0 +1,245 @@
+import Foundation
+
+/// A fully resolved preset (SPEC §3): defaults filled in, paths absolute,
+/// playlists expanded, `${VAR}` replaced. Made by `PresetLoader`.
+public struct Preset: Equatable, Sendable {
+    /// Instance name (logs, control socket): `[A-Za-z0-9._-]+`; defaults to the
+    /// preset file's basename without extension.
+    public var name: String
+    /// nil: an audio-only stream.
+    public var video: VideoConfig?
+    public var audio: AudioConfig
+    /// 1...4 players.
+    public var players: [PlayerConfig]
+    public var standby: StandbyConfig
+    /// The publishing flag at start.
+    public var publishing: Bool
+    /// May be empty (the CLI may supply `--output`).
+    public var outputs: [OutputConfig]
+    public var reconnect: ReconnectConfig
+    public var stop: StopConfig
+    /// Play the mix on the local sound device.
+    public var monitor: Bool
+    public var events: EventsConfig
+    /// Path of the preset file as given.
+    public var file: String
+    /// Absolute folder of the preset file; relative paths were resolved against it.
+    public var baseDirectory: String
+
+    public init(name: String, video: VideoConfig? = VideoConfig(), audio: AudioConfig = AudioConfig(),
+                players: [PlayerConfig], standby: StandbyConfig = StandbyConfig(), publishing: Bool = true,
+                outputs: [OutputConfig] = [], reconnect: ReconnectConfig = ReconnectConfig(),
+                stop: StopConfig = StopConfig(), monitor: Bool = false, events: EventsConfig = EventsConfig(),
+                file: String = "", baseDirectory: String = "") {
+        self.name = name
+        self.video = video
+        self.audio = audio
+        self.players = players
+        self.standby = standby
+        self.publishing = publishing
+        self.outputs = outputs
+        self.reconnect = reconnect
+        self.stop = stop
+        self.monitor = monitor
+        self.events = events
+        self.file = file
+        self.baseDirectory = baseDirectory
+    }
+
+    /// The index of the player that feeds video (nil without a video section,
+    /// or when no player has `video: true`).
+    public var videoPlayerIndex: Int? {
+        guard video != nil else { return nil }
+        return players.firstIndex(where: { $0.video })
+    }
+
+    public static let maxPlayers = 4
+}
+
+public enum VideoEncoderKind: String, Equatable, Sendable, CaseIterable {
+    case x264, openh264, auto
+}
+
+public struct VideoConfig: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+    /// bits/s
+    public var bitrate: Int
+    public var keyframeInterval: TimeInterval
+    public var encoder: VideoEncoderKind
+    public var encoderPreset: String
+
+    public init(width: Int = 1280, height: Int = 720, fps: Int = 30, bitrate: Int = 2_500_000,
+                keyframeInterval: TimeInterval = 2, encoder: VideoEncoderKind = .x264,
+                encoderPreset: String = "veryfast") {
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.bitrate = bitrate
+        self.keyframeInterval = keyframeInterval
+        self.encoder = encoder
+        self.encoderPreset = encoderPreset
+    }
+
+    public static let widthRange = 16...7680
+    public static let heightRange = 16...4320
+    public static let fpsRange = 1...120
+    public static let bitrateRange = 100_000...50_000_000
+    public static let keyframeIntervalRange: ClosedRange<TimeInterval> = 0.1...20
+    public static let encoderPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast",
+                                        "medium", "slow", "slower", "veryslow", "placebo"]
+}
+
+public struct AudioConfig: Equatable, Sendable {
+    public var sampleRate: Int
+    public var channels: Int
+    /// bits/s
+    public var bitrate: Int
+
+    public init(sampleRate: Int = 48000, channels: Int = 2, bitrate: Int = 128_000) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitrate = bitrate
+    }
+
+    public static let sampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
+    public static let channelsRange = 1...2
+    public static let bitrateRange = 16_000...512_000
+}
+
+public struct PlayerConfig: Equatable, Sendable {
+    /// `[A-Za-z0-9_-]+`, unique; defaults to `player1`, `player2`, ...
+    public var id: String
+    /// Exactly one of `source` and `playlist` is set. Resolved: URLs (`scheme:`)
+    /// as written, plain paths made absolute.
+    public var source: String?
+    public var playlist: PlaylistConfig?
+    public var `repeat`: Bool
+    /// Feeds the video capture (at most one player).
+    public var video: Bool
+    /// Mix the player's audio into the stream.
+    public var aux: Bool
+    /// 0...200 %
+    public var publishVolume: Int
+    /// 0...200 %
+    public var playVolume: Int
+    public var muteLocal: Bool
+    /// 0.5...4.0, pitch kept
+    public var speed: Double
+    /// semitones, -12...12
+    public var pitch: Double
+    public var startAt: TimeInterval
+    public var progressInterval: TimeInterval
+    /// Load the whole resource into memory first.
+    public var memory: Bool
+
+    public init(id: String, source: String? = nil, playlist: PlaylistConfig? = nil, repeat: Bool = false,
+                video: Bool = false, aux: Bool = true, publishVolume: Int = 100, playVolume: Int = 100,
+                muteLocal: Bool = false, speed: Double = 1.0, pitch: Double = 0, startAt: TimeInterval = 0,
+                progressInterval: TimeInterval = 1, memory: Bool = false) {
+        self.id = id
+        self.source = source
+        self.playlist = playlist
+        self.repeat = `repeat`
+        self.video = video
+        self.aux = aux
+        self.publishVolume = publishVolume
+        self.playVolume = playVolume
+        self.muteLocal = muteLocal
+        self.speed = speed
+        self.pitch = pitch
+        self.startAt = startAt
+        self.progressInterval = progressInterval
+        self.memory = memory
+    }
+
+    public static let volumeRange = 0...200
+    public static let speedRange: ClosedRange<Double> = 0.5...4.0
+    public static let pitchRange: ClosedRange<Double> = -12...12
+    public static let progressIntervalRange: ClosedRange<TimeInterval> = 0.1...3600
+}
+
+public enum PlaylistMode: String, Equatable, Sendable, CaseIterable {
+    case loop
+    case shuffle
+    case repeatOne = "repeat-one"
+    case once
+}
+
+public struct PlaylistConfig: Equatable, Sendable {
+    /// Resolved items (from `items:`, an M3U `file:` or a `dir:`), never empty.
+    public var items: [String]
+    public var mode: PlaylistMode
+
+    public init(items: [String], mode: PlaylistMode = .loop) {
+        self.items = items
+        self.mode = mode
+    }
+
+    /// Extensions a `dir:` playlist picks up.
+    public static let mediaExtensions: Set<String> = [
+        "mp3", "mp4", "m4a", "aac", "flac", "wav", "ogg", "opus", "flv", "mkv", "webm", "mov", "ts",
+        "png", "jpg", "jpeg",
+    ]
+}
+
+public struct StandbyConfig: Equatable, Sendable {
+    /// Slate image (absolute path or URL); exclusive with an explicit color.
+    public var image: String?
+    /// `#RRGGBB` (upper-case hex), default `#000000`.
+    public var color: String
+    /// Looped while on standby; nil = silence.
+    public var audio: String?
+
+    public init(image: String? = nil, color: String = "#000000", audio: String? = nil) {
+        self.image = image
+        self.color = color
+        self.audio = audio
+    }
+}
+
+public struct OutputConfig: Equatable, Sendable {
+    /// `rtmp://`, `rtmps://`, `srt://`, `file://` (absolute path), `null://`/`null:`.
+    public var url: String
+
+    public init(url: String) {
+        self.url = url
+    }
+
+    /// The URL with its secrets hidden, for anything shown to people.
+    public var maskedURL: String { SecretMask.mask(url: url) }
+}
+
+public struct ReconnectConfig: Equatable, Sendable {
+    public var initial: TimeInterval
+    public var max: TimeInterval
+    /// `.infinity` when written `never`.
+    public var giveUpAfter: TimeInterval
+
+    public init(initial: TimeInterval = 1, max: TimeInterval = 30, giveUpAfter: TimeInterval = 600) {
+        self.initial = initial
+        self.max = max
+        self.giveUpAfter = giveUpAfter
+    }
+}
+
+public struct StopConfig: Equatable, Sendable {
+    public var after: TimeInterval?
+    /// Stop once every player has ended.
+    public var atEnd: Bool
+
+    public init(after: TimeInterval? = nil, atEnd: Bool = true) {
+        self.after = after
+        self.atEnd = atEnd
+    }
+}
+
+public struct EventsConfig: Equatable, Sendable {
+    /// http(s) URL events are POSTed to.
+    public var webhook: String?
+
+    public init(webhook: String? = nil) {
+        self.webhook = webhook
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// `--set KEY=VALUE` overrides, applied to the parsed preset tree before it
+/// is validated. KEY is a dotted path (`video.bitrate`, `players.music.speed`,
+/// `players.0.speed`, `outputs.1.url`); VALUE is read as YAML (a scalar, or a
+/// flow list/mapping such as `[a, b]`). Missing sections are created. Values
+/// set here carry origin "--set", so problems with them say `--set:0: key`.
+enum PresetOverrides {
+    static let origin = "--set"
+
+    /// Applies every override it can; each bad one becomes a problem located
+    /// at `--set:0:` with the key as given.
+    static func apply(_ overrides: [String], to root: inout YAMLNode) -> [PresetProblem] {
+        var problems: [PresetProblem] = []
+        for text in overrides {
+            guard let eq = text.firstIndex(of: "=") else {
+                problems.append(problem(text, "expected KEY=VALUE"))
+                continue
+            }
+            let key = String(text[..<eq]).trimmingCharacters(in: .whitespaces)
+            let valueText = String(text[text.index(after: eq)...])
+            let segments = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            if key.isEmpty || segments.contains(where: \.isEmpty) {
+                problems.append(problem(key, "expected a dotted key such as video.bitrate"))
+                continue
+            }
+            if let why = checkPath(segments) {
+                problems.append(problem(key, why))
+                continue
+            }
+            let value: YAMLNode
+            do {
+                value = (try YAMLNode.parseDocument(valueText) ?? .scalar("", line: 0)).marked(origin: origin)
+            } catch let e as YAMLSyntaxError {
+                problems.append(problem(key, "value is not valid YAML: \(e.message)"))
+                continue
+            } catch {
+                problems.append(problem(key, "value is not valid YAML"))
+                continue
+            }
+            if let why = set(value, at: segments[...], in: &root, schema: .root) {
+                problems.append(problem(key, why))
+            }
+        }
+        return problems
+    }
+
+    private static func problem(_ key: String, _ message: String) -> PresetProblem {
+        PresetProblem(file: origin, line: 0, key: key, message: message)
+    }
+
+    /// nil when the path names a key of the schema, else why not.
+    static func checkPath(_ segments: [String]) -> String? {
+        var schema = PresetSchema.root
+        var i = 0
+        while i < segments.count {
+            let seg = segments[i]
+            switch schema {
+            case .leaf:
+                return "unknown key \(seg): \(segments[..<i].joined(separator: ".")) has no keys"
+            case .map:
+                guard let child = schema.child(seg) else {
+                    let parent = i == 0 ? "a preset" : segments[..<i].joined(separator: ".")
+                    return "unknown key \(seg) in \(parent)\(PresetSchema.suggestion(for: seg, among: schema.keys))"
+                }
+                schema = child
+            case .list(let item, let byID):
+                if Int(seg) == nil && !byID {
+                    return "\(seg) is not an index: \(segments[..<i].joined(separator: ".")) items are numbered from 0"
+                }
+                schema = item
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Sets `value` at `path` inside `node`, creating mappings on the way.
+    private static func set(_ value: YAMLNode, at path: ArraySlice<String>, in node: inout YAMLNode,
+                            schema: PresetSchema) -> String? {
+        guard let seg = path.first else {
+            node = value
+            return nil
+        }
+        let rest = path.dropFirst()
+        switch schema {
+        case .leaf:
+            return "unknown key \(seg)"
+        case .map:
+            let child = schema.child(seg)!
+            var pairs = node.pairs ?? []
+            if node.pairs == nil {
+                node = .mapping([], line: 0, origin: origin)
+            }
+            if let idx = pairs.lastIndex(where: { $0.key.scalarValue == seg }) {
+                var v = pairs[idx].value
+                if let why = set(value, at: rest, in: &v, schema: child) { return why }
+                pairs[idx].value = v
+            } else {
+                var v = YAMLNode.mapping([], line: 0, origin: origin)
+                if let why = set(value, at: rest, in: &v, schema: child) { return why }
+                pairs.append(YAMLPair(key: .scalar(seg, line: 0, origin: origin), value: v))
+            }
+            node.content = .mapping(pairs)
+            return nil
+        case .list(let itemSchema, _):
+            var items = node.items ?? []
+            let parentName = "list"
+            var index: Int
+            if let n = Int(seg) {
+                guard n >= 0, n <= items.count else {
+                    return "there is no item \(n) (\(items.count) in the \(parentName); \(items.count) adds one)"
+                }
+                index = n
+            } else {
+                guard let n = items.indices.first(where: { i in
+                    let id = items[i]["id"]?.scalarValue ?? "player\(i + 1)"
+                    return id == seg
+                }) else {
+                    let ids = items.indices.map { items[$0]["id"]?.scalarValue ?? "player\($0 + 1)" }
+                    return "no player with id \(seg) (players: \(ids.joined(separator: ", ")))"
+                }
+                index = n
+            }
+            if index == items.count {
+                items.append(.mapping([], line: 0, origin: origin))
+            }
+            var item = items[index]
+            if let why = set(value, at: rest, in: &item, schema: itemSchema) { return why }
+            items[index] = item
+            if node.items == nil {
+                node = YAMLNode(content: .sequence(items), line: 0, origin: origin)
+            } else {
+                node.content = .sequence(items)
+            }
+            return nil
+        }
+    }
+}
+
+extension YAMLNode {
+    /// This node and everything under it, marked as coming from `origin` (line 0).
+    func marked(origin: String) -> YAMLNode {
+        var copy = self
+        copy.origin = origin
+        copy.line = 0
+        switch content {
+        case .scalar: break
+        case .sequence(let items): copy.content = .sequence(items.map { $0.marked(origin: origin) })
+        case .mapping(let pairs):
+            copy.content = .mapping(pairs.map {
+                YAMLPair(key: $0.key.marked(origin: origin), value: $0.value.marked(origin: origin))
+            })
+        }
+        return copy
+    }
+}

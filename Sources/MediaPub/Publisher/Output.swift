@@ -1,0 +1,214 @@
+import CGStreamer
+import Foundation
+
+/// The state of one output (SPEC §6).
+public enum OutputState: String, Sendable {
+    case connecting, publishing, reconnecting, failed, stopped
+}
+
+/// A snapshot of an output for status and metrics.
+public struct OutputStatus: Sendable {
+    public var url: String        // masked
+    public var state: OutputState
+    public var bytesSent: UInt64
+    public var reconnects: Int
+    public var error: String?
+}
+
+/// One output: its own muxing pipeline (appsrc → parse → mux → sink) fed with
+/// the encoded samples, and the supervisor that reconnects it with backoff.
+/// A failure here never touches the encoder or the other outputs.
+final class Output: @unchecked Sendable {
+    let url: String
+    let maskedURL: String
+    let target: OutputTarget
+    private let hasVideo: Bool
+    private let reconnect: ReconnectConfig
+    private let onState: (Output, OutputState, String?) -> Void
+    private let queue: DispatchQueue
+
+    private let lock = NSLock()
+    private var pipeline: Pipeline?
+    private var bus: Bus?
+    private var videoSrc: AppSrc?
+    private var audioSrc: AppSrc?
+    private var base: UInt?
+    private var early: [Sample] = []
+    private var state: OutputState = .connecting
+    private var lastError: String?
+    private var bytes: UInt64 = 0
+    private var reconnects = 0
+    private var firstFailure: Date?
+    private var connectedAt = Date()
+    private var backoff: TimeInterval
+    private var finishing = false
+    private var eos = DispatchSemaphore(value: 0)
+
+    init(url: String, hasVideo: Bool, reconnect: ReconnectConfig,
+         onState: @escaping (Output, OutputState, String?) -> Void) throws {
+        self.url = url
+        self.maskedURL = SecretMask.mask(url: url)
+        self.target = try OutputTarget(url)
+        self.hasVideo = hasVideo
+        self.reconnect = reconnect
+        self.onState = onState
+        self.backoff = reconnect.initial
+        queue = DispatchQueue(label: "output")
+    }
+
+    var status: OutputStatus {
+        lock.lock(); defer { lock.unlock() }
+        return OutputStatus(url: maskedURL, state: state, bytesSent: bytes, reconnects: reconnects, error: lastError)
+    }
+
+    /// Opens the output: files at once (nothing of the recording may be lost),
+    /// network outputs on the output's own queue (a slow server stalls nobody).
+    func open() throws {
+        if target.isNetwork {
+            queue.async { [self] in
+                do { try connect() } catch { fail("\(error)") }
+            }
+        } else {
+            try connect()
+        }
+    }
+
+    private func connect() throws {
+        var parts: [String] = []
+        let limits = target.isNetwork
+            ? "max-bytes=16000000 block=false leaky-type=downstream"
+            : "max-bytes=64000000 block=true"
+        if hasVideo {
+            parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! mux.")
+        }
+        parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! mux.")
+        parts.append(target.muxAndSink())
+        let pipeline = try Pipeline(description: parts.joined(separator: " "))
+        let bus = pipeline.makeBus()
+        bus.start(name: "output") { [weak self] message in self?.handle(message) }
+        lock.lock()
+        self.pipeline = pipeline
+        self.bus = bus
+        videoSrc = pipeline.appSrc(named: "v")
+        audioSrc = pipeline.appSrc(named: "a")
+        base = nil
+        early = []
+        connectedAt = Date()
+        lock.unlock()
+        if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+            throw MediaPubError.output(url, "cannot start")
+        }
+    }
+
+    /// Encoder streaming thread: pass a sample on, rebased so that every
+    /// connection starts at zero with a keyframe. Never blocks on a network peer.
+    func offer(_ sample: Sample, isVideo: Bool) {
+        // Work on running time: encoders may offset their PTS (x264enc starts at 1000 h).
+        guard let buffer = sample.buffer, let rawPTS = buffer.pts, let pts = sample.runningTime, rawPTS >= pts else { return }
+        let segmentOffset = rawPTS - pts
+        lock.lock()
+        guard !finishing, let src = isVideo ? videoSrc : audioSrc else { lock.unlock(); return }
+        var backlog: [Sample] = []
+        if base == nil {
+            if !isVideo && hasVideo {
+                // Audio encodes faster than video: hold it until the first keyframe fixes the base.
+                early.append(sample)
+                if early.count > 2000 { early.removeFirst() }
+                lock.unlock()
+                return
+            }
+            if isVideo && !buffer.isKeyframe { lock.unlock(); return }
+            base = pts
+            backlog = early
+            early = []
+        }
+        guard let base, pts >= base else { lock.unlock(); return }
+        bytes += UInt64(buffer.size)
+        let becamePublishing = state == .connecting || state == .reconnecting
+        if becamePublishing { state = .publishing }
+        let audio = audioSrc
+        lock.unlock()
+        if becamePublishing { onState(self, .publishing, nil) }
+        src.push(sample: Sample(buffer: buffer.shifted(by: segmentOffset + base), caps: sample.caps))
+        for held in backlog {
+            guard let b = held.buffer, let raw = b.pts, let t = held.runningTime, raw >= t, t >= base else { continue }
+            audio?.push(sample: Sample(buffer: b.shifted(by: raw - t + base), caps: held.caps))
+        }
+    }
+
+    private func handle(_ message: BusMessage) {
+        switch message {
+        case .endOfStream:
+            eos.signal()
+        case .error(let source, let text):
+            fail("\(source): \(text)")
+        default:
+            break
+        }
+    }
+
+    private func teardown() {
+        lock.lock()
+        let pipeline = self.pipeline, bus = self.bus
+        self.pipeline = nil; self.bus = nil; videoSrc = nil; audioSrc = nil
+        lock.unlock()
+        bus?.stop()
+        pipeline?.setState(GST_STATE_NULL)
+    }
+
+    private func fail(_ why: String) {
+        let message = SecretMask.scrub(why, secretsOf: url)
+        lock.lock()
+        if finishing || state == .failed || state == .stopped { lock.unlock(); eos.signal(); return }
+        lastError = message
+        let now = Date()
+        if now.timeIntervalSince(connectedAt) > 30 { firstFailure = nil; backoff = reconnect.initial }
+        if firstFailure == nil { firstFailure = now }
+        let givingUp = !target.isNetwork || now.timeIntervalSince(firstFailure!) >= reconnect.giveUpAfter
+        state = givingUp ? .failed : .reconnecting
+        let delay = backoff
+        backoff = min(reconnect.max, backoff * 2)
+        lock.unlock()
+        onState(self, givingUp ? .failed : .reconnecting, message)
+        queue.async { [self] in
+            teardown()
+            guard !givingUp else { return }
+            queue.asyncAfter(deadline: .now() + delay) { [self] in
+                lock.lock()
+                let stop = finishing
+                if !stop { reconnects += 1 }
+                lock.unlock()
+                if stop { return }
+                do { try connect() } catch { fail("\(error)") }
+            }
+        }
+    }
+
+    /// Reconnects at once (control `reconnect`).
+    func reconnectNow() {
+        queue.async { [self] in
+            teardown()
+            lock.lock(); reconnects += 1; backoff = reconnect.initial; state = .reconnecting; lock.unlock()
+            do { try connect() } catch { fail("\(error)") }
+        }
+    }
+
+    /// Sends EOS and waits (bounded) for the muxer to finish the file or stream.
+    func finish(timeout: TimeInterval) {
+        lock.lock()
+        finishing = true
+        let v = videoSrc, a = audioSrc, running = pipeline != nil
+        lock.unlock()
+        if running {
+            v?.endOfStream()
+            a?.endOfStream()
+            _ = eos.wait(timeout: .now() + timeout)
+        }
+        queue.sync { teardown() }
+        lock.lock()
+        let final: OutputState = state == .failed ? .failed : .stopped
+        state = final
+        lock.unlock()
+        onState(self, final, nil)
+    }
+}

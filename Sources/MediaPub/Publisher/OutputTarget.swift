@@ -1,0 +1,66 @@
+import Foundation
+
+/// What an output URL names, and how it is carried (SPEC §5).
+enum OutputTarget: Equatable {
+    case file(path: String, container: String)
+    case rtmp(String)
+    case srt(String)
+    case null
+
+    init(_ url: String) throws {
+        let lower = url.lowercased()
+        if lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://") {
+            self = .rtmp(url)
+        } else if lower.hasPrefix("srt://") {
+            self = .srt(url)
+        } else if lower.hasPrefix("null:") {
+            self = .null
+        } else {
+            let path = lower.hasPrefix("file://") ? (URL(string: url)?.path ?? String(url.dropFirst(7))) : url
+            let ext = (path as NSString).pathExtension.lowercased()
+            guard ["mp4", "mkv", "flv", "ts"].contains(ext) else {
+                throw MediaPubError.output(url, "unsupported container .\(ext) (use .mp4, .mkv, .flv or .ts)")
+            }
+            self = .file(path: path, container: ext)
+        }
+    }
+
+    var isNetwork: Bool {
+        switch self {
+        case .rtmp, .srt: return true
+        default: return false
+        }
+    }
+
+    /// The path with strftime patterns (%Y%m%d-%H%M%S) expanded at `date`.
+    static func expand(_ pattern: String, at date: Date = Date()) -> String {
+        guard pattern.contains("%") else { return pattern }
+        var t = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        var out = [Int8](repeating: 0, count: 4096)
+        let n = strftime(&out, out.count, pattern, &parts)
+        return n > 0 ? String(cString: out) : pattern
+    }
+
+    /// The muxer and sink of a gst-launch description; the muxer is named `mux`.
+    func muxAndSink() -> String {
+        switch self {
+        case .file(let path, let container):
+            let mux: String
+            switch container {
+            case "mp4": mux = "mp4mux name=mux"
+            case "mkv": mux = "matroskamux name=mux"
+            case "flv": mux = "flvmux name=mux streamable=false"
+            default: mux = "mpegtsmux name=mux"
+            }
+            return "\(mux) ! filesink name=sink sync=false location=\(GStreamer.quote(OutputTarget.expand(path)))"
+        case .rtmp(let url):
+            return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=false location=\(GStreamer.quote(url))"
+        case .srt(let url):
+            return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false uri=\(GStreamer.quote(url))"
+        case .null:
+            return "mpegtsmux name=mux ! fakesink name=sink sync=false"
+        }
+    }
+}

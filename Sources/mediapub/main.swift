@@ -1,0 +1,162 @@
+import Foundation
+import MediaPub
+
+// mediapub: argument parsing, signals and exit codes (SPEC §2).
+
+let version = "mediapub 0.1.0"
+let usage = """
+usage:
+  mediapub --preset FILE [RUN OPTIONS]   run a broadcast (also: mediapub run FILE)
+  mediapub validate FILE [--set K=V]     check a preset, print the resolved preset, exit 0 or 2
+  mediapub probe SOURCE                  print duration, streams and tags of a source as JSON
+  mediapub ctl [--socket PATH] CMD ...   send a control command to a running instance
+  mediapub --version | --help
+
+run options:
+  --output URL          an output (repeatable); replaces the preset's outputs
+  --duration DUR        stop after DUR: 90s, 10m, 2h, 1h30m, 01:30:00
+  --set KEY=VALUE       override a preset field: video.bitrate=3000k, players.music.publish_volume=40
+  --realtime / --no-realtime
+  --events PATH         also write JSON-lines events to PATH (- for stdout)
+  --log-format text|json, --log-level error|warn|info|debug
+"""
+
+func fail(_ message: String, code: Int32 = 2) -> Never {
+    FileHandle.standardError.write(("mediapub: " + message + "\n").data(using: .utf8)!)
+    exit(code)
+}
+
+struct Arguments {
+    var command = "run"
+    var presetFile: String?
+    var positional: [String] = []
+    var overrides: [String] = []
+    var options = RunOptions()
+    var events: [String] = []
+    var logFormat = Logger.Format.text
+    var logLevel = LogLevel.info
+}
+
+func parse(_ argv: [String]) -> Arguments {
+    var args = Arguments()
+    var i = 0
+    func value(_ flag: String) -> String {
+        i += 1
+        guard i < argv.count else { fail("\(flag) needs a value\n\(usage)") }
+        return argv[i]
+    }
+    if let first = argv.first, ["run", "validate", "probe", "ctl"].contains(first) {
+        args.command = first
+        i = 1
+    }
+    while i < argv.count {
+        let arg = argv[i]
+        switch arg {
+        case "--help", "-h": print(usage); exit(0)
+        case "--version": print(version); exit(0)
+        case "--preset": args.presetFile = value(arg)
+        case "--output": args.options.outputs.append(value(arg))
+        case "--duration":
+            let text = value(arg)
+            guard let d = MediaTime.parseDuration(text), d > 0 else { fail("--duration \(text): not a duration (90s, 10m, 1h30m, 01:30:00)") }
+            args.options.duration = d
+        case "--set":
+            let kv = value(arg)
+            guard kv.contains("=") else { fail("--set \(kv): expected KEY=VALUE") }
+            args.overrides.append(kv)
+        case "--realtime": args.options.realtime = true
+        case "--no-realtime": args.options.realtime = false
+        case "--events": args.events.append(value(arg))
+        case "--log-format":
+            let text = value(arg)
+            guard let f = Logger.Format(rawValue: text) else { fail("--log-format \(text): expected text or json") }
+            args.logFormat = f
+        case "--log-level":
+            let text = value(arg)
+            guard let l = LogLevel(name: text) else { fail("--log-level \(text): expected error, warn, info or debug") }
+            args.logLevel = l
+        case "--control", "--lock", "--metrics", "--socket":
+            _ = value(arg)
+            fail("\(arg) is not available in this version")
+        default:
+            if arg.hasPrefix("-") && arg != "-" { fail("unknown option \(arg)\n\(usage)") }
+            args.positional.append(arg)
+        }
+        i += 1
+    }
+    return args
+}
+
+func loadPreset(_ file: String, overrides: [String]) -> Preset {
+    do {
+        return try PresetLoader.load(file: file, overrides: overrides)
+    } catch let error as PresetError {
+        fail(error.problems.map(\.description).joined(separator: "\nmediapub: "))
+    } catch {
+        fail("\(file): \(error)")
+    }
+}
+
+let args = parse(Array(CommandLine.arguments.dropFirst()))
+
+switch args.command {
+case "validate":
+    guard let file = args.positional.first ?? args.presetFile else { fail("validate needs a preset FILE\n\(usage)") }
+    let preset = loadPreset(file, overrides: args.overrides)
+    print(preset.resolvedYAML(), terminator: "")
+    exit(0)
+
+case "probe":
+    guard let source = args.positional.first else { fail("probe needs a SOURCE\n\(usage)") }
+    do {
+        let resolved = source.contains("://") || source.hasPrefix("testsrc:") || source.hasPrefix("/")
+            ? source : FileManager.default.currentDirectoryPath + "/" + source
+        let info = try Probe.run(source: resolved)
+        let data = try JSONSerialization.data(withJSONObject: info, options: [.prettyPrinted, .sortedKeys])
+        print(String(data: data, encoding: .utf8)!)
+        exit(0)
+    } catch {
+        fail("\(error)", code: 1)
+    }
+
+case "ctl":
+    fail("ctl: the control socket is not available in this version")
+
+default:
+    guard let file = args.presetFile ?? args.positional.first else { fail("no preset: use --preset FILE\n\(usage)") }
+    if args.positional.count > (args.presetFile == nil ? 1 : 0) { fail("unexpected argument \(args.positional.last!)\n\(usage)") }
+    let preset = loadPreset(file, overrides: args.overrides)
+    let log = Logger(level: args.logLevel, format: args.logFormat)
+    let events = Events()
+    for path in args.events {
+        do { try events.addDestination(path: path) } catch { fail("\(error)") }
+    }
+    let broadcast: Broadcast
+    do {
+        broadcast = try Broadcast(preset: preset, options: args.options, log: log, events: events)
+    } catch {
+        fail("\(error)")
+    }
+
+    // First SIGINT/SIGTERM: graceful stop; a second one aborts at once.
+    var signalsSeen = 0
+    let signalQueue = DispatchQueue(label: "signals")
+    var sources: [DispatchSourceSignal] = []
+    for sig in [SIGINT, SIGTERM] {
+        signal(sig, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
+        source.setEventHandler {
+            signalsSeen += 1
+            if signalsSeen > 1 {
+                log.error("second signal: aborting")
+                _exit(1)
+            }
+            log.info("signal \(sig == SIGINT ? "SIGINT" : "SIGTERM"): finishing outputs")
+            broadcast.requestStop()
+        }
+        source.resume()
+        sources.append(source)
+    }
+    let result = broadcast.run()
+    exit(result.exitCode)
+}

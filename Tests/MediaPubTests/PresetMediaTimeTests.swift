@@ -1,0 +1,56 @@
+import XCTest
+@testable import MediaPub
+
+final class PresetMediaTimeTests: XCTestCase {
+    func testParseDurationTable() {
+        let table: [(String, TimeInterval?)] = [
+            ("500ms", 0.5), ("2s", 2), ("10m", 600), ("1h", 3600), ("1h30m", 5400), ("1h30m15s", 5415),
+            ("01:30:00", 5400), ("1:30", 90), ("90", 90), ("2.5s", 2.5), ("0", 0), ("0s", 0),
+            ("1m30s", 90), ("1.5h", 5400), ("100ms", 0.1), ("00:00:01.5", 1.5), (" 2s ", 2), ("2S", 2),
+            ("", nil), ("abc", nil), ("-1s", nil), ("2x", nil), ("1s1h", nil), ("1:70", nil),
+            ("1:2:3:4", nil), ("s", nil), ("1..2s", nil), ("1e3", nil), ("ms", nil), ("1h1h", nil),
+        ]
+        for (text, expected) in table {
+            XCTAssertEqual(MediaTime.parseDuration(text), expected, "parseDuration(\(text))")
+        }
+    }
+
+    func testParseBitrateTable() {
+        let table: [(String, Int?)] = [
+            ("128k", 128_000), ("2.5M", 2_500_000), ("128000", 128_000), ("2500k", 2_500_000),
+            ("1G", 1_000_000_000), ("128K", 128_000), ("2500kbps", 2_500_000), ("1.1M", 1_100_000),
+            ("", nil), ("k", nil), ("abc", nil), ("-5k", nil), ("12q", nil), ("1.2.3k", nil),
+        ]
+        for (text, expected) in table {
+            XCTAssertEqual(MediaTime.parseBitrate(text), expected, "parseBitrate(\(text))")
+        }
+    }
+
+    func testFormatDuration() {
+        XCTAssertEqual(MediaTime.formatDuration(2), "2s")
+        XCTAssertEqual(MediaTime.formatDuration(0.5), "500ms")
+        XCTAssertEqual(MediaTime.formatDuration(5400), "1h30m")
+        XCTAssertEqual(MediaTime.formatDuration(90), "1m30s")
+        XCTAssertEqual(MediaTime.formatDuration(600), "10m")
+        XCTAssertEqual(MediaTime.formatDuration(0), "0s")
+        XCTAssertEqual(MediaTime.formatDuration(2.5), "2500ms")
+        XCTAssertEqual(MediaTime.formatDuration(.infinity), "never")
+    }
+
+    func testFormatDurationRoundTrips() {
+        for t: TimeInterval in [0, 0.1, 0.25, 1, 1.5, 2, 59, 61, 90.5, 3599, 3600, 5415, 86400, 0.0001, 1.0 / 3] {
+            let text = MediaTime.formatDuration(t)
+            XCTAssertEqual(MediaTime.parseDuration(text), t, "\(t) → \(text)")
+        }
+    }
+
+    func testFormatBitrateRoundTrips() {
+        XCTAssertEqual(MediaTime.formatBitrate(2_500_000), "2500k")
+        XCTAssertEqual(MediaTime.formatBitrate(2_000_000), "2M")
+        XCTAssertEqual(MediaTime.formatBitrate(128_000), "128k")
+        XCTAssertEqual(MediaTime.formatBitrate(128_500), "128500")
+        for b in [0, 1, 999, 1000, 16_000, 128_000, 2_500_000, 50_000_000, 123_456] {
+            XCTAssertEqual(MediaTime.parseBitrate(MediaTime.formatBitrate(b)), b)
+        }
+    }
+}

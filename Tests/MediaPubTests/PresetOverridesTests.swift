@@ -1,0 +1,71 @@
+import XCTest
+@testable import MediaPub
+
+final class PresetOverridesTests: XCTestCase {
+    typealias K = PresetTestKit
+
+    let base = """
+        name: show
+        players:
+          - id: main
+            source: a.mp4
+          - id: music
+            source: b.mp3
+        stop:
+          at_end: false
+        """
+
+    func testOverridesApply() throws {
+        let p = try K.load(base, overrides: [
+            "video.bitrate=3000k", "players.music.publish_volume=40", "players.0.speed=1.5",
+            "stop.after=10s", "publishing=false", "players.music.playlist.items=[x.mp3, y.mp3]",
+            "players.music.source=", "name=other", "outputs.0.url=null://",
+        ])
+        XCTAssertEqual(p.name, "other")
+        XCTAssertEqual(p.video?.bitrate, 3_000_000)
+        XCTAssertEqual(p.video?.fps, 30)
+        XCTAssertEqual(p.videoPlayerIndex, 0)
+        XCTAssertEqual(p.players[1].publishVolume, 40)
+        XCTAssertEqual(p.players[0].speed, 1.5)
+        XCTAssertEqual(p.stop, StopConfig(after: 10, atEnd: false))
+        XCTAssertFalse(p.publishing)
+        XCTAssertNil(p.players[1].source)
+        XCTAssertEqual(p.players[1].playlist?.items, ["/srv/mp/x.mp3", "/srv/mp/y.mp3"])
+        XCTAssertEqual(p.outputs, [OutputConfig(url: "null://")])
+    }
+
+    func testOverrideCreatesMissingSection() throws {
+        let p = try K.load("players: [{source: a}]\n", overrides: ["video.fps=25", "reconnect={initial: 2s}"])
+        XCTAssertEqual(p.video, VideoConfig(fps: 25))
+        XCTAssertEqual(p.reconnect.initial, 2)
+        XCTAssertEqual(p.players[0].video, true)
+        XCTAssertEqual(try K.load("players: [{source: a}]\n", overrides: ["players.player1.speed=2"]).players[0].speed, 2)
+    }
+
+    func testUnknownOverridePaths() {
+        let probs = K.problems(base, overrides: [
+            "video.fpss=25", "players.nobody.speed=1", "colour=red", "publishing.x=1", "nokeyvalue",
+            "outputs.a.url=null://",
+        ])
+        XCTAssertEqual(probs.map(\.file), Array(repeating: "--set", count: 6))
+        XCTAssertEqual(probs.map(\.line), Array(repeating: 0, count: 6))
+        XCTAssertEqual(probs.map(\.key), ["video.fpss", "players.nobody.speed", "colour", "publishing.x",
+                                          "nokeyvalue", "outputs.a.url"])
+        XCTAssertEqual(probs[0].description, "--set:0: video.fpss: unknown key fpss in video (did you mean fps?)")
+        XCTAssertEqual(probs[1].message, "no player with id nobody (players: main, music)")
+    }
+
+    func testBadOverrideValueIsLocatedAtSet() {
+        let probs = K.problems(base, overrides: ["players.music.speed=9"])
+        XCTAssertEqual(probs, [PresetProblem(file: "--set", line: 0, key: "players[1].speed",
+                                             message: "9 is out of range 0.5..4.0")])
+    }
+
+    func testFileProblemsComeBeforeOverrideProblems() {
+        let probs = K.problems(base + "\nmonitor: maybe\n", overrides: ["video.fps=0"])
+        XCTAssertEqual(probs.map(\.description), [
+            "presets/t.yaml:9: monitor: \"maybe\" is not true or false",
+            "--set:0: video.fps: 0 is out of range 1..120",
+        ])
+    }
+}

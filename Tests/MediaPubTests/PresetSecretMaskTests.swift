@@ -1,0 +1,30 @@
+import XCTest
+@testable import MediaPub
+
+final class PresetSecretMaskTests: XCTestCase {
+    func testMaskTable() {
+        let table: [(String, String)] = [
+            ("rtmp://live.example.com/app/abc123", "rtmp://live.example.com/app/****"),
+            ("rtmp://live.example.com:1935/app/abc123?x=1", "rtmp://live.example.com:1935/app/****"),
+            ("rtmps://a.b/live2/key/more/segments", "rtmps://a.b/live2/****"),
+            ("rtmp://user:pass@host/app/key", "rtmp://****@host/app/****"),
+            ("rtmp://host/app", "rtmp://host/app"),
+            ("srt://host:9000?mode=caller&passphrase=topsecret123&latency=200",
+             "srt://host:9000?mode=caller&passphrase=****&latency=200"),
+            ("srt://host:9000?streamid=#!::r=live/k,m=publish&mode=caller",
+             "srt://host:9000?streamid=****&mode=caller"),
+            ("srt://0.0.0.0:9000?mode=listener&latency=200", "srt://0.0.0.0:9000?mode=listener&latency=200"),
+            ("https://user:pass@hooks.example.com/x", "https://****@hooks.example.com/x"),
+            ("https://cdn.example.com/a.m3u8?token=abc&Sig=def&keep=1",
+             "https://cdn.example.com/a.m3u8?token=****&Sig=****&keep=1"),
+            ("https://h/x?password=p&secret=s&auth=a&key=k", "https://h/x?password=****&secret=****&auth=****&key=****"),
+            ("file:///var/rec/user:pass@x.mp4", "file:///var/rec/user:pass@x.mp4"),
+            ("null://", "null://"),
+            ("null:", "null:"),
+            ("/plain/path.mp4", "/plain/path.mp4"),
+        ]
+        for (url, masked) in table {
+            XCTAssertEqual(SecretMask.mask(url: url), masked, url)
+        }
+    }
+}
