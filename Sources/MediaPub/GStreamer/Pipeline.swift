@@ -19,7 +19,16 @@ final class Pipeline: Element, @unchecked Sendable {
         guard let element else { throw GStreamerError("cannot build pipeline") }
         gst_object_ref_sink(UnsafeMutableRawPointer(element))
         self.description = description
-        super.init(owning: element)
+        if cshim_is_pipeline(element) != 0 {
+            super.init(owning: element)
+        } else {
+            // A description of one element parses to that element: put it in a pipeline.
+            let pipeline = gst_pipeline_new(nil)!
+            gst_object_ref_sink(UnsafeMutableRawPointer(pipeline))
+            gst_bin_add(cshim_as_bin(pipeline), element)
+            gst_object_unref(UnsafeMutableRawPointer(element))
+            super.init(owning: pipeline)
+        }
     }
 
     deinit {

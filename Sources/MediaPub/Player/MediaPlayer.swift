@@ -17,6 +17,8 @@ public final class MediaPlayer: @unchecked Sendable {
     public let feedsVideo: Bool
 
     private let lock = NSCondition()
+    /// Serialises session events and the events the player reports; never holds `lock` while waiting.
+    private let queue: DispatchQueue
     private var config: PlayerConfig
     private var playlist: Playlist
     private var state: PlayerState = .stopped
@@ -38,6 +40,7 @@ public final class MediaPlayer: @unchecked Sendable {
         self.format = format
         self.feedsVideo = feedsVideo
         self.eventHandler = onEvent
+        queue = DispatchQueue(label: "player-\(config.id)")
         if let list = config.playlist {
             playlist = Playlist(items: list.items, mode: list.mode)
         } else {
@@ -82,13 +85,13 @@ public final class MediaPlayer: @unchecked Sendable {
         state = new
         if let error { lastError = error }
         let handler = eventHandler
-        DispatchQueue.global().async { handler(.state(new, error: error)) }
+        queue.async { handler(.state(new, error: error)) }
         lock.broadcast()
     }
 
     private func emit(_ event: PlayerEvent) {
         let handler = eventHandler
-        DispatchQueue.global().async { handler(event) }
+        queue.async { handler(event) }
     }
 
     // MARK: controls
@@ -143,13 +146,17 @@ public final class MediaPlayer: @unchecked Sendable {
             var session: DecodeSession?
             session = try DecodeSession(source: source, format: format, wantsVideo: feedsVideo,
                                         speed: config.speed, pitch: config.pitch, startAt: startAt) { [weak self] event in
-                guard let self, let session else { return }
-                self.sessionEvent(event, from: session)
+                // Bus and loader threads only hand the event over: they never wait for the player.
+                guard let self else { return }
+                self.queue.async { [weak self] in
+                    guard let self, let session else { return }
+                    self.sessionEvent(event, from: session)
+                }
             }
             return session
         } catch {
             let message = "\(error)"
-            DispatchQueue.global().async { [weak self] in self?.itemFailed(source: source, message: message) }
+            queue.async { [weak self] in self?.itemFailed(source: source, message: message) }
             return nil
         }
     }

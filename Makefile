@@ -1,0 +1,33 @@
+# mediapub — build, run and test on a fresh Debian machine with the Swift toolchain.
+SHELL := /bin/bash
+SWIFT ?= swift
+BIN := .build/debug/mediapub
+
+.PHONY: all deps test-deps build media run test bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+test-deps:
+	@bash scripts/install-deps.sh --test
+
+build: deps
+	$(SWIFT) build
+
+media: deps
+	@bash scripts/make-media.sh presets/media
+
+# The main job: a generated source published to an SRT listener and recorded to out/.
+run: build media
+	@mkdir -p out
+	@echo "watch with:  ffplay 'srt://127.0.0.1:9000?mode=caller'   (or VLC: srt://127.0.0.1:9000)"
+	$(BIN) --preset presets/demo.yaml
+
+test: test-deps build media
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build out presets/media

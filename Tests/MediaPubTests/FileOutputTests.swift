@@ -1,0 +1,91 @@
+// Recordings (SPEC §2, §5): a file source published as fast as possible to
+// file outputs, checked with ffprobe/ffmpeg and PCM analysis.
+
+import Foundation
+import XCTest
+
+final class FileOutputTests: XCTestCase {
+
+    /// Source deliberately differs from the output format (320x240@30, 48 kHz)
+    /// so that scaling, frame-rate and sample-rate conversion are exercised.
+    @discardableResult
+    private func makeSource(in dir: URL) throws -> URL {
+        try TestMedia.makeVideo(in: dir, name: "src.mp4", seconds: 10, size: "320x240", fps: 30, freq: 440, sampleRate: 48000)
+    }
+
+    func testTenSecondSourceRecordsToMP4() throws {
+        let dir = try makeTempDir()
+        try makeSource(in: dir)
+        let out = dir.appendingPathComponent("out.mp4")
+        // The source path is relative to the preset's folder; run from elsewhere.
+        let preset = try writeFile(dir, "t1.yaml", E2EPreset.basic(source: "src.mp4", outputs: ["file://\(out.path)"]))
+        let elsewhere = try makeTempDir("cwd")
+
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime"], cwd: elsewhere, timeout: 120)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub --no-realtime"))
+        XCTAssertFalse(r.signaled || r.timedOut, r.summary("mediapub"))
+
+        let p = try assertH264AAC(out.path)
+        XCTAssertEqual(p.duration ?? 0, 10, accuracy: 0.2, "recording length: \(p.rawJSON)")
+        XCTAssertEqual(p.video?.width, 640)
+        XCTAssertEqual(p.video?.height, 360)
+        XCTAssertEqual(p.video?.avgFrameRate ?? 0, 25, accuracy: 0.5, "frame rate: \(p.rawJSON)")
+        XCTAssertEqual(p.audio?.sampleRate, 44100)
+        XCTAssertEqual(p.audio?.channels, 2)
+
+        // One frame every 40 ms for 10 s, never stepping back or skipping.
+        let pts = try MediaProbe.videoPacketPTS(out.path).sorted()
+        XCTAssertEqual(Double(pts.count), 250, accuracy: 6, "video frame count")
+        let gaps = zip(pts.dropFirst(), pts).map { $0 - $1 }
+        XCTAssertLessThanOrEqual(gaps.max() ?? 1, 0.085, "no frame gap longer than two frames")
+        XCTAssertGreaterThan(gaps.min() ?? 0, 0, "no duplicate timestamps")
+
+        try assertDecodesCleanly(out.path)
+
+        let vol = try MediaProbe.volumeDetect(out.path)
+        XCTAssertGreaterThan(vol.mean, -40, "audio is not silent")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        XCTAssertGreaterThan(MediaProbe.rmsDB(pcm), -40)
+        XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 10, "the source tone")
+        // Sound through the whole recording, not only in part of it.
+        let second = 16000
+        for s in stride(from: 1, to: 9, by: 2) where pcm.count >= (s + 1) * second {
+            XCTAssertGreaterThan(MediaProbe.rmsDB(Array(pcm[(s * second)..<((s + 1) * second)])), -40, "tone at \(s) s")
+        }
+    }
+
+    func testOneRunRecordsMKVFLVAndTSThatDecodeCleanly() throws {
+        let dir = try makeTempDir()
+        try makeSource(in: dir)
+        let preset = try writeFile(dir, "t1.yaml", E2EPreset.basic(source: "src.mp4", outputs: ["null://"]))
+        let mkv = dir.appendingPathComponent("out.mkv")
+        let flv = dir.appendingPathComponent("out.flv")
+        let ts = dir.appendingPathComponent("out.ts")
+
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime",
+                             "--output", "file://\(mkv.path)",
+                             "--output", flv.path,               // a plain path
+                             "--output", "file://\(ts.path)"], timeout: 180)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with three file outputs"))
+
+        for file in [mkv, flv, ts] {
+            let name = file.lastPathComponent
+            guard FileManager.default.fileExists(atPath: file.path) else {
+                XCTFail("\(name) was not written"); continue
+            }
+            let p = try assertH264AAC(file.path)
+            XCTAssertEqual(p.video?.width, 640, name)
+            XCTAssertEqual(p.video?.height, 360, name)
+            XCTAssertEqual(p.audio?.sampleRate, 44100, name)
+            XCTAssertEqual(p.duration ?? 0, 10, accuracy: 0.5, "\(name): \(p.rawJSON)")
+            let errors = try MediaProbe.decodeErrors(file.path)
+            XCTAssertEqual(errors, "", "\(name) decodes with no errors")
+            let pcm = try MediaProbe.decodePCM(file.path)
+            XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 10, name)
+        }
+        let formats = try [mkv, flv, ts].map { try MediaProbe.probe($0.path).formatName }
+        XCTAssertTrue(formats[0].contains("matroska"), formats[0])
+        XCTAssertEqual(formats[1], "flv")
+        XCTAssertEqual(formats[2], "mpegts")
+    }
+}

@@ -1,0 +1,62 @@
+// SRT output (SPEC §5), both connection modes, against srt-live-transmit and
+// ffmpeg's libsrt on loopback.
+
+import Foundation
+import XCTest
+
+final class SRTOutputTests: XCTestCase {
+
+    /// mediapub calls a listening srt-live-transmit, which writes the TS to a file.
+    func testCallerModeDeliversDecodableMPEGTS() throws {
+        let dir = try makeTempDir()
+        let out = dir.appendingPathComponent("received.ts")
+        let srt = try startSRTListener(output: out)
+        let preset = try writeFile(dir, "srt.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+
+        let mp = try startMediaPub(["--preset", preset.path, "--output", srt.callerURL,
+                                    "--realtime", "--duration", "5s"])
+        XCTAssertTrue(mp.waitForExit(timeout: 25), "mediapub did not stop after --duration 5s")
+        XCTAssertFalse(mp.exitedBySignal, "mediapub crashed: \(mp.stderr)")
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        sleep(1)
+        srt.stop()
+
+        XCTAssertTrue(srt.log.contains("Accepted SRT source connection"), "srt-live-transmit log:\n\(srt.log)")
+        let p = try assertH264AAC(out.path)
+        XCTAssertEqual(p.formatName, "mpegts")
+        XCTAssertEqual(p.video?.width, 640)
+        XCTAssertEqual(p.video?.height, 360)
+        XCTAssertEqual(p.duration ?? 0, 5, accuracy: 1.5, "about the 5 s published: \(p.rawJSON)")
+        let errors = try MediaProbe.decodeErrors(out.path)
+        XCTAssertEqual(MediaProbe.errorsAfterStart(errors), [], "errors beyond the very start:\n\(errors)")
+        let pcm = try MediaProbe.decodePCM(out.path)
+        XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 10, "testsrc tone")
+    }
+
+    /// mediapub listens; ffmpeg connects as the caller and records 3 s.
+    func testListenerModeServesACaller() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free()
+        let preset = try writeFile(dir, "srt.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+
+        let mp = try startMediaPub(["--preset", preset.path,
+                                    "--output", "srt://127.0.0.1:\(port)?mode=listener",
+                                    "--realtime", "--duration", "10s"])
+        let listening = Ports.waitUntil(timeout: 8) { Ports.udpBound(port) || !mp.isRunning }
+        XCTAssertTrue(listening && mp.isRunning, "mediapub is not listening on UDP \(port):\n\(mp.stderr)")
+
+        let out = dir.appendingPathComponent("pulled.ts")
+        let pull = try SRTPull.record(from: "srt://127.0.0.1:\(port)?mode=caller", seconds: 3, to: out, within: 6)
+        XCTAssertEqual(pull.status, 0, pull.summary("ffmpeg SRT caller") + "\n--- mediapub ---\n\(mp.stderr)")
+
+        XCTAssertTrue(mp.waitForExit(timeout: 20), "mediapub did not stop after --duration 10s")
+        XCTAssertFalse(mp.exitedBySignal, "mediapub crashed: \(mp.stderr)")
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+
+        let p = try assertH264AAC(out.path)
+        XCTAssertEqual(p.video?.width, 640)
+        XCTAssertEqual(p.duration ?? 0, 3, accuracy: 1.0, p.rawJSON)
+        let errors = try MediaProbe.decodeErrors(out.path)
+        XCTAssertEqual(MediaProbe.errorsAfterStart(errors), [], "a caller joining mid-stream decodes it:\n\(errors)")
+    }
+}

@@ -1,0 +1,311 @@
+// Real servers for the end-to-end tests, all on 127.0.0.1:
+//  - RTMPServer: nginx + Debian's libnginx-mod-rtmp, from a temp prefix
+//  - HTTPServer: nginx serving a directory (HTTP/HLS sources)
+//  - SRTListener: srt-live-transmit listening, writing what it receives to a .ts
+// plus free-port finding and readiness polling.
+
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - Ports
+
+enum Ports {
+    private static let lock = NSLock()
+    private static var handedOut = Set<UInt16>()
+
+    /// A port that is free on 127.0.0.1 for both TCP and UDP right now (bind
+    /// port 0, read it back, close), never handed out twice in this process.
+    static func free() throws -> UInt16 {
+        lock.lock(); defer { lock.unlock() }
+        for _ in 0..<50 {
+            let port = try bindEphemeral(type: tcp)
+            if handedOut.contains(port) { continue }
+            guard canBind(port: port, type: udp), canBind(port: port, type: tcp) else { continue }
+            handedOut.insert(port)
+            return port
+        }
+        throw HarnessError("could not find a free loopback port")
+    }
+
+    private static func loopback(_ port: UInt16) -> sockaddr_in {
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return addr
+    }
+
+    #if canImport(Glibc)
+    private static let tcp = Int32(SOCK_STREAM.rawValue)
+    private static let udp = Int32(SOCK_DGRAM.rawValue)
+    #else
+    private static let tcp = SOCK_STREAM
+    private static let udp = SOCK_DGRAM
+    #endif
+
+    private static func bindEphemeral(type: Int32) throws -> UInt16 {
+        let fd = socket(AF_INET, type, 0)
+        guard fd >= 0 else { throw HarnessError("socket() failed: \(errno)") }
+        defer { close(fd) }
+        var addr = loopback(0)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { throw HarnessError("bind() failed: \(errno)") }
+        var out = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &out) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        return UInt16(bigEndian: out.sin_port)
+    }
+
+    private static func canBind(port: UInt16, type: Int32) -> Bool {
+        let fd = socket(AF_INET, type, 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var addr = loopback(port)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return rc == 0
+    }
+
+    /// True when something accepts a TCP connection on 127.0.0.1:port.
+    static func tcpAccepts(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, tcp, 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var addr = loopback(port)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return rc == 0
+    }
+
+    /// True when a UDP socket is bound to `port` (any address), read from
+    /// /proc/net/udp{,6} so that probing never disturbs the listener.
+    static func udpBound(_ port: UInt16) -> Bool {
+        let hex = String(format: ":%04X", port)
+        for table in ["/proc/net/udp", "/proc/net/udp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let cols = line.split(separator: " ", omittingEmptySubsequences: true)
+                if cols.count > 1, cols[1].hasSuffix(hex) { return true }
+            }
+        }
+        return false
+    }
+
+    /// Poll `condition` every 50 ms until it holds or `timeout` passes.
+    static func waitUntil(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            if condition() { return true }
+            usleep(50_000)
+        } while Date() < deadline
+        return condition()
+    }
+
+    static func waitForTCP(_ port: UInt16, timeout: TimeInterval = 10) -> Bool {
+        waitUntil(timeout: timeout) { tcpAccepts(port) }
+    }
+
+    static func waitForUDP(_ port: UInt16, timeout: TimeInterval = 10) -> Bool {
+        waitUntil(timeout: timeout) { udpBound(port) }
+    }
+}
+
+// MARK: - nginx (RTMP / HTTP)
+
+/// An nginx instance in a private temp prefix, single process, foreground.
+class NginxService {
+    let port: UInt16
+    let dir: URL
+    let process: RunningProcess
+
+    /// `body` gets the port and the prefix dir and returns the config after the
+    /// common header (pid, error_log, events).
+    init(label: String, loadRTMP: Bool, body: (UInt16, URL) -> String) throws {
+        var lastError = ""
+        for _ in 0..<3 {
+            let port = try Ports.free()
+            let dir = URL(fileURLWithPath: "/tmp").appendingPathComponent("mediapub-\(label)-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("logs"), withIntermediateDirectories: true)
+            let conf = """
+            \(loadRTMP ? "load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;" : "")
+            daemon off;
+            master_process off;
+            pid \(dir.path)/nginx.pid;
+            error_log \(dir.path)/logs/error.log info;
+            events { worker_connections 256; }
+            \(body(port, dir))
+            """
+            let confURL = dir.appendingPathComponent("nginx.conf")
+            try conf.write(to: confURL, atomically: true, encoding: .utf8)
+            let p = try RunningProcess(executable: "nginx",
+                                       arguments: ["-p", dir.path + "/", "-c", confURL.path, "-e", dir.path + "/logs/error.log"],
+                                       stdoutURL: dir.appendingPathComponent("logs/stdout.log"),
+                                       stderrURL: dir.appendingPathComponent("logs/stderr.log"))
+            if Ports.waitUntil(timeout: 10, { Ports.tcpAccepts(port) || !p.isRunning }), p.isRunning {
+                self.port = port
+                self.dir = dir
+                self.process = p
+                return
+            }
+            p.kill9()
+            let log = (try? String(contentsOf: dir.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
+            lastError = "nginx (\(label)) did not listen on 127.0.0.1:\(port): \(p.stderr) \(log)"
+            p.cleanUp()
+            try? FileManager.default.removeItem(at: dir)
+        }
+        throw HarnessError(lastError)
+    }
+
+    var errorLog: String {
+        (try? String(contentsOf: dir.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
+    }
+
+    /// SIGTERM (fast shutdown), SIGKILL after 5 s, remove the prefix.
+    func stop() {
+        process.stop(signal: SIGTERM, grace: 5)
+        process.cleanUp()
+        try? FileManager.default.removeItem(at: dir)
+    }
+}
+
+/// nginx with the RTMP module: `rtmp://127.0.0.1:PORT/live/KEY`.
+final class RTMPServer: NginxService {
+    init() throws {
+        try super.init(label: "rtmp", loadRTMP: true) { port, _ in
+            """
+            rtmp {
+                server {
+                    listen 127.0.0.1:\(port);
+                    chunk_size 4096;
+                    application live {
+                        live on;
+                        record off;
+                    }
+                }
+            }
+            """
+        }
+    }
+
+    func url(key: String) -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
+}
+
+/// nginx serving `root` over HTTP: `http://127.0.0.1:PORT/NAME`.
+final class HTTPServer: NginxService {
+    let root: URL
+
+    init(root: URL) throws {
+        self.root = root
+        try super.init(label: "http", loadRTMP: false) { port, dir in
+            """
+            http {
+                access_log \(dir.path)/logs/access.log;
+                client_body_temp_path \(dir.path)/client_body;
+                proxy_temp_path \(dir.path)/proxy;
+                fastcgi_temp_path \(dir.path)/fastcgi;
+                uwsgi_temp_path \(dir.path)/uwsgi;
+                scgi_temp_path \(dir.path)/scgi;
+                types {
+                    video/mp4 mp4;
+                    audio/mpeg mp3;
+                    audio/flac flac;
+                    audio/wav wav;
+                    audio/aac aac;
+                    video/x-flv flv;
+                    application/vnd.apple.mpegurl m3u8;
+                    video/mp2t ts;
+                    image/png png;
+                    image/jpeg jpg;
+                }
+                default_type application/octet-stream;
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(root.path);
+                }
+            }
+            """
+        }
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    var accessLog: String {
+        (try? String(contentsOf: dir.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? ""
+    }
+}
+
+// MARK: - SRT
+
+/// `srt-live-transmit "srt://127.0.0.1:PORT?mode=listener" file://con > out.ts`
+final class SRTListener {
+    let port: UInt16
+    let output: URL
+    let process: RunningProcess
+    let stderrURL: URL
+
+    init(output: URL, latencyMS: Int = 120) throws {
+        var lastError = ""
+        for _ in 0..<3 {
+            let port = try Ports.free()
+            let errURL = output.deletingPathExtension().appendingPathExtension("srt-live-transmit.log")
+            let p = try RunningProcess(executable: "srt-live-transmit",
+                                       arguments: ["-a:yes", "srt://127.0.0.1:\(port)?mode=listener&latency=\(latencyMS)", "file://con"],
+                                       stdoutURL: output, stderrURL: errURL)
+            if Ports.waitUntil(timeout: 10, { Ports.udpBound(port) || !p.isRunning }), p.isRunning {
+                self.port = port
+                self.output = output
+                self.process = p
+                self.stderrURL = errURL
+                return
+            }
+            p.kill9()
+            lastError = "srt-live-transmit did not listen on \(port): \(p.stderr)"
+            p.cleanUp()
+        }
+        throw HarnessError(lastError)
+    }
+
+    /// What a publisher connects to.
+    var callerURL: String { "srt://127.0.0.1:\(port)?mode=caller" }
+
+    var log: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+
+    /// Stop it (SIGINT, then SIGKILL); `output` then holds everything received.
+    func stop() {
+        process.stop(signal: SIGINT, grace: 5)
+        process.cleanUp()
+    }
+}
+
+// MARK: - XCTestCase conveniences (stopped at teardown, also on failure)
+
+extension XCTestCase {
+    func startRTMPServer() throws -> RTMPServer {
+        let s = try RTMPServer()
+        addTeardownBlock { s.stop() }
+        return s
+    }
+
+    func startHTTPServer(root: URL) throws -> HTTPServer {
+        let s = try HTTPServer(root: root)
+        addTeardownBlock { s.stop() }
+        return s
+    }
+
+    func startSRTListener(output: URL) throws -> SRTListener {
+        let s = try SRTListener(output: output)
+        addTeardownBlock { s.stop() }
+        return s
+    }
+}

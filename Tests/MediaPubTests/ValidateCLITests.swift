@@ -1,0 +1,302 @@
+// `mediapub validate FILE [--set K=V]` (SPEC §2, §3, §8):
+// exit 0 + resolved preset as YAML on stdout, or exit 2 + one line per
+// problem on stderr, formatted `FILE:LINE: KEY: message`.
+
+import Foundation
+import XCTest
+
+final class ValidateCLITests: XCTestCase {
+
+    // MARK: helpers
+
+    /// Writes `yaml` as `name` in a fresh temp dir and runs `mediapub validate`.
+    private func validate(_ yaml: String, name: String = "preset.yaml", args: [String] = [],
+                          env: [String: String] = [:], unsetEnv: [String] = []) throws -> (URL, ProcessResult) {
+        let dir = try makeTempDir()
+        let file = try writeFile(dir, name, yaml)
+        let r = try CLI.run(["validate", file.path] + args, env: env, unsetEnv: unsetEnv, timeout: 30)
+        XCTAssertFalse(r.timedOut, r.summary("mediapub validate"))
+        return (file, r)
+    }
+
+    /// Asserts exit 2 and that a stderr line holds `FILE:LINE: KEY:` for one
+    /// of the accepted (line, key) pairs (a `mediapub: ` prefix is fine).
+    ///
+    /// `fixed` is the same preset without the fault: it must validate (exit
+    /// 0), which proves the reported problem is the one under test.
+    private func assertProblem(_ yaml: String, fixed: String?, accept: [(line: Int, key: String)],
+                               messageContains: String? = nil,
+                               env: [String: String] = [:], unsetEnv: [String] = [],
+                               file: StaticString = #filePath, line: UInt = #line) throws {
+        if let fixed {
+            let (_, ok) = try validate(fixed, env: env, unsetEnv: unsetEnv)
+            XCTAssertEqual(ok.status, 0, ok.summary("control: the preset without the fault must validate"),
+                           file: file, line: line)
+        }
+        let (preset, r) = try validate(yaml, env: env, unsetEnv: unsetEnv)
+        XCTAssertEqual(r.status, 2, r.summary("validate must exit 2"), file: file, line: line)
+        XCTAssertFalse(r.signaled, r.summary("validate crashed"), file: file, line: line)
+        let lines = r.stderr.split(whereSeparator: \.isNewline).map(String.init)
+        let prefixes = accept.map { "\(preset.path):\($0.line): \($0.key):" }
+        let hit = lines.first { l in prefixes.contains { l.contains($0) } }
+        XCTAssertNotNil(hit, "expected a stderr line with one of \(prefixes)\n\(r.summary("validate"))",
+                        file: file, line: line)
+        if let hit, let messageContains {
+            XCTAssertTrue(hit.contains(messageContains), "message should mention '\(messageContains)': \(hit)",
+                          file: file, line: line)
+        }
+    }
+
+    // MARK: valid presets
+
+    func testValidPresetExitsZeroAndPrintsResolvedYAMLThatValidatesAgain() throws {
+        let (preset, r) = try validate(E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["null://"]))
+        XCTAssertEqual(r.status, 0, r.summary("validate"))
+        XCTAssertTrue(r.stdout.range(of: #"(?m)^name:\s*"?t1"?\s*$"#, options: .regularExpression) != nil,
+                      "resolved YAML has the name: \(r.stdout)")
+        XCTAssertTrue(r.stdout.contains("players"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("main"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("640x360") || (r.stdout.contains("640") && r.stdout.contains("360")), r.stdout)
+
+        // The resolved preset is itself a valid preset.
+        let resolved = try writeFile(preset.deletingLastPathComponent(), "resolved.yaml", r.stdout)
+        let again = try CLI.run(["validate", resolved.path], timeout: 30)
+        XCTAssertEqual(again.status, 0, again.summary("validate of the printed preset"))
+    }
+
+    func testSetOverridesAFieldInTheResolvedPreset() throws {
+        let (_, r) = try validate(E2EPreset.basic(source: E2EPreset.testsrc), args: ["--set", "video.fps=30"])
+        XCTAssertEqual(r.status, 0, r.summary("validate --set"))
+        XCTAssertTrue(r.stdout.range(of: #"fps:\s*"?30"?"#, options: .regularExpression) != nil, r.stdout)
+        XCTAssertNil(r.stdout.range(of: #"fps:\s*"?25"?\b"#, options: .regularExpression), r.stdout)
+    }
+
+    func testEnvironmentInterpolationIsResolved() throws {
+        let yaml = """
+        name: ${MP_TEST_NAME:-fallback-name}
+        video:
+          size: 640x360
+          fps: 25
+        audio:
+          sample_rate: 44100
+          channels: 2
+        players:
+          - id: ${MP_TEST_PLAYER}
+            source: "testsrc:?pattern=smpte&freq=440"
+            video: true
+        outputs:
+          - url: null://
+        """
+        let (_, r) = try validate(yaml, env: ["MP_TEST_PLAYER": "player-from-env"], unsetEnv: ["MP_TEST_NAME"])
+        XCTAssertEqual(r.status, 0, r.summary("validate"))
+        XCTAssertTrue(r.stdout.contains("fallback-name"), "default used for an unset variable:\n\(r.stdout)")
+        XCTAssertTrue(r.stdout.contains("player-from-env"), "variable replaced from the environment:\n\(r.stdout)")
+        XCTAssertFalse(r.stdout.contains("${"), "no placeholder left:\n\(r.stdout)")
+
+        // A set variable wins over the default.
+        let (_, r2) = try validate(yaml, env: ["MP_TEST_PLAYER": "p", "MP_TEST_NAME": "name-from-env"])
+        XCTAssertEqual(r2.status, 0, r2.summary("validate"))
+        XCTAssertTrue(r2.stdout.contains("name-from-env"), r2.stdout)
+        XCTAssertFalse(r2.stdout.contains("fallback-name"), r2.stdout)
+    }
+
+    func testUnsetVariableWithoutDefaultIsNamed() throws {
+        let yaml = Self.header + """
+        players:
+          - id: main
+            source: "testsrc:?pattern=smpte&freq=440"
+            video: true
+        outputs:
+          - url: rtmp://127.0.0.1:1935/live/${MP_TEST_UNSET_KEY}
+        """
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: "${MP_TEST_UNSET_KEY}", with: "${MP_TEST_UNSET_KEY:-k}"),
+                          accept: [(9, "outputs[0].url")], messageContains: "MP_TEST_UNSET_KEY",
+                          unsetEnv: ["MP_TEST_UNSET_KEY"])
+    }
+
+    func testStreamKeysAndPassphrasesAreMaskedInValidateOutput() throws {
+        let secretEnv = "sk9f8e7d6c5b4aEnvKey"
+        let secretLiteral = "literalKey31415926"
+        let passphrase = "verySecretPassphrase42"
+        let yaml = E2EPreset.basic(source: E2EPreset.testsrc, outputs: [
+            "rtmp://127.0.0.1:1935/live/${MP_TEST_STREAM_KEY}",
+            "rtmp://127.0.0.1:1935/app/\(secretLiteral)",
+            "srt://127.0.0.1:9000?mode=caller&passphrase=\(passphrase)",
+        ])
+        let (_, r) = try validate(yaml, env: ["MP_TEST_STREAM_KEY": secretEnv])
+        XCTAssertEqual(r.status, 0, r.summary("validate"))
+        for secret in [secretEnv, secretLiteral, passphrase] {
+            XCTAssertFalse(r.stdout.contains(secret), "secret \(secret) printed on stdout:\n\(r.stdout)")
+            XCTAssertFalse(r.stderr.contains(secret), "secret \(secret) printed on stderr:\n\(r.stderr)")
+        }
+        XCTAssertTrue(r.stdout.contains("rtmp://127.0.0.1:1935/live/****"), "masked URL shown:\n\(r.stdout)")
+        XCTAssertTrue(r.stdout.contains("rtmp://127.0.0.1:1935/app/****"), "masked URL shown:\n\(r.stdout)")
+    }
+
+    // MARK: each error class -> exit 2, FILE:LINE: KEY
+
+    /// Lines 1-3 of every error-class preset.
+    static let header = """
+    name: t1
+    video: {size: 640x360, fps: 25, bitrate: 800k, keyframe_interval: 1s}
+    audio: {sample_rate: 44100, channels: 2, bitrate: 96k}
+
+    """
+
+    func testOutOfRangeValueIsReported() throws {
+        let yaml = Self.header + """
+        players:
+          - id: main
+            source: "testsrc:?pattern=smpte&freq=440"
+            speed: 9
+            video: true
+        outputs:
+          - url: null://
+        """
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: "speed: 9", with: "speed: 2"),
+                          accept: [(7, "players[0].speed")], messageContains: "9")
+    }
+
+    func testOutOfRangePublishVolumeOnSecondPlayerIsReported() throws {
+        let yaml = Self.header + """
+        players:
+          - id: main
+            source: "testsrc:?pattern=smpte&freq=440"
+            video: true
+          - id: music
+            source: "testsrc:?pattern=smpte&freq=660"
+            publish_volume: 300
+        outputs:
+          - url: null://
+        """
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: "publish_volume: 300", with: "publish_volume: 150"),
+                          accept: [(10, "players[1].publish_volume")], messageContains: "300")
+    }
+
+    func testUnknownKeysAreReported() throws {
+        let nested = """
+        name: t1
+        video:
+          size: 640x360
+          fps: 25
+          colour: red
+        players:
+          - id: main
+            source: "testsrc:?pattern=smpte&freq=440"
+            video: true
+        outputs:
+          - url: null://
+        """
+        try assertProblem(nested, fixed: nested.replacingOccurrences(of: "  colour: red\n", with: ""),
+                          accept: [(5, "video.colour")])
+
+        let player = Self.header + """
+        players:
+          - id: main
+            source: "testsrc:?pattern=smpte&freq=440"
+            spede: 2
+            video: true
+        outputs:
+          - url: null://
+        """
+        try assertProblem(player, fixed: player.replacingOccurrences(of: "spede", with: "speed"),
+                          accept: [(7, "players[0].spede")])
+
+        let top = player.replacingOccurrences(of: "spede", with: "speed") + "\nbogus: 1\n"
+        try assertProblem(top, fixed: nil, accept: [(11, "bogus")])
+    }
+
+    func testEveryProblemGetsItsOwnLine() throws {
+        let yaml = """
+        name: t1
+        video:
+          size: 640x360
+          fps: 25
+          colour: red
+        players:
+          - id: main
+            source: "testsrc:?pattern=smpte&freq=440"
+            speed: 9
+            video: true
+        outputs:
+          - url: null://
+        """
+        let (preset, r) = try validate(yaml)
+        XCTAssertEqual(r.status, 2, r.summary("validate"))
+        XCTAssertTrue(r.stderr.contains("\(preset.path):5: video.colour:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(preset.path):9: players[0].speed:"), r.stderr)
+        let problemLines = r.stderr.split(whereSeparator: \.isNewline).filter { $0.contains(preset.path + ":") }
+        XCTAssertEqual(problemLines.count, 2, r.stderr)
+    }
+
+    func testTwoVideoPlayersAreReported() throws {
+        let yaml = Self.header + """
+        players:
+          - id: a
+            source: "testsrc:?pattern=smpte&freq=440"
+            video: true
+          - id: b
+            source: "testsrc:?pattern=ball&freq=330"
+            video: true
+        outputs:
+          - url: null://
+        """
+        let fixed = yaml.replacingOccurrences(of: "freq=330\"\n    video: true", with: "freq=330\"\n    video: false")
+        XCTAssertNotEqual(fixed, yaml)
+        try assertProblem(yaml, fixed: fixed, accept: [(10, "players[1].video"), (8, "players[1]")])
+    }
+
+    func testFivePlayersAreReported() throws {
+        func players(_ n: Int) -> String {
+            var yaml = Self.header + "players:\n"
+            for i in 0..<n {
+                yaml += "  - id: p\(i)\n    source: \"testsrc:?pattern=smpte&freq=\(440 + 10 * i)\"\n"
+                yaml += "    video: \(i == 0)\n"
+            }
+            return yaml + "outputs:\n  - url: null://\n"
+        }
+        // players: on line 4; players[4] starts on line 5 + 4 * 3 = 17
+        try assertProblem(players(5), fixed: players(4), accept: [(4, "players"), (17, "players[4]"), (17, "players")])
+    }
+
+    func testEmptyPlaylistIsReported() throws {
+        let yaml = Self.header + """
+        players:
+          - id: main
+            source: "testsrc:?pattern=smpte&freq=440"
+            video: true
+          - id: music
+            playlist: {items: []}
+        outputs:
+          - url: null://
+        """
+        let fixed = yaml.replacingOccurrences(of: "{items: []}", with: "{items: [\"testsrc:?pattern=smpte&freq=660\"]}")
+        try assertProblem(yaml, fixed: fixed, accept: [(9, "players[1].playlist.items"), (9, "players[1].playlist")])
+    }
+
+    func testMalformedYAMLIsReportedWithItsLine() throws {
+        // libyaml: "did not find expected key" at line 4 (the mis-indented key).
+        let yaml = """
+        name: t1
+        video:
+          size: 640x360
+         fps: 25
+        players:
+          - id: main
+            source: "testsrc:?pattern=smpte&freq=440"
+            video: true
+        outputs:
+          - url: null://
+        """
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: "\n fps: 25", with: "\n  fps: 25"),
+                          accept: [(4, "yaml")])
+    }
+
+    func testMissingPresetFileIsAUsageError() throws {
+        let dir = try makeTempDir()
+        let missing = dir.appendingPathComponent("nope.yaml").path
+        let r = try CLI.run(["validate", missing], timeout: 30)
+        XCTAssertEqual(r.status, 2, r.summary("validate of a missing file"))
+        XCTAssertTrue(r.stderr.contains(missing), "the message names the file:\n\(r.stderr)")
+    }
+}

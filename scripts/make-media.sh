@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Generates the small free sample media the shipped presets use (presets/media/).
+# Everything is synthesised with GStreamer test sources: nothing is downloaded.
+set -euo pipefail
+dir="${1:-presets/media}"
+mkdir -p "$dir"
+gst() { gst-launch-1.0 -q "$@" >/dev/null; }
+
+[ -s "$dir/loop.mp4" ] || gst videotestsrc pattern=ball num-buffers=300 ! video/x-raw,width=1280,height=720,framerate=30/1 \
+  ! videoconvert ! x264enc speed-preset=veryfast bitrate=1500 key-int-max=60 ! h264parse ! mp4mux name=m ! filesink location="$dir/loop.mp4" \
+  audiotestsrc wave=pink-noise volume=0.05 num-buffers=470 ! audioconvert ! avenc_aac ! aacparse ! m.
+[ -s "$dir/standby.png" ] || gst videotestsrc pattern=smpte num-buffers=1 ! video/x-raw,width=1280,height=720 ! videoconvert ! pngenc ! filesink location="$dir/standby.png"
+[ -s "$dir/music-a.mp3" ] || gst audiotestsrc wave=sine freq=330 volume=0.4 num-buffers=1300 ! audioconvert ! lamemp3enc bitrate=128 ! id3v2mux ! filesink location="$dir/music-a.mp3"
+[ -s "$dir/music-b.flac" ] || gst audiotestsrc wave=triangle freq=523 volume=0.3 num-buffers=1300 ! audioconvert ! flacenc ! filesink location="$dir/music-b.flac"
+[ -s "$dir/ringtone.wav" ] || gst audiotestsrc wave=sine freq=880 volume=0.3 num-buffers=100 ! audioconvert ! wavenc ! filesink location="$dir/ringtone.wav"
+echo "sample media in $dir"
