@@ -28,6 +28,8 @@ final class Output: @unchecked Sendable {
     private let queue: DispatchQueue
 
     private let lock = NSLock()
+    /// Orders audio pushes: audio held until the first keyframe goes out before newer audio.
+    private let audioPush = NSLock()
     private var pipeline: Pipeline?
     private var bus: Bus?
     private var videoSrc: AppSrc?
@@ -127,12 +129,22 @@ final class Output: @unchecked Sendable {
         let becamePublishing = state == .connecting || state == .reconnecting
         if becamePublishing { state = .publishing }
         let audio = audioSrc
+        if !isVideo { audioPush.lock() }
         lock.unlock()
         if becamePublishing { onState(self, .publishing, nil) }
-        src.push(sample: Sample(buffer: buffer.shifted(by: segmentOffset + base), caps: sample.caps))
-        for held in backlog {
-            guard let b = held.buffer, let raw = b.pts, let t = held.runningTime, raw >= t, t >= base else { continue }
-            audio?.push(sample: Sample(buffer: b.shifted(by: raw - t + base), caps: held.caps))
+        if isVideo {
+            src.push(sample: Sample(buffer: buffer.shifted(by: segmentOffset + base), caps: sample.caps))
+            guard !backlog.isEmpty else { return }
+            // The held audio goes out before any newer audio (audioPush orders them).
+            audioPush.lock()
+            for held in backlog {
+                guard let b = held.buffer, let raw = b.pts, let t = held.runningTime, raw >= t, t >= base else { continue }
+                audio?.push(sample: Sample(buffer: b.shifted(by: raw - t + base), caps: held.caps))
+            }
+            audioPush.unlock()
+        } else {
+            src.push(sample: Sample(buffer: buffer.shifted(by: segmentOffset + base), caps: sample.caps))
+            audioPush.unlock()
         }
     }
 
@@ -203,6 +215,10 @@ final class Output: @unchecked Sendable {
             v?.endOfStream()
             a?.endOfStream()
             _ = eos.wait(timeout: .now() + timeout)
+            if case .srt = target {
+                // SRT live mode drops what is still unsent when the socket closes: let it drain.
+                Thread.sleep(forTimeInterval: 1.0)
+            }
         }
         queue.sync { teardown() }
         lock.lock()
