@@ -144,7 +144,8 @@ public final class Broadcast: @unchecked Sendable {
             self.publisher = publisher
             try publisher.start()
             for player in players { player.start() }
-            if realtime { waitForPlayers(timeout: 5) }
+            // Local files are ready in milliseconds; a slow source starts on the slate instead.
+            if realtime { waitForPlayers(timeout: 1) }
             var monitor: Monitor? = nil
             if preset.monitor {
                 if realtime { monitor = try? Monitor(format: format, log: log) }
