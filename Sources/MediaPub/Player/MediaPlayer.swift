@@ -337,8 +337,12 @@ public final class MediaPlayer: @unchecked Sendable {
     /// The current item cannot be played: skip it (a playlist) or fail (a single source).
     private func itemFailed(source: String, message: String) {
         lock.lock(); defer { lock.unlock() }
-        let text = "\(SecretMask.mask(url: source)): \(message)"
         let isNetwork = source.lowercased().hasPrefix("http://") || source.lowercased().hasPrefix("https://")
+        // GStreamer's generic streaming error says nothing a user can act on.
+        let reason = message.hasPrefix("Internal data stream error")
+            ? (isNetwork ? "cannot read from the server (connection refused, failed or dropped)" : "cannot be read")
+            : message
+        let text = "\(SecretMask.mask(url: source)): \(reason)"
         if isNetwork, !MediaPlayer.isPermanent(message), retries < maxRetries, state != .stopped {
             // A network source that fails is retried (1 s, 2 s, 4 s) before it is skipped.
             retries += 1
