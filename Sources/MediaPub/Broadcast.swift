@@ -8,6 +8,8 @@ public struct RunOptions: Sendable {
     public var duration: TimeInterval?
     /// nil: realtime when any network output exists.
     public var realtime: Bool?
+    /// The control socket's path; nil: no control socket.
+    public var controlPath: String?
     public init() {}
 }
 
@@ -69,6 +71,54 @@ public final class Broadcast: @unchecked Sendable {
 
     public func player(_ id: String) -> MediaPlayer? { players.first { $0.id == id } }
 
+    private var runState = "starting"
+
+    /// The `status` of SPEC §6.
+    public func status() -> [String: Any] {
+        lock.lock(); let state = runState; let publisher = self.publisher; lock.unlock()
+        func orNull(_ v: Any?) -> Any { v ?? NSNull() }
+        let playerList: [[String: Any]] = players.map { p in
+            let s = p.settings, tags = p.nowPlaying
+            return ["id": p.id, "state": p.currentState.rawValue, "source": SecretMask.mask(url: p.currentSource),
+                    "index": p.currentIndex, "position_ms": p.positionMs, "duration_ms": orNull(p.durationMs),
+                    "speed": s.speed, "pitch": s.pitch, "publish_volume": s.publishVolume, "play_volume": s.playVolume,
+                    "aux": s.aux, "repeat": s.repeat, "mute_local": s.muteLocal,
+                    "now_playing": ["title": orNull(tags.title), "artist": orNull(tags.artist), "album": orNull(tags.album)]]
+        }
+        let outputList: [[String: Any]] = (publisher?.outputs ?? []).map { o in
+            let st = o.status
+            var entry: [String: Any] = ["url": st.url, "state": st.state.rawValue, "bytes_sent": st.bytesSent,
+                                        "bitrate_kbps": st.bitrateKbps, "reconnects": st.reconnects]
+            if let error = st.error { entry["error"] = error }
+            return entry
+        }
+        return ["name": preset.name, "state": state, "uptime_ms": Int(Date().timeIntervalSince(started) * 1000),
+                "publishing": publishing, "output_time_ms": Int((capture?.outputSeconds ?? 0) * 1000),
+                "players": playerList, "outputs": outputList]
+    }
+
+    /// Retries an output now: by index, by masked URL, or all when nil.
+    public func reconnect(output: String?) throws {
+        guard let outputs = publisher?.outputs else { throw MediaPubError.usage("reconnect: not running yet") }
+        let chosen: [Output]
+        if let output {
+            if let index = Int(output), outputs.indices.contains(index) { chosen = [outputs[index]] }
+            else { chosen = outputs.filter { $0.maskedURL == output } }
+            guard !chosen.isEmpty else { throw MediaPubError.usage("reconnect: no output \(output) (0..\(outputs.count - 1) or a masked URL)") }
+        } else {
+            chosen = outputs.filter { $0.target.isNetwork }
+        }
+        if let file = chosen.first(where: { !$0.target.isNetwork }) {
+            throw MediaPubError.usage("reconnect: \(file.maskedURL) is a recording; only network outputs reconnect")
+        }
+        for o in chosen { o.reconnectNow() }
+    }
+
+    private func setRunState(_ state: String) {
+        lock.lock(); runState = state; lock.unlock()
+        events.emit("run.state", ["state": state, "name": preset.name])
+    }
+
     private var scheduled: [(at: Double, action: (Broadcast) -> Void)] = []
 
     /// Runs `action` on the timeline when the output reaches `seconds`: exact in
@@ -126,7 +176,20 @@ public final class Broadcast: @unchecked Sendable {
 
     /// Runs to the end; returns the exit code and why it stopped.
     public func run() -> RunResult {
-        events.emit("run.state", ["state": "starting", "name": preset.name])
+        setRunState("starting")
+        var control: ControlServer? = nil
+        if let path = options.controlPath {
+            do {
+                control = try ControlServer(path: path) { [weak self] request in
+                    guard let self else { return ["ok": false, "error": "stopping"] }
+                    return ControlCommands.handle(request, broadcast: self)
+                }
+                log.info("control socket \(path)")
+            } catch {
+                log.warn("\(error); running without a control socket")
+            }
+        }
+        defer { control?.stop() }
         let stopAfter = options.duration ?? preset.stop.after
         do {
             var slate: Buffer? = nil
@@ -165,11 +228,11 @@ public final class Broadcast: @unchecked Sendable {
             for output in publisher.outputs { log.info("output \(output.maskedURL)") }
             log.info("running \(preset.name): \(realtime ? "realtime" : "as fast as possible")"
                 + (stopAfter.map { " for \(MediaTime.formatDuration($0))" } ?? ""))
-            events.emit("run.state", ["state": "running", "name": preset.name])
+            setRunState("running")
             let progress = startProgressLine(capture: capture, publisher: publisher)
             let reason = capture.run()
             progress.cancel()
-            events.emit("run.state", ["state": "stopping", "name": preset.name])
+            setRunState("stopping")
             publisher.finish()
             for player in players { player.stop() }
             ringtone?.stop()

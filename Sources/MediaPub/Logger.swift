@@ -39,7 +39,7 @@ public final class Logger: @unchecked Sendable {
             line = "mediapub: \(level == .info ? "" : level.name + ": ")\(text)"
         case .json:
             let object: [String: Any] = ["ts": Events.timestamp(), "level": level.name, "msg": text]
-            line = (try? String(data: JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), encoding: .utf8)) ?? text
+            line = (try? String(data: JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), encoding: .utf8)) ?? text
         }
         lock.lock(); write(line); lock.unlock()
     }

@@ -9,7 +9,10 @@ usage:
   mediapub --preset FILE [RUN OPTIONS]   run a broadcast (also: mediapub run FILE)
   mediapub validate FILE [--set K=V]     check a preset, print the resolved preset, exit 0 or 2
   mediapub probe SOURCE                  print duration, streams and tags of a source as JSON
-  mediapub ctl [--socket PATH] CMD ...   send a control command to a running instance
+  mediapub ctl [--socket PATH] CMD ...   send a control command to a running instance:
+      status | publish on|off | pause|resume|stop|start [PLAYER] | next|prev [PLAYER]
+      seek PLAYER 90s | volume PLAYER 40 | speed PLAYER 1.5 | pitch PLAYER -3 | repeat PLAYER on|off
+      load PLAYER SOURCE | reconnect [OUTPUT] | quit
   mediapub --version | --help
 
 run options:
@@ -18,6 +21,7 @@ run options:
   --set KEY=VALUE       override a preset field: video.bitrate=3000k, players.music.publish_volume=40
   --realtime / --no-realtime
   --events PATH         also write JSON-lines events to PATH (- for stdout)
+  --control PATH        control socket (default $XDG_RUNTIME_DIR/mediapub/NAME.sock, else /tmp/mediapub-NAME.sock)
   --log-format text|json, --log-level error|warn|info|debug
 """
 
@@ -35,6 +39,7 @@ struct Arguments {
     var events: [String] = []
     var logFormat = Logger.Format.text
     var logLevel = LogLevel.info
+    var control: String?
 }
 
 func parse(_ argv: [String]) -> Arguments {
@@ -48,6 +53,15 @@ func parse(_ argv: [String]) -> Arguments {
     if let first = argv.first, ["run", "validate", "probe", "ctl"].contains(first) {
         args.command = first
         i = 1
+    }
+    if args.command == "ctl" {
+        // Everything after the options is the command and its arguments, as given.
+        while i < argv.count {
+            if argv[i] == "--socket" || argv[i] == "--control" { args.control = value(argv[i]); i += 1; continue }
+            if argv[i] == "--help" || argv[i] == "-h" { print(usage); exit(0) }
+            args.positional.append(argv[i]); i += 1
+        }
+        return args
     }
     while i < argv.count {
         let arg = argv[i]
@@ -75,7 +89,8 @@ func parse(_ argv: [String]) -> Arguments {
             let text = value(arg)
             guard let l = LogLevel(name: text) else { fail("--log-level \(text): expected error, warn, info or debug") }
             args.logLevel = l
-        case "--control", "--lock", "--metrics", "--socket":
+        case "--control", "--socket": args.control = value(arg)
+        case "--lock", "--metrics":
             _ = value(arg)
             fail("\(arg) is not available in this version")
         default:
@@ -112,7 +127,7 @@ case "probe":
         let resolved = source.contains("://") || source.hasPrefix("testsrc:") || source.hasPrefix("/")
             ? source : FileManager.default.currentDirectoryPath + "/" + source
         let info = try Probe.run(source: resolved)
-        let data = try JSONSerialization.data(withJSONObject: info, options: [.prettyPrinted, .sortedKeys])
+        let data = try JSONSerialization.data(withJSONObject: info, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(data: data, encoding: .utf8)!)
         exit(0)
     } catch {
@@ -120,20 +135,49 @@ case "probe":
     }
 
 case "ctl":
-    fail("ctl: the control socket is not available in this version")
+    guard !args.positional.isEmpty else { fail("ctl needs a command (status, publish on|off, pause, seek PLAYER 90s, quit, ...)\n\(usage)") }
+    let path: String
+    if let given = args.control {
+        path = given
+    } else {
+        // One instance running: its socket. Several: name one with --socket.
+        let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { $0 + "/mediapub" }
+        let candidates: [String]
+        if let folder {
+            candidates = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".sock") }.map { folder + "/" + $0 }
+        } else {
+            candidates = ((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [])
+                .filter { $0.hasPrefix("mediapub-") && $0.hasSuffix(".sock") }.map { "/tmp/" + $0 }
+        }
+        guard candidates.count == 1 else {
+            fail(candidates.isEmpty ? "ctl: no running instance found; give --socket PATH"
+                 : "ctl: several instances (\(candidates.joined(separator: ", "))); give --socket PATH")
+        }
+        path = candidates[0]
+    }
+    do {
+        let reply = try ControlServer.send(args.positional, to: path)
+        let data = try JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys, .withoutEscapingSlashes])
+        print(String(decoding: data, as: UTF8.self))
+        exit((reply["ok"] as? Bool) == true ? 0 : 1)
+    } catch {
+        fail("ctl: \(error)", code: 1)
+    }
 
 default:
     guard let file = args.presetFile ?? args.positional.first else { fail("no preset: use --preset FILE\n\(usage)") }
     if args.positional.count > (args.presetFile == nil ? 1 : 0) { fail("unexpected argument \(args.positional.last!)\n\(usage)") }
     let preset = loadPreset(file, overrides: args.overrides)
     let log = Logger(level: args.logLevel, format: args.logFormat)
+    var options = args.options
+    options.controlPath = args.control ?? ControlServer.defaultPath(name: preset.name)
     let events = Events()
     for path in args.events {
         do { try events.addDestination(path: path) } catch { fail("\(error)") }
     }
     let broadcast: Broadcast
     do {
-        broadcast = try Broadcast(preset: preset, options: args.options, log: log, events: events)
+        broadcast = try Broadcast(preset: preset, options: options, log: log, events: events)
     } catch {
         fail("\(error)")
     }

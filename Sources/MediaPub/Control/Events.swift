@@ -32,7 +32,7 @@ public final class Events: @unchecked Sendable {
         var object = fields
         object["ts"] = Events.timestamp()
         object["event"] = event
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         lock.lock()
         for handle in handles { handle.write(data + Data("\n".utf8)) }
         let listeners = self.listeners

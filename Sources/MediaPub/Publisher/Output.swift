@@ -12,6 +12,7 @@ public struct OutputStatus: Sendable {
     public var state: OutputState
     public var bytesSent: UInt64
     public var reconnects: Int
+    public var bitrateKbps: Int
     public var error: String?
 }
 
@@ -45,6 +46,8 @@ final class Output: @unchecked Sendable {
     private var firstFailure: Date?
     private var connectedAt = Date()
     private var openedAt = Date()
+    private var rateMark: (at: Date, bytes: UInt64) = (Date(), 0)
+    private var rateKbps = 0
     private var backoff: TimeInterval
     private var finishing = false
     private var eos = DispatchSemaphore(value: 0)
@@ -63,7 +66,14 @@ final class Output: @unchecked Sendable {
 
     var status: OutputStatus {
         lock.lock(); defer { lock.unlock() }
-        return OutputStatus(url: maskedURL, state: state, bytesSent: bytes, reconnects: reconnects, error: lastError)
+        // Bitrate over the last few seconds.
+        let now = Date()
+        if now.timeIntervalSince(rateMark.at) >= 2 {
+            rateKbps = Int(Double(bytes - rateMark.bytes) * 8 / now.timeIntervalSince(rateMark.at) / 1000)
+            rateMark = (now, bytes)
+        }
+        return OutputStatus(url: maskedURL, state: state, bytesSent: bytes, reconnects: reconnects,
+                            bitrateKbps: state == .publishing ? rateKbps : 0, error: lastError)
     }
 
     /// Opens the output: files at once (nothing of the recording may be lost),

@@ -1,0 +1,100 @@
+import Foundation
+
+/// What each control command does to a running broadcast (SPEC §6). A bad
+/// command gets `{"ok":false,"error":"..."}` and changes nothing.
+enum ControlCommands {
+    struct Failure: Error { let message: String }
+
+    static func handle(_ request: [String: Any], broadcast: Broadcast) -> [String: Any] {
+        let words: [String]
+        if let list = request["command"] as? [Any] {
+            words = list.map { "\($0)" }
+        } else if let name = request["command"] as? String {
+            words = [name] + ((request["args"] as? [Any]) ?? []).map { "\($0)" }
+        } else {
+            return ["ok": false, "error": "missing \"command\" (e.g. {\"command\":[\"status\"]})"]
+        }
+        do {
+            return try run(words, broadcast: broadcast)
+        } catch let failure as Failure {
+            return ["ok": false, "error": failure.message]
+        } catch {
+            return ["ok": false, "error": "\(error)"]
+        }
+    }
+
+    private static func run(_ words: [String], broadcast b: Broadcast) throws -> [String: Any] {
+        guard let name = words.first else { throw Failure(message: "empty command") }
+        let args = Array(words.dropFirst())
+        func player(_ index: Int) throws -> MediaPlayer {
+            guard index < args.count else { throw Failure(message: "\(name): which player? (\(b.players.map(\.id).joined(separator: ", ")))") }
+            guard let p = b.player(args[index]) else { throw Failure(message: "\(name): no player \"\(args[index])\"") }
+            return p
+        }
+        func players() throws -> [MediaPlayer] { args.isEmpty ? b.players : [try player(0)] }
+        func number(_ index: Int, _ what: String) throws -> Double {
+            guard index < args.count, let value = Double(args[index]) else { throw Failure(message: "\(name): \(what) must be a number") }
+            return value
+        }
+        func onOff(_ index: Int) throws -> Bool {
+            guard index < args.count else { throw Failure(message: "\(name): on or off?") }
+            switch args[index].lowercased() {
+            case "on", "true", "yes", "1": return true
+            case "off", "false", "no", "0": return false
+            default: throw Failure(message: "\(name): expected on or off, got \(args[index])")
+            }
+        }
+        let ok: [String: Any] = ["ok": true]
+        switch name {
+        case "status":
+            return ["ok": true, "status": b.status()]
+        case "publish":
+            b.publishing = try onOff(0)
+            return ok
+        case "pause": for p in try players() { p.pause() }; return ok
+        case "resume": for p in try players() { p.resume() }; return ok
+        case "stop": for p in try players() { p.stop() }; return ok
+        case "start": for p in try players() { p.start() }; return ok
+        case "next": for p in try players() { p.next() }; return ok
+        case "prev": for p in try players() { p.previous() }; return ok
+        case "seek":
+            let p = try player(0)
+            guard args.count > 1, let seconds = MediaTime.parseDuration(args[1]) else { throw Failure(message: "seek: expected a position such as 90s or 1:30") }
+            guard p.seek(toMs: Int(seconds * 1000)) else { throw Failure(message: "seek: \(p.id) cannot seek now (state \(p.currentState.rawValue))") }
+            return ["ok": true, "position_ms": Int(seconds * 1000)]
+        case "volume":
+            let p = try player(0)
+            let v = try number(1, "volume")
+            guard PlayerConfig.volumeRange.contains(Int(v)) else { throw Failure(message: "volume: \(args[1]) is out of range 0..200") }
+            p.setPublishVolume(Int(v))
+            return ok
+        case "speed":
+            let p = try player(0)
+            do { try p.setSpeed(try number(1, "speed")) } catch let e as MediaPubError { throw Failure(message: "\(e)") }
+            return ok
+        case "pitch":
+            let p = try player(0)
+            do { try p.setPitch(try number(1, "pitch")) } catch let e as MediaPubError { throw Failure(message: "\(e)") }
+            return ok
+        case "repeat":
+            let p = try player(0)
+            p.setRepeat(try onOff(1))
+            return ok
+        case "load":
+            let p = try player(0)
+            guard args.count > 1 else { throw Failure(message: "load: which source?") }
+            let source = PathResolution.resolveSource(args[1], base: b.preset.baseDirectory)
+            do { _ = try SourceSpec(source) } catch { throw Failure(message: "load: \(error)") }
+            p.load(source: source)
+            return ok
+        case "reconnect":
+            try b.reconnect(output: args.first)
+            return ok
+        case "quit":
+            b.requestStop()
+            return ok
+        default:
+            throw Failure(message: "unknown command \"\(name)\" (status, publish, pause, resume, stop, start, next, prev, seek, volume, speed, pitch, repeat, load, reconnect, quit)")
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed system call: the call's name and errno's text.
+struct SystemError: Error, CustomStringConvertible {
+    let call: String
+    let code: Int32
+    var description: String { "\(call): \(String(cString: strerror(code)))" }
+}
+
+/// Every system call of the control socket goes through here: -1 becomes a thrown error.
+@discardableResult
+func syscall(_ name: String, _ body: () -> Int32) throws -> Int32 {
+    while true {
+        let result = body()
+        if result >= 0 { return result }
+        if errno == EINTR { continue }
+        throw SystemError(call: name, code: errno)
+    }
+}
+
+/// A connected or listening Unix stream socket; owns its descriptor.
+final class UnixSocket {
+    let fd: Int32
+
+    private init(fd: Int32) { self.fd = fd }
+    deinit { close(fd) }
+
+    private static func address(_ path: String) throws -> sockaddr_un {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            throw MediaPubError.usage("control socket path too long: \(path)")
+        }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return addr
+    }
+
+    /// Listens at `path` (mode 0600), replacing a stale socket file.
+    static func listen(at path: String) throws -> UnixSocket {
+        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) }
+        let sock = UnixSocket(fd: fd)
+        var addr = try address(path)
+        unlink(path)
+        let oldMask = umask(0o177)
+        defer { umask(oldMask) }
+        try withUnsafePointer(to: &addr) { p in
+            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                try syscall("bind \(path)") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        }
+        chmod(path, 0o600)
+        try syscall("listen") { Glibc.listen(fd, 16) }
+        return sock
+    }
+
+    static func connect(to path: String) throws -> UnixSocket {
+        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) }
+        let sock = UnixSocket(fd: fd)
+        var addr = try address(path)
+        try withUnsafePointer(to: &addr) { p in
+            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                try syscall("connect \(path)") { Glibc.connect(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        }
+        return sock
+    }
+
+    func accept() throws -> UnixSocket {
+        UnixSocket(fd: try syscall("accept") { Glibc.accept(fd, nil, nil) })
+    }
+
+    /// Waits up to `timeout` seconds for something to read (or a connection).
+    func readable(timeout: Double) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, Int32(timeout * 1000)) > 0
+    }
+
+    func write(_ text: String) throws {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = try bytes.withUnsafeBytes { raw in
+                try syscall("write") { Int32(send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))) }
+            }
+            bytes = bytes.dropFirst(Int(n))
+        }
+    }
+
+    /// Reads lines until the peer closes; calls `body` for each.
+    func readLines(_ body: (String) throws -> Void) throws {
+        var pending = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { raw in
+                try syscall("read") { Int32(recv(fd, raw.baseAddress, raw.count, 0)) }
+            }
+            if n == 0 { return }
+            pending += chunk[0..<Int(n)]
+            while let newline = pending.firstIndex(of: 10) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                try body(line)
+            }
+            if pending.count > 1 << 20 { throw MediaPubError.usage("control: line too long") }
+        }
+    }
+}
