@@ -1,0 +1,79 @@
+// The control socket and `mediapub ctl` (SPEC §6), driven from outside like a user would.
+
+import Foundation
+import XCTest
+
+final class ControlSocketTests: XCTestCase {
+
+    private func ctl(_ socket: String, _ words: [String]) throws -> (status: Int32, reply: [String: Any]) {
+        let r = try CLI.run(["ctl", "--socket", socket] + words, timeout: 20)
+        let reply = (try? JSONSerialization.jsonObject(with: r.stdoutData)) as? [String: Any]
+        return (r.status, try XCTUnwrap(reply, r.summary("ctl \(words)")))
+    }
+
+    func testStatusCommandsAndQuitOverTheSocket() throws {
+        let dir = try makeTempDir()
+        let socket = dir.appendingPathComponent("c.sock").path
+        let out = dir.appendingPathComponent("rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(name: "ctltest", source: E2EPreset.testsrc, outputs: ["file://\(out.path)"]))
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "60s", "--control", socket, "--events", events.path])
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: socket) }, "socket appears")
+        let mode = try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600, "socket mode")
+        Thread.sleep(forTimeInterval: 1.5)
+
+        let status = try ctl(socket, ["status"])
+        XCTAssertEqual(status.status, 0)
+        let body = try XCTUnwrap(status.reply["status"] as? [String: Any])
+        XCTAssertEqual(body["name"] as? String, "ctltest")
+        XCTAssertEqual(body["state"] as? String, "running")
+        XCTAssertEqual(body["publishing"] as? Bool, true)
+        XCTAssertGreaterThan(body["uptime_ms"] as? Int ?? 0, 0)
+        let player = try XCTUnwrap((body["players"] as? [[String: Any]])?.first)
+        for key in ["id", "state", "source", "index", "position_ms", "duration_ms", "speed", "pitch",
+                    "publish_volume", "play_volume", "aux", "repeat", "now_playing"] {
+            XCTAssertNotNil(player[key], "player status has \(key): \(player)")
+        }
+        XCTAssertEqual(player["state"] as? String, "playing")
+        let output = try XCTUnwrap((body["outputs"] as? [[String: Any]])?.first)
+        for key in ["url", "state", "bytes_sent", "bitrate_kbps", "reconnects"] {
+            XCTAssertNotNil(output[key], "output status has \(key): \(output)")
+        }
+        XCTAssertGreaterThan(output["bytes_sent"] as? Int ?? 0, 0)
+
+        // A bad command is refused and changes nothing.
+        let bad = try ctl(socket, ["volume", "main", "900"])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertEqual(bad.reply["ok"] as? Bool, false)
+        XCTAssertTrue((bad.reply["error"] as? String ?? "").contains("900"), "\(bad.reply)")
+        let unknown = try ctl(socket, ["nosuch"])
+        XCTAssertEqual(unknown.reply["ok"] as? Bool, false)
+        let noPlayer = try ctl(socket, ["pause", "ghost"])
+        XCTAssertTrue((noPlayer.reply["error"] as? String ?? "").contains("ghost"), "\(noPlayer.reply)")
+        let after = try XCTUnwrap(try ctl(socket, ["status"]).reply["status"] as? [String: Any])
+        let afterPlayer = try XCTUnwrap((after["players"] as? [[String: Any]])?.first)
+        XCTAssertEqual(afterPlayer["publish_volume"] as? Int, 100, "unchanged by the refused command")
+
+        XCTAssertEqual(try ctl(socket, ["publish", "off"]).status, 0)
+        XCTAssertEqual(try ctl(socket, ["volume", "main", "40"]).status, 0)
+        let changed = try XCTUnwrap(try ctl(socket, ["status"]).reply["status"] as? [String: Any])
+        XCTAssertEqual(changed["publishing"] as? Bool, false)
+        XCTAssertEqual((changed["players"] as? [[String: Any]])?.first?["publish_volume"] as? Int, 40)
+
+        XCTAssertEqual(try ctl(socket, ["quit"]).status, 0)
+        XCTAssertTrue(run.waitForExit(timeout: 20), "quit stops the run")
+        let r = run.result()
+        XCTAssertEqual(r.status, 0, r.summary("mediapub after quit"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: socket), "socket removed at exit")
+        let lines = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
+        XCTAssertTrue(lines.contains { $0.contains("\"event\":\"publishing\"") && $0.contains("\"publishing\":false") }, "publishing event")
+        try assertDecodesCleanly(out.path)
+    }
+
+    func testCtlWithoutARunningInstanceFailsClearly() throws {
+        let r = try CLI.run(["ctl", "--socket", "/tmp/no-such-mediapub-\(UUID().uuidString).sock", "status"], timeout: 10)
+        XCTAssertEqual(r.status, 1, r.summary("ctl"))
+        XCTAssertTrue(r.stderr.contains("no-such-mediapub"), r.stderr)
+    }
+}
