@@ -230,6 +230,10 @@ public final class MediaPlayer: @unchecked Sendable {
 
     /// Called with the lock held.
     private func replacePlaylist(_ list: Playlist) {
+        // Changing the resource is stop, load, start: each one a state change.
+        closeSessions()
+        frozenFrame = nil
+        setState(.stopped)
         playlist = list
         failuresInARow = 0
         openCurrent()
