@@ -29,5 +29,9 @@ test: test-deps build media
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
+# Throughput and peak memory of the whole chain (release build), never part of make test.
+bench: deps media
+	@bash scripts/bench.sh
+
 clean:
 	rm -rf .build out presets/media
