@@ -28,12 +28,12 @@ final class Buffer: @unchecked Sendable {
         return copy
     }
 
-    /// A shallow copy with PTS and DTS moved back by `offset`.
-    func shifted(by offset: UInt) -> Buffer {
+    /// A shallow copy with PTS and DTS moved back by `offset` (forward when negative), never below zero.
+    func shifted(by offset: Int) -> Buffer {
         let copy = Buffer(owning: cshim_buffer_copy(raw))
         for (get, set) in [(cshim_buffer_pts, cshim_buffer_set_pts), (cshim_buffer_dts, cshim_buffer_set_dts)] {
             let t = UInt(get(raw))
-            if t != GStreamer.none { set(copy.raw, GstClockTime(t >= offset ? t - offset : 0)) }
+            if t != GStreamer.none { set(copy.raw, GstClockTime(UInt(max(0, Int(t) - offset)))) }
         }
         return copy
     }

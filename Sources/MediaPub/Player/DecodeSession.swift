@@ -327,4 +327,27 @@ final class DecodeSession: @unchecked Sendable {
         }
         return lastVideo
     }
+
+    /// Once the audio has run out: whether the picture ends with it (nothing
+    /// beyond `slack` past the playhead). Frames within the slack are passed
+    /// over; a picture that goes on longer plays out on its own.
+    func videoEndsWithAudio(slack: UInt, wait: Double) -> Bool {
+        lock.lock(); let sink = videoSink; lock.unlock()
+        guard let sink else { return true }
+        while true {
+            if nextVideo == nil {
+                if videoDone { return true }
+                guard let sample = sink.tryPull(timeout: wait) else {
+                    guard sink.isEOS else { return false }
+                    lock.lock(); videoDone = true; lock.unlock()
+                    return true
+                }
+                nextVideo = sample
+            }
+            guard let time = nextVideo?.runningTime else { nextVideo = nil; continue }
+            if time > playhead + slack { return false }
+            lastVideo = nextVideo?.buffer
+            nextVideo = nil
+        }
+    }
 }

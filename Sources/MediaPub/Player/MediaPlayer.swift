@@ -465,9 +465,20 @@ public final class MediaPlayer: @unchecked Sendable {
                 // No audio (left): the picture's clock is the timeline's.
                 session.advance(by: tick)
             }
-            if filled < frames || !session.hasAudio, session.isDrained {
+            // Audio is the item's clock: when it runs out the item is over (a picture
+            // that goes on longer plays out first), and the next one fills the same tick.
+            let over = session.hasAudio
+                ? session.audioExhausted && session.videoEndsWithAudio(slack: 100_000_000, wait: wait)
+                : session.isDrained
+            if filled < frames || !session.hasAudio, over {
                 hops += 1
-                guard advanceAfterEnd(), state == .playing else { break }
+                guard advanceAfterEnd() else { break }
+                if state == .loading && wait > 0 {
+                    // Not preloaded in time: when not paced by the clock, wait rather than leave a gap.
+                    let deadline = Date().addingTimeInterval(wait)
+                    while state == .loading && lock.wait(until: deadline) {}
+                }
+                guard state == .playing else { break }
                 if !session.hasAudio { break }
                 continue
             }

@@ -47,6 +47,9 @@ final class Encoder: @unchecked Sendable {
         return "openh264enc bitrate=\(video.bitrate) gop-size=\(keyframes) rate-control=bitrate"
     }
 
+    /// The encoder delay of AAC-LC (FFmpeg's and VisualOn's encoders alike).
+    static let aacPrimingSamples = 1024
+
     static func audioEncoder(_ audio: AudioConfig) throws -> String {
         if GStreamer.hasElement("avenc_aac") { return "avenc_aac bitrate=\(audio.bitrate)" }
         if GStreamer.hasElement("voaacenc") { return "voaacenc bitrate=\(audio.bitrate)" }

@@ -24,6 +24,9 @@ final class Output: @unchecked Sendable {
     let maskedURL: String
     let target: OutputTarget
     private let hasVideo: Bool
+    /// AAC encoders prime with 1024 samples: the first decoded sound is that late, so
+    /// pictures are stamped as late too and stay in sync in every player.
+    private let videoDelay: Int
     private let reconnect: ReconnectConfig
     private let onState: (Output, OutputState, String?) -> Void
     private let queue: DispatchQueue
@@ -52,12 +55,13 @@ final class Output: @unchecked Sendable {
     private var finishing = false
     private var eos = DispatchSemaphore(value: 0)
 
-    init(url: String, hasVideo: Bool, reconnect: ReconnectConfig,
+    init(url: String, hasVideo: Bool, audioPriming: TimeInterval = 0, reconnect: ReconnectConfig,
          onState: @escaping (Output, OutputState, String?) -> Void) throws {
         self.url = url
         self.maskedURL = SecretMask.mask(url: url)
         self.target = try OutputTarget(url)
         self.hasVideo = hasVideo
+        self.videoDelay = Int(audioPriming * 1e9)
         self.reconnect = reconnect
         self.onState = onState
         self.backoff = reconnect.initial
@@ -157,15 +161,15 @@ final class Output: @unchecked Sendable {
         lock.unlock()
         if becamePublishing { onState(self, .publishing, nil) }
         if isVideo {
-            src.push(sample: Sample(buffer: buffer.shifted(by: segmentOffset + base), caps: sample.caps))
+            src.push(sample: Sample(buffer: buffer.shifted(by: Int(segmentOffset + base) - videoDelay), caps: sample.caps))
             guard !backlog.isEmpty else { return }
             for held in backlog {
                 guard let b = held.buffer, let raw = b.pts, let t = held.runningTime, raw >= t, t >= base else { continue }
-                audio?.push(sample: Sample(buffer: b.shifted(by: raw - t + base), caps: held.caps))
+                audio?.push(sample: Sample(buffer: b.shifted(by: Int(raw - t + base)), caps: held.caps))
             }
             audioPush.unlock()
         } else {
-            src.push(sample: Sample(buffer: buffer.shifted(by: segmentOffset + base), caps: sample.caps))
+            src.push(sample: Sample(buffer: buffer.shifted(by: Int(segmentOffset + base)), caps: sample.caps))
             audioPush.unlock()
         }
     }

@@ -17,7 +17,10 @@ final class Publisher: TimelineSink, @unchecked Sendable {
          reconnect: ReconnectConfig, log: Logger, onOutputState: @escaping (Output, OutputState, String?) -> Void) throws {
         self.log = log
         encoder = try Encoder(format: format, video: video, audio: audio)
-        outputs = try urls.map { try Output(url: $0, hasVideo: video != nil, reconnect: reconnect, onState: onOutputState) }
+        let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
+        outputs = try urls.map {
+            try Output(url: $0, hasVideo: video != nil, audioPriming: priming, reconnect: reconnect, onState: onOutputState)
+        }
     }
 
     func start() throws {
