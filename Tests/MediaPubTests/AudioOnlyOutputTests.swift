@@ -11,7 +11,7 @@ final class AudioOnlyOutputTests: XCTestCase {
         try TestMedia.makeColorVideo(in: dir, name: "src.mp4", seconds: 3, color: "red", freq: 440)
         for ext in ["mp4", "ts"] {
             let out = dir.appendingPathComponent("out.\(ext)")
-            let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "src.mp4", ["video: true"])],
+            let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "src.mp4")],
                                               output: out)
             let r = try runPreset(yaml, in: dir, name: "\(ext).yaml")
             XCTAssertEqual(r.status, 0, r.summary("mediapub audio-only \(ext)"))
