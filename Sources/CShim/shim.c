@@ -26,3 +26,13 @@ gchar *cshim_tag_list_get_string(const GstTagList *list, const char *tag) {
     if (list && gst_tag_list_get_string(list, tag, &value)) return value;
     return NULL;
 }
+
+CURLcode cshim_curl_setopt_long(CURL *curl, CURLoption option, long value) { return curl_easy_setopt(curl, option, value); }
+CURLcode cshim_curl_setopt_string(CURL *curl, CURLoption option, const char *value) { return curl_easy_setopt(curl, option, value); }
+CURLcode cshim_curl_setopt_pointer(CURL *curl, CURLoption option, void *value) { return curl_easy_setopt(curl, option, value); }
+CURLcode cshim_curl_setopt_write_function(CURL *curl, cshim_curl_write_fn fn) { return curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, fn); }
+long cshim_curl_response_code(CURL *curl) {
+    long code = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+    return code;
+}

@@ -67,6 +67,21 @@ public final class Broadcast: @unchecked Sendable {
         }
     }
 
+    public func player(_ id: String) -> MediaPlayer? { players.first { $0.id == id } }
+
+    private var scheduled: [(at: Double, action: (Broadcast) -> Void)] = []
+
+    /// Runs `action` on the timeline when the output reaches `seconds`: exact in
+    /// output time, whether the run is realtime or as fast as possible.
+    public func schedule(at seconds: Double, _ action: @escaping (Broadcast) -> Void) {
+        lock.lock(); defer { lock.unlock() }
+        if let capture {
+            capture.schedule(at: seconds) { [weak self] in if let self { action(self) } }
+        } else {
+            scheduled.append((seconds, action))
+        }
+    }
+
     /// Graceful stop: the timeline ends, outputs get EOS, files are finalised.
     public func requestStop() {
         lock.lock(); stopRequested = true; let capture = self.capture; lock.unlock()
@@ -86,6 +101,8 @@ public final class Broadcast: @unchecked Sendable {
             fields["tags"] = ["title": tags.title as Any? ?? NSNull(), "artist": tags.artist as Any? ?? NSNull(), "album": tags.album as Any? ?? NSNull()]
             log.info("player \(player.id): playing \(SecretMask.mask(url: source))")
             events.emit("player.track", fields)
+        case .progress(let position, let duration):
+            events.emit("player.progress", ["player": player.id, "position_ms": position, "duration_ms": duration as Any? ?? NSNull()])
         case .warning(let text):
             log.warn(text)
             events.emit("warning", ["message": text])
@@ -134,6 +151,8 @@ public final class Broadcast: @unchecked Sendable {
             lock.lock()
             self.capture = capture
             let stopEarly = stopRequested
+            for (at, action) in scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
+            scheduled = []
             lock.unlock()
             if stopEarly { capture.requestStop() }
             for output in publisher.outputs { log.info("output \(output.maskedURL)") }

@@ -5,6 +5,7 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
+#include <curl/curl.h>
 
 /* GstBuffer timing fields (GST_BUFFER_PTS and friends). */
 static inline GstClockTime cshim_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
@@ -14,6 +15,7 @@ static inline void cshim_buffer_set_pts(GstBuffer *b, GstClockTime t) { GST_BUFF
 static inline void cshim_buffer_set_dts(GstBuffer *b, GstClockTime t) { GST_BUFFER_DTS(b) = t; }
 static inline void cshim_buffer_set_duration(GstBuffer *b, GstClockTime t) { GST_BUFFER_DURATION(b) = t; }
 static inline gboolean cshim_buffer_is_delta(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DELTA_UNIT); }
+static inline void cshim_buffer_set_offset(GstBuffer *b, guint64 o) { GST_BUFFER_OFFSET(b) = o; }
 static inline void cshim_buffer_set_discont(GstBuffer *b) { GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline GstBuffer *cshim_buffer_copy(GstBuffer *b) { return gst_buffer_copy(b); }
 static inline GstBuffer *cshim_buffer_ref(GstBuffer *b) { return gst_buffer_ref(b); }
@@ -56,5 +58,13 @@ guint64 cshim_object_get_uint64(gpointer object, const char *name);
 
 /* A tag string (title/artist/album) or NULL; caller frees with g_free. */
 gchar *cshim_tag_list_get_string(const GstTagList *list, const char *tag);
+
+/* libcurl's variadic curl_easy_setopt, split by argument type. */
+typedef size_t (*cshim_curl_write_fn)(char *data, size_t size, size_t count, void *context);
+CURLcode cshim_curl_setopt_long(CURL *curl, CURLoption option, long value);
+CURLcode cshim_curl_setopt_string(CURL *curl, CURLoption option, const char *value);
+CURLcode cshim_curl_setopt_pointer(CURL *curl, CURLoption option, void *value);
+CURLcode cshim_curl_setopt_write_function(CURL *curl, cshim_curl_write_fn fn);
+long cshim_curl_response_code(CURL *curl);
 
 #endif

@@ -37,6 +37,7 @@ public final class Capture: @unchecked Sendable {
     private var ticks: UInt64 = 0
     private var audioFramesOut: UInt64 = 0
     private var ringtoneStarted = false
+    private var actions: [(tick: UInt64, run: () -> Void)] = []
 
     /// Ticks per second: the video frame rate, or 50 for an audio-only run.
     let tickRate: Int
@@ -59,6 +60,22 @@ public final class Capture: @unchecked Sendable {
     public var publishing: Bool {
         get { lock.lock(); defer { lock.unlock() }; return publishingFlag }
         set { lock.lock(); publishingFlag = newValue; lock.unlock() }
+    }
+
+    /// Runs `action` on the timeline thread before the tick at `seconds` of output.
+    func schedule(at seconds: Double, _ action: @escaping () -> Void) {
+        lock.lock()
+        actions.append((UInt64(max(0, (seconds * Double(tickRate)).rounded())), action))
+        actions.sort { $0.tick < $1.tick }
+        lock.unlock()
+    }
+
+    private func runActions(dueAt n: UInt64) {
+        lock.lock()
+        var due: [() -> Void] = []
+        while let first = actions.first, first.tick <= n { due.append(first.run); actions.removeFirst() }
+        lock.unlock()
+        for action in due { action() }
     }
 
     public func requestStop() { lock.lock(); stopRequested = true; lock.unlock() }
@@ -84,7 +101,8 @@ public final class Capture: @unchecked Sendable {
         while true {
             if shouldStop { reason = .requested; break }
             if let maxTicks, n >= maxTicks { reason = .duration; break }
-            if stopAtEnd, let end = contentEndReason() { reason = end; break }
+            runActions(dueAt: n)
+            if let end = contentEndReason(), stopAtEnd || end == .nothingPlayable { reason = end; break }
 
             let pts = time(ofTick: n)
             if realtime {
@@ -100,16 +118,23 @@ public final class Capture: @unchecked Sendable {
             let publishing = self.publishing
             var playerFrame: Buffer? = nil
             var auxSounding = false
+            var anyAudio = false
             for player in players {
                 let rendered = scratch.withUnsafeMutableBufferPointer { out -> MediaPlayer.Rendered in
                     out.baseAddress!.update(repeating: 0, count: frames * channels)
                     return player.render(frames: frames, tick: tick, into: out.baseAddress!, wait: waitBudget)
                 }
                 if player === videoPlayer { playerFrame = rendered.video }
+                if rendered.audioFrames > 0 { anyAudio = true }
                 if publishing, player.aux, rendered.audioFrames > 0 {
                     auxSounding = true
                     Mixer.add(scratch, into: &mix, count: frames * channels, gain: Float(player.publishVolume) / 100)
                 }
+            }
+            if stopAtEnd, !anyAudio, let end = contentEndReason() {
+                // The content ran out during this tick: end the timeline on the last real tick.
+                reason = end
+                break
             }
             let pictureMissing = videoPlayer == nil || playerFrame == nil
             if !publishing || (pictureMissing && !auxSounding) {

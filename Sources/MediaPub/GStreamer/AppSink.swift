@@ -41,25 +41,3 @@ final class AppSink: Element, @unchecked Sendable {
         }
     }
 }
-
-/// An appsrc the caller pushes buffers into.
-final class AppSrc: Element, @unchecked Sendable {
-    private var src: UnsafeMutablePointer<GstAppSrc> { cshim_as_appsrc(raw) }
-
-    @discardableResult
-    func push(_ buffer: Buffer) -> Bool {
-        // push_buffer takes a reference of its own.
-        gst_app_src_push_buffer(src, cshim_buffer_ref(buffer.raw)) == GST_FLOW_OK
-    }
-
-    @discardableResult
-    func push(sample: Sample) -> Bool {
-        gst_app_src_push_sample(src, sample.raw) == GST_FLOW_OK
-    }
-
-    func setCaps(_ caps: Caps) { gst_app_src_set_caps(src, caps.raw) }
-
-    func endOfStream() { _ = gst_app_src_end_of_stream(src) }
-
-    var queuedBytes: UInt64 { UInt64(gst_app_src_get_current_level_bytes(src)) }
-}

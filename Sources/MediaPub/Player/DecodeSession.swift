@@ -39,17 +39,39 @@ final class DecodeSession: @unchecked Sendable {
     /// Running time consumed so far on this session's own timeline (ns).
     private(set) var playhead: UInt = 0
 
+    /// Bytes to decode from memory: given (`load(data:)`), or fetched/read at load (`memory: true`).
+    enum Memory {
+        case none
+        case load
+        case data(Data)
+    }
+
+    private let memory: Memory
+    /// Media time (ms) at playhead 0: the start position, or the last seek target.
+    private(set) var mediaStartMs: Int
+    private(set) var rate: Double
+
     init(source: String, format: MediaFormat, wantsVideo: Bool, speed: Double = 1, pitch: Double = 0,
-         startAt: TimeInterval = 0, onEvent: @escaping (Event) -> Void) throws {
+         startAt: TimeInterval = 0, memory: Memory = .none, onEvent: @escaping (Event) -> Void) throws {
         self.source = source
         self.spec = try SourceSpec(source)
+        self.memory = memory
+        self.mediaStartMs = Int(startAt * 1000)
+        self.rate = speed
+        if case .testPattern = spec, case .none = memory {} else if case .testPattern = spec {
+            throw MediaPubError.badSource(source, "a test pattern cannot be loaded into memory")
+        }
         self.format = format
         self.wantsVideo = wantsVideo && format.video != nil
         self.speed = speed
         self.pitch = pitch
         self.startAt = startAt
         self.onEvent = onEvent
-        pipeline = try Pipeline(description: DecodeSession.describe(spec, format: format, wantsVideo: self.wantsVideo, pitch: pitch))
+        var inMemory = true
+        if case .none = memory { inMemory = false }
+        pipeline = try Pipeline(description: inMemory
+            ? "appsrc name=memsrc ! decodebin name=dec"
+            : DecodeSession.describe(spec, format: format, wantsVideo: self.wantsVideo, pitch: pitch))
         bus = pipeline.makeBus()
         switch spec {
         case .testPattern:
@@ -66,11 +88,14 @@ final class DecodeSession: @unchecked Sendable {
     // MARK: building
 
     static func audioBranch(format: MediaFormat, pitch: Double) -> String {
-        let pitchStage = pitch == 0 ? "" : "pitch pitch=\(pow(2.0, pitch / 12.0)) ! audioconvert ! "
+        let pitchStage = pitch == 0 ? "" : "pitch name=pitch pitch=\(pitchRatio(pitch)) ! audioconvert ! "
         return "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! audioconvert ! audioresample ! "
             + "scaletempo ! audioconvert ! \(pitchStage)audioresample ! \(format.audioCaps) ! "
             + "appsink name=asink sync=false max-buffers=16 enable-last-sample=false"
     }
+
+    /// Semitones to soundtouch's frequency ratio: n semitones → 2^(n/12).
+    static func pitchRatio(_ semitones: Double) -> Double { pow(2.0, semitones / 12.0) }
 
     static func videoBranch(format: MediaFormat, still: Bool) -> String {
         (still ? "imagefreeze ! " : "")
@@ -132,6 +157,28 @@ final class DecodeSession: @unchecked Sendable {
     }
 
     private func load() {
+        switch memory {
+        case .none: break
+        case .data(let data): serveFromMemory(data)
+        case .load:
+            do {
+                let data: Data
+                if let path = spec.localPath {
+                    guard let bytes = FileManager.default.contents(atPath: path) else {
+                        onEvent(.failed(FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"))
+                        return
+                    }
+                    data = bytes
+                } else if case .uri(let uri, _) = spec {
+                    data = try RemoteFetch().get(uri)
+                } else { data = Data() }
+                if isClosed { return }
+                serveFromMemory(data)
+            } catch {
+                if case MediaPubError.sourceFailed(_, let why) = error { onEvent(.failed(why)) } else { onEvent(.failed("\(error)")) }
+                return
+            }
+        }
         if pipeline.setState(GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
             return // the bus reports the error
         }
@@ -151,6 +198,11 @@ final class DecodeSession: @unchecked Sendable {
         let nothing = audioSink == nil && videoSink == nil
         lock.unlock()
         if nothing { onEvent(.failed("no audio or video stream")) } else { onEvent(.ready) }
+    }
+
+    private func serveFromMemory(_ data: Data) {
+        guard !data.isEmpty else { onEvent(.failed("empty resource")); return }
+        pipeline.appSrc(named: "memsrc")?.serve(data)
     }
 
     private var isClosed: Bool { lock.lock(); defer { lock.unlock() }; return closed }
@@ -177,8 +229,37 @@ final class DecodeSession: @unchecked Sendable {
 
     var duration: UInt? { pipeline.duration }
 
+    /// Media position (ms) of what has been consumed.
+    var positionMs: Int { mediaStartMs + Int(Double(playhead) / 1e6 * rate) }
+
+    /// A flushing seek (and new rate); the consumer's state starts over at the target.
+    func seek(toMs ms: Int, rate: Double) -> Bool {
+        guard pipeline.seek(to: UInt(max(0, ms)) * 1_000_000, rate: rate) else { return false }
+        pending = []
+        pendingOffset = 0
+        nextVideo = nil
+        playhead = 0
+        lock.lock(); audioDone = false; videoDone = false; lock.unlock()
+        mediaStartMs = max(0, ms)
+        self.rate = rate
+        return true
+    }
+
+    /// Changes the voice-changer pitch in place; false when this session has no pitch stage.
+    func setPitch(_ semitones: Double) -> Bool {
+        guard let element = pipeline.element(named: "pitch") else { return false }
+        element.set("pitch", double: DecodeSession.pitchRatio(semitones))
+        return true
+    }
+
     var hasAudio: Bool { lock.lock(); defer { lock.unlock() }; return audioSink != nil }
     var hasVideo: Bool { lock.lock(); defer { lock.unlock() }; return videoSink != nil }
+
+    /// The audio stream ended and every sample of it was consumed.
+    var audioExhausted: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return audioDone && pendingOffset >= pending.count
+    }
 
     /// Nothing more will come out: every stream reached its end and was consumed.
     var isDrained: Bool {

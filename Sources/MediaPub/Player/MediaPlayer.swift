@@ -4,6 +4,7 @@ import Foundation
 public enum PlayerEvent: Sendable {
     case state(PlayerState, error: String?)
     case track(index: Int, source: String, durationMs: Int?, tags: NowPlaying)
+    case progress(positionMs: Int, durationMs: Int?)
     case warning(String)
 }
 
@@ -30,6 +31,10 @@ public final class MediaPlayer: @unchecked Sendable {
     private var tags = NowPlaying()
     private var lastError: String?
     private var frozenFrame: Buffer?
+    /// Bytes given with `load(data:name:)`, decoded from memory.
+    private var memoryData: Data?
+    private var taps = FrameTaps()
+    private var lastProgressMs: Int?
     private var eventHandler: (PlayerEvent) -> Void
 
     public init(config: PlayerConfig, format: MediaFormat, feedsVideo: Bool,
@@ -70,8 +75,7 @@ public final class MediaPlayer: @unchecked Sendable {
     /// Position in the current item, in ms of media time.
     public var positionMs: Int {
         lock.lock(); defer { lock.unlock() }
-        guard let s = current else { return 0 }
-        return Int(Double(s.playhead) / 1e6 * config.speed + config.startAt * 1000)
+        return current?.positionMs ?? 0
     }
 
     public var durationMs: Int? {
@@ -130,6 +134,127 @@ public final class MediaPlayer: @unchecked Sendable {
 
     public func setAux(_ on: Bool) { lock.lock(); config.aux = on; lock.unlock() }
 
+    public func setPlayVolume(_ volume: Int) {
+        lock.lock(); config.playVolume = max(0, min(200, volume)); lock.unlock()
+    }
+
+    public func setMuteLocal(_ on: Bool) { lock.lock(); config.muteLocal = on; lock.unlock() }
+
+    public var progressInterval: TimeInterval {
+        get { lock.lock(); defer { lock.unlock() }; return config.progressInterval }
+        set { lock.lock(); config.progressInterval = max(0.1, newValue); lock.unlock() }
+    }
+
+    /// Repeat the current item (a single source loops; a playlist repeats its current item).
+    public func setRepeat(_ on: Bool) {
+        lock.lock(); defer { lock.unlock() }
+        config.repeat = on
+        playlist.mode = on ? .repeatOne : (config.playlist?.mode ?? .once)
+        dropUpcoming()
+    }
+
+    /// Seeks the current item to `ms` of media time; returns once the seek is done.
+    @discardableResult
+    public func seek(toMs ms: Int) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard ms >= 0 else { return false }
+        guard let session = current, currentReady else {
+            guard state == .loading || state == .paused else { return false }
+            reopenCurrent(atMs: ms)
+            return true
+        }
+        dropUpcoming()
+        let ok = session.seek(toMs: ms, rate: config.speed)
+        lastProgressMs = nil
+        return ok
+    }
+
+    /// Play speed 0.5...4.0 with the pitch kept (a rate seek through scaletempo).
+    public func setSpeed(_ speed: Double) throws {
+        guard PlayerConfig.speedRange.contains(speed) else {
+            throw MediaPubError.usage("speed \(speed) is out of range 0.5..4.0")
+        }
+        lock.lock(); defer { lock.unlock() }
+        config.speed = speed
+        dropUpcoming()
+        if let session = current, currentReady { _ = session.seek(toMs: session.positionMs, rate: speed) }
+    }
+
+    /// Voice changer: -12...12 semitones, 0 is off.
+    public func setPitch(_ semitones: Double) throws {
+        guard PlayerConfig.pitchRange.contains(semitones) else {
+            throw MediaPubError.usage("pitch \(semitones) is out of range -12..12")
+        }
+        lock.lock(); defer { lock.unlock() }
+        config.pitch = semitones
+        dropUpcoming()
+        if let session = current, currentReady, !session.setPitch(semitones) {
+            reopenCurrent(atMs: session.positionMs)
+        }
+    }
+
+    /// Replaces the resource: stop, load, start (SPEC §6 `load`).
+    public func load(source: String) {
+        lock.lock(); defer { lock.unlock() }
+        memoryData = nil
+        replacePlaylist(Playlist(source: source, repeat: config.repeat))
+    }
+
+    /// Decodes `data` from memory (`name` gives its kind by extension and names it in errors).
+    public func load(data: Data, name: String) {
+        lock.lock(); defer { lock.unlock() }
+        memoryData = data
+        replacePlaylist(Playlist(source: "memory:\(name)", repeat: config.repeat))
+    }
+
+    public func next() {
+        lock.lock(); defer { lock.unlock() }
+        guard playlist.items.count > 1 || config.repeat else { return }
+        if playlist.mode == .repeatOne || !playlist.advance() { playlist.jump(toItem: (playlist.index + 1) % playlist.items.count) }
+        failuresInARow = 0
+        openCurrent()
+    }
+
+    public func previous() {
+        lock.lock(); defer { lock.unlock() }
+        playlist.back()
+        failuresInARow = 0
+        openCurrent()
+    }
+
+    /// Called with the lock held.
+    private func replacePlaylist(_ list: Playlist) {
+        playlist = list
+        failuresInARow = 0
+        openCurrent()
+    }
+
+    /// Called with the lock held: the current item again, from `ms`.
+    private func reopenCurrent(atMs ms: Int) {
+        let resume = state
+        closeSessions()
+        currentReady = false
+        current = makeSession(playlist.current, startAt: Double(ms) / 1000)
+        current?.start()
+        setState(resume == .paused ? .paused : .loading)
+    }
+
+    private func dropUpcoming() {
+        upcoming?.close(); upcoming = nil; upcomingPosition = nil
+    }
+
+    // MARK: frame taps
+
+    /// Receives each audio frame the player hands the capture (PCM at the output's rate and channels).
+    public func addAudioTap(_ handler: @escaping (AudioFrame) -> Void) {
+        lock.lock(); taps.audio.append(handler); lock.unlock()
+    }
+
+    /// Receives each new decoded video frame, converted to `format`.
+    public func addVideoTap(format: VideoFrameFormat, _ handler: @escaping (VideoFrame) -> Void) {
+        lock.lock(); taps.video.append((format, handler)); lock.unlock()
+    }
+
     // MARK: items
 
     /// Called with the lock held: opens `playlist.current` as the current session.
@@ -144,8 +269,10 @@ public final class MediaPlayer: @unchecked Sendable {
     private func makeSession(_ source: String, startAt: TimeInterval) -> DecodeSession? {
         do {
             var session: DecodeSession?
-            session = try DecodeSession(source: source, format: format, wantsVideo: feedsVideo,
-                                        speed: config.speed, pitch: config.pitch, startAt: startAt) { [weak self] event in
+            let memory: DecodeSession.Memory = memoryData.map { .data($0) } ?? (config.memory ? .load : .none)
+            session = try DecodeSession(source: source, format: format, wantsVideo: feedsVideo || taps.wantsVideo,
+                                        speed: config.speed, pitch: config.pitch, startAt: startAt,
+                                        memory: memory) { [weak self] event in
                 // Bus and loader threads only hand the event over: they never wait for the player.
                 guard let self else { return }
                 self.queue.async { [weak self] in
@@ -234,6 +361,7 @@ public final class MediaPlayer: @unchecked Sendable {
             return false
         }
         tags = NowPlaying()
+        lastProgressMs = nil
         if let next = upcoming, upcomingPosition == playlist.position {
             current = next
             upcoming = nil
@@ -253,6 +381,16 @@ public final class MediaPlayer: @unchecked Sendable {
         setState(.loading)
         current?.start()
         return true
+    }
+
+    /// Called with the lock held: a progress event each `progress_interval` of media time.
+    private func reportProgress() {
+        guard state == .playing, let session = current else { return }
+        let position = session.positionMs
+        let step = max(100, Int(config.progressInterval * 1000))
+        if let last = lastProgressMs, position >= last, position - last < step { return }
+        lastProgressMs = position - position % step
+        emit(.progress(positionMs: position, durationMs: session.duration.map { Int($0 / 1_000_000) }))
     }
 
     // MARK: capture side
@@ -279,9 +417,10 @@ public final class MediaPlayer: @unchecked Sendable {
         var filled = 0
         var hops = 0
         while let session = current, hops < 3 {
-            if session.hasAudio {
+            if session.hasAudio && !session.audioExhausted {
                 filled += session.readAudio(frames: frames - filled, into: out + filled * format.channels, wait: wait)
             } else {
+                // No audio (left): the picture's clock is the timeline's.
                 session.advance(by: tick)
             }
             if filled < frames || !session.hasAudio, session.isDrained {
@@ -292,7 +431,13 @@ public final class MediaPlayer: @unchecked Sendable {
             }
             break
         }
-        let video = feedsVideo ? current?.videoFrame(wait: wait) : nil
-        return Rendered(audioFrames: filled, video: video)
+        let decoded = (feedsVideo || taps.wantsVideo) ? current?.videoFrame(wait: wait) : nil
+        if !taps.isEmpty {
+            let position = current?.positionMs ?? 0
+            taps.deliver(audio: out, frames: filled, format: format, positionMs: position)
+            taps.deliver(video: decoded, format: format, positionMs: position)
+        }
+        reportProgress()
+        return Rendered(audioFrames: filled, video: feedsVideo ? decoded : nil)
     }
 }

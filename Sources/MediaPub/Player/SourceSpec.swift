@@ -29,7 +29,12 @@ enum SourceSpec: Equatable {
             return
         }
         let uri: String
-        if source.hasPrefix("/") {
+        if source.hasPrefix("memory:") {
+            // Bytes given to the player: the name only tells the kind.
+            let name = String(source.dropFirst("memory:".count))
+            self = .uri("memory:" + name, isImage: SourceSpec.imageExtensions.contains((name as NSString).pathExtension.lowercased()))
+            return
+        } else if source.hasPrefix("/") {
             uri = URL(fileURLWithPath: source).absoluteString
         } else if let scheme = source.split(separator: ":", maxSplits: 1).first, source.contains("://"),
                   ["file", "http", "https"].contains(scheme.lowercased()) {
@@ -37,7 +42,7 @@ enum SourceSpec: Equatable {
         } else {
             throw MediaPubError.badSource(source, "not a path, file://, http(s):// or testsrc: source")
         }
-        let ext = (URL(string: uri)?.pathExtension ?? "").lowercased()
+        let ext = ((URL(string: uri)?.path ?? uri) as NSString).pathExtension.lowercased()
         self = .uri(uri, isImage: SourceSpec.imageExtensions.contains(ext))
     }
 

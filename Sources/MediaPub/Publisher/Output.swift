@@ -129,14 +129,13 @@ final class Output: @unchecked Sendable {
         let becamePublishing = state == .connecting || state == .reconnecting
         if becamePublishing { state = .publishing }
         let audio = audioSrc
-        if !isVideo { audioPush.lock() }
+        // Lock order: lock, then audioPush. Held audio must go out before newer audio.
+        if !isVideo || !backlog.isEmpty { audioPush.lock() }
         lock.unlock()
         if becamePublishing { onState(self, .publishing, nil) }
         if isVideo {
             src.push(sample: Sample(buffer: buffer.shifted(by: segmentOffset + base), caps: sample.caps))
             guard !backlog.isEmpty else { return }
-            // The held audio goes out before any newer audio (audioPush orders them).
-            audioPush.lock()
             for held in backlog {
                 guard let b = held.buffer, let raw = b.pts, let t = held.runningTime, raw >= t, t >= base else { continue }
                 audio?.push(sample: Sample(buffer: b.shifted(by: raw - t + base), caps: held.caps))

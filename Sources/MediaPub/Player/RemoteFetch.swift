@@ -1,0 +1,59 @@
+import CCurl
+import CShim
+import Foundation
+
+/// Fetches a whole HTTP(S) resource into memory with libcurl (`memory: true`).
+/// One easy handle, owned by this value and cleaned up when it goes.
+final class RemoteFetch {
+    private static let global: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    private let handle: UnsafeMutableRawPointer
+    private final class Sink {
+        var data = Data()
+        let limit: Int
+        init(limit: Int) { self.limit = limit }
+    }
+
+    init() throws {
+        _ = RemoteFetch.global
+        guard let handle = curl_easy_init() else { throw MediaPubError.pipeline("libcurl: cannot create a handle") }
+        self.handle = handle
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    /// The body of `url`; throws a one-line error naming the (masked) URL.
+    func get(_ url: String, timeout: TimeInterval = 60, limit: Int = 512 << 20) throws -> Data {
+        let sink = Sink(limit: limit)
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorText in
+            cshim_curl_setopt_string(handle, CURLOPT_URL, url)
+            cshim_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+            cshim_curl_setopt_long(handle, CURLOPT_MAXREDIRS, 10)
+            cshim_curl_setopt_long(handle, CURLOPT_FAILONERROR, 1)
+            cshim_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+            cshim_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, 15_000)
+            cshim_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+            cshim_curl_setopt_string(handle, CURLOPT_USERAGENT, "mediapub")
+            cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorText.baseAddress)
+            cshim_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+            cshim_curl_setopt_write_function(handle) { data, size, count, context in
+                guard let data, let context else { return 0 }
+                let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+                let n = size * count
+                if sink.data.count + n > sink.limit { return 0 }
+                sink.data.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: n)
+                return n
+            }
+            return curl_easy_perform(handle)
+        }
+        cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
+        guard code == CURLE_OK else {
+            let detail = String(cString: errorBuffer)
+            let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            throw MediaPubError.sourceFailed(url, SecretMask.scrub(text, secretsOf: url))
+        }
+        return sink.data
+    }
+}
