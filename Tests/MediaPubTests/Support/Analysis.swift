@@ -91,8 +91,8 @@ extension MediaProbe {
     static func onsets(_ samples: [Float], rate: Int, thresholdDB: Double, quiet: Double) -> [Double] {
         let hop = max(1, rate / 500)
         var result: [Double] = []
-        var quietSince = 0.0
-        var loud = true
+        var quietSince = -Double.infinity   // the start of the signal counts as quiet
+        var loud = false
         for start in stride(from: 0, to: samples.count - hop, by: hop) {
             let t = Double(start) / Double(rate)
             let level = rmsDB(Array(samples[start..<(start + hop)]))
@@ -178,6 +178,7 @@ extension TestMedia {
     /// A short item for A/V sync: white for the first `flashFrames` frames,
     /// black after; a 1 kHz beep for the same time at the start, silence after.
     /// Matroska with PCM audio, so no codec delay blurs the beep's position.
+    /// `seconds` should be a whole number of frames, so both streams end together.
     @discardableResult
     static func makeFlashBeepItem(in dir: URL, name: String = "item.mkv", seconds: Double = 0.5,
                                   fps: Int = 25, flashFrames: Int = 2) throws -> URL {
