@@ -5,6 +5,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 final class PlayerSeekRepeatTests: XCTestCase {
 
@@ -28,5 +29,44 @@ final class PlayerSeekRepeatTests: XCTestCase {
             let around = MediaProbe.slice(pcm, rate: 16000, from: seam - 0.2, to: seam + 0.2)
             XCTAssertEqual(MediaProbe.dominantFrequency(around, rate: 16000) ?? 0, 440, accuracy: 15, "tone across the seam at \(seam) s")
         }
+    }
+
+    /// The source's luma encodes its time: Y = 30 + 25 * t (t in s, 0..8 s).
+    /// At 1.0 s of output (library schedule, on the timeline) the player
+    /// seeks to 5000 ms; from then on the output shows t = 5 + (output - 1).
+    func testSeekToFiveSecondsLandsWithinOneHundredMilliseconds() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeLumaClock(in: dir, name: "clock.mp4", seconds: 8, lumaBase: 30, lumaPerSecond: 25)
+        let out = dir.appendingPathComponent("out.mp4")
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "clock.mp4", ["video: true"])], output: out)
+        let b = try makeBroadcast(yaml, in: dir, duration: 3)
+        let seekResult = Collector<(ok: Bool, positionMs: Int)>()
+        b.schedule(at: 1.0) { b in
+            guard let p = b.player("main") else { return }
+            let ok = p.seek(toMs: 5000)
+            seekResult.add((ok, p.positionMs))
+        }
+        guard let result = runBounded(b, timeout: 60) else { return }
+        XCTAssertEqual(result.exitCode, 0, result.reason)
+        XCTAssertEqual(seekResult.all.first?.ok, true, "seek(toMs: 5000) reports success")
+        XCTAssertEqual(Double(seekResult.all.first?.positionMs ?? -1), 5000, accuracy: 100, "positionMs right after the seek")
+
+        let stats = try MediaProbe.frameStats(out.path)
+        XCTAssertEqual(Double(stats.count), 75, accuracy: 1, "3 s at 25 fps")
+        let t0 = stats.first?.pts ?? 0
+        let timeline = stats.map { (out: $0.pts - t0, content: ($0.yavg - 30) / 25) }
+        // Before the seek: content time follows output time (this also checks the luma clock).
+        let before = timeline.filter { $0.out < 0.95 }
+        let offBefore = before.filter { abs($0.content - $0.out) > 0.1 }
+        XCTAssertTrue(offBefore.isEmpty, "before the seek, content = output time: \(offBefore.prefix(5))")
+        // The seek shows within 100 ms of output time 1.0 s...
+        let landed = timeline.first { $0.out >= 1.0 && $0.content > 4 }
+        XCTAssertNotNil(landed, "the seek never showed: \(timeline.filter { $0.out >= 0.9 && $0.out < 1.5 })")
+        if let landed { XCTAssertLessThan(landed.out, 1.1, "the seeked picture appears within 100 ms") }
+        // ...and from then on the content runs from 5.0 s.
+        let after = timeline.filter { $0.out >= 1.1 }
+        XCTAssertGreaterThan(after.count, 40)
+        let offAfter = after.filter { abs($0.content - (5.0 + $0.out - 1.0)) > 0.1 }
+        XCTAssertTrue(offAfter.isEmpty, "after the seek, content = 5 s + (output - 1 s) within 100 ms: \(offAfter.prefix(5))")
     }
 }
