@@ -27,7 +27,7 @@ run: build media
 
 test: test-deps build media
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 clean:
 	rm -rf .build out presets/media

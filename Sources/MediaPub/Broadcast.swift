@@ -144,10 +144,17 @@ public final class Broadcast: @unchecked Sendable {
             self.publisher = publisher
             try publisher.start()
             for player in players { player.start() }
-            if realtime { waitForPlayers(timeout: 5) }
+            // Local files are ready in milliseconds; a slow source starts on the slate instead.
+            if realtime { waitForPlayers(timeout: 1) }
+            var monitor: Monitor? = nil
+            if preset.monitor {
+                if realtime { monitor = try? Monitor(format: format, log: log) }
+                else { log.warn("monitor: off when running as fast as possible (use --realtime)") }
+            }
+            defer { monitor?.stop() }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: preset.publishing, realtime: realtime, stopAfter: stopAfter,
-                                  stopAtEnd: preset.stop.atEnd, sink: publisher)
+                                  stopAtEnd: preset.stop.atEnd, monitor: monitor, sink: publisher)
             lock.lock()
             self.capture = capture
             let stopEarly = stopRequested

@@ -29,6 +29,7 @@ public final class Capture: @unchecked Sendable {
     let realtime: Bool
     let stopAfter: TimeInterval?
     let stopAtEnd: Bool
+    let monitor: Monitor?
     private weak var sink: TimelineSink?
 
     private let lock = NSLock()
@@ -43,7 +44,8 @@ public final class Capture: @unchecked Sendable {
     let tickRate: Int
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Buffer?, publishing: Bool,
-         realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, sink: TimelineSink) {
+         realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, sink: TimelineSink) {
+        self.monitor = monitor
         self.format = format
         self.players = players
         self.videoPlayer = players.first { $0.feedsVideo }
@@ -93,7 +95,7 @@ public final class Capture: @unchecked Sendable {
     func run() -> CaptureStop {
         let channels = format.channels
         let waitBudget = realtime ? 0.0 : 10.0
-        var mix = [Float](), scratch = [Float]()
+        var mix = [Float](), scratch = [Float](), local = [Float]()
         let maxTicks: UInt64? = stopAfter.map { UInt64(($0 * Double(tickRate)).rounded()) }
         let start = DispatchTime.now().uptimeNanoseconds
         var reason = CaptureStop.requested
@@ -113,6 +115,7 @@ public final class Capture: @unchecked Sendable {
             let frames = Int(audioFrames(atTick: n + 1) - audioFrames(atTick: n))
             let tick = time(ofTick: n + 1) - pts
             mix = [Float](repeating: 0, count: frames * channels)
+            if monitor != nil { local = [Float](repeating: 0, count: frames * channels) }
             if scratch.count < frames * channels { scratch = [Float](repeating: 0, count: frames * channels) }
 
             let publishing = self.publishing
@@ -126,6 +129,12 @@ public final class Capture: @unchecked Sendable {
                 }
                 if player === videoPlayer { playerFrame = rendered.video }
                 if rendered.audioFrames > 0 { anyAudio = true }
+                if monitor != nil, rendered.audioFrames > 0 {
+                    let settings = player.settings
+                    if !settings.muteLocal {
+                        Mixer.add(scratch, into: &local, count: frames * channels, gain: Float(settings.playVolume) / 100)
+                    }
+                }
                 if publishing, player.aux, rendered.audioFrames > 0 {
                     auxSounding = true
                     Mixer.add(scratch, into: &mix, count: frames * channels, gain: Float(player.publishVolume) / 100)
@@ -146,10 +155,16 @@ public final class Capture: @unchecked Sendable {
                     }
                     if rendered.audioFrames > 0 {
                         Mixer.add(scratch, into: &mix, count: frames * channels, gain: 1)
+                        if monitor != nil { Mixer.add(scratch, into: &local, count: frames * channels, gain: 1) }
                     }
                 }
             }
             Mixer.limit(&mix)
+            if let monitor {
+                Mixer.limit(&local)
+                monitor.push(local.withUnsafeBytes { Buffer(copying: $0) }
+                    .retimed(pts: pts, duration: UInt(UInt64(frames) * GStreamer.second / UInt64(format.sampleRate))))
+            }
 
             if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slate {
                 sink?.pushVideo(picture.retimed(pts: pts, duration: tick))

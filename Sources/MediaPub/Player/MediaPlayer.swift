@@ -35,6 +35,12 @@ public final class MediaPlayer: @unchecked Sendable {
     private var memoryData: Data?
     private var taps = FrameTaps()
     private var lastProgressMs: Int?
+    /// Output time (ns) the playing source has given nothing: past `stallLimit` it counts as buffering.
+    private var stalled: UInt = 0
+    private let stallLimit: UInt = 500_000_000
+    /// Retries of the current network item before it is skipped.
+    private var retries = 0
+    private let maxRetries = 3
     private var eventHandler: (PlayerEvent) -> Void
 
     public init(config: PlayerConfig, format: MediaFormat, feedsVideo: Bool,
@@ -305,6 +311,7 @@ public final class MediaPlayer: @unchecked Sendable {
             if isCurrent {
                 currentReady = true
                 failuresInARow = 0
+                retries = 0
                 if state == .loading { setState(.playing) }
                 let index = playlist.index, source = playlist.current, tags = self.tags
                 lock.unlock()
@@ -330,7 +337,31 @@ public final class MediaPlayer: @unchecked Sendable {
     /// The current item cannot be played: skip it (a playlist) or fail (a single source).
     private func itemFailed(source: String, message: String) {
         lock.lock(); defer { lock.unlock() }
-        let text = "\(SecretMask.mask(url: source)): \(message)"
+        let isNetwork = source.lowercased().hasPrefix("http://") || source.lowercased().hasPrefix("https://")
+        // GStreamer's generic streaming error says nothing a user can act on.
+        let reason = message.hasPrefix("Internal data stream error")
+            ? (isNetwork ? "cannot read from the server (connection refused, failed or dropped)" : "cannot be read")
+            : message
+        let text = "\(SecretMask.mask(url: source)): \(reason)"
+        if isNetwork, !MediaPlayer.isPermanent(message), retries < maxRetries, state != .stopped {
+            // A network source that fails is retried (1 s, 2 s, 4 s) before it is skipped.
+            retries += 1
+            let delay = Double(1 << (retries - 1))
+            emit(.warning("player \(id): \(text); retrying in \(Int(delay))s"))
+            let position = current?.positionMs ?? 0
+            closeSessions()
+            currentReady = false
+            setState(.loading)
+            queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+                guard let self else { return }
+                self.lock.lock(); defer { self.lock.unlock() }
+                guard self.state == .loading, self.current == nil, self.playlist.current == source else { return }
+                self.current = self.makeSession(source, startAt: Double(position) / 1000)
+                self.current?.start()
+            }
+            return
+        }
+        retries = 0
         failuresInARow += 1
         if playlist.items.count > 1, failuresInARow < playlist.items.count, playlist.advance() {
             emit(.warning("player \(id): skipping \(text)"))
@@ -339,6 +370,13 @@ public final class MediaPlayer: @unchecked Sendable {
             closeSessions()
             setState(.error, error: text)
         }
+    }
+
+    /// Errors a retry cannot mend: the server said no (4xx), or the bytes are not media.
+    static func isPermanent(_ message: String) -> Bool {
+        let text = message.lowercased()
+        return ["not found", "forbidden", "unauthorized", "error: 4", "type of stream", "no decoder", "not playable",
+                "no audio or video", "no such file"].contains { text.contains($0) }
     }
 
     private func preloadNext() {
@@ -432,12 +470,16 @@ public final class MediaPlayer: @unchecked Sendable {
             break
         }
         let decoded = (feedsVideo || taps.wantsVideo) ? current?.videoFrame(wait: wait) : nil
+        // A source that gives nothing (network stall, buffering) has no picture to show: the slate stands in.
+        let progressed = filled > 0 || (current.map { !$0.hasAudio || $0.audioExhausted } ?? false)
+        stalled = progressed ? 0 : stalled + tick
+        let buffering = stalled > stallLimit
         if !taps.isEmpty {
             let position = current?.positionMs ?? 0
             taps.deliver(audio: out, frames: filled, format: format, positionMs: position)
             taps.deliver(video: decoded, format: format, positionMs: position)
         }
         reportProgress()
-        return Rendered(audioFrames: filled, video: feedsVideo ? decoded : nil)
+        return Rendered(audioFrames: filled, video: feedsVideo && !buffering ? decoded : nil)
     }
 }

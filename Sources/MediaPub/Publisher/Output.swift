@@ -42,6 +42,7 @@ final class Output: @unchecked Sendable {
     private var reconnects = 0
     private var firstFailure: Date?
     private var connectedAt = Date()
+    private var openedAt = Date()
     private var backoff: TimeInterval
     private var finishing = false
     private var eos = DispatchSemaphore(value: 0)
@@ -66,6 +67,7 @@ final class Output: @unchecked Sendable {
     /// Opens the output: files at once (nothing of the recording may be lost),
     /// network outputs on the output's own queue (a slow server stalls nobody).
     func open() throws {
+        openedAt = Date()
         if target.isNetwork {
             queue.async { [self] in
                 do { try connect() } catch { fail("\(error)") }
@@ -84,7 +86,7 @@ final class Output: @unchecked Sendable {
             parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! mux.")
         }
         parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! mux.")
-        parts.append(target.muxAndSink())
+        parts.append(target.muxAndSink(at: openedAt))
         let pipeline = try Pipeline(description: parts.joined(separator: " "))
         let bus = pipeline.makeBus()
         bus.start(name: "output") { [weak self] message in self?.handle(message) }
@@ -223,7 +225,12 @@ final class Output: @unchecked Sendable {
         lock.lock()
         let final: OutputState = state == .failed ? .failed : .stopped
         state = final
+        let wroteNothing = bytes == 0
         lock.unlock()
+        if wroteNothing, case .file(let path, _) = target {
+            // A recording that never got a picture or a sound is no file at all.
+            try? FileManager.default.removeItem(atPath: OutputTarget.expand(path, at: openedAt))
+        }
         onState(self, final, nil)
     }
 }

@@ -44,7 +44,7 @@ enum OutputTarget: Equatable {
     }
 
     /// The muxer and sink of a gst-launch description; the muxer is named `mux`.
-    func muxAndSink() -> String {
+    func muxAndSink(at date: Date = Date()) -> String {
         switch self {
         case .file(let path, let container):
             let mux: String
@@ -54,7 +54,7 @@ enum OutputTarget: Equatable {
             case "flv": mux = "flvmux name=mux streamable=false"
             default: mux = "mpegtsmux name=mux"
             }
-            return "\(mux) ! filesink name=sink sync=false location=\(GStreamer.quote(OutputTarget.expand(path)))"
+            return "\(mux) ! filesink name=sink sync=false location=\(GStreamer.quote(OutputTarget.expand(path, at: date)))"
         case .rtmp(let url):
             return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=false location=\(GStreamer.quote(url))"
         case .srt(let url):

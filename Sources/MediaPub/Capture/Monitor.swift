@@ -1,0 +1,45 @@
+import CGStreamer
+import Foundation
+
+/// The local monitor (`monitor: true`): the players' sound at their play
+/// volumes, on the default sound device. A machine without one keeps running:
+/// the monitor reports once and goes quiet.
+final class Monitor: @unchecked Sendable {
+    private let pipeline: Pipeline
+    private let source: AppSrc
+    private let bus: Bus
+    private let lock = NSLock()
+    private var failed = false
+
+    init(format: MediaFormat, log: Logger) throws {
+        pipeline = try Pipeline(description: "appsrc name=monitor format=time is-live=true block=false max-bytes=\(format.sampleRate * format.channels * 4) "
+            + "caps=\"\(format.audioCaps)\" ! queue leaky=downstream max-size-time=500000000 ! audioconvert ! audioresample ! autoaudiosink sync=false")
+        guard let source = pipeline.appSrc(named: "monitor") else { throw MediaPubError.pipeline("monitor: no source") }
+        self.source = source
+        bus = pipeline.makeBus()
+        bus.start(name: "monitor") { [weak self] message in
+            guard case .error(_, let text) = message, let self else { return }
+            self.lock.lock()
+            let first = !self.failed
+            self.failed = true
+            self.lock.unlock()
+            if first { log.warn("monitor: no sound device (\(text)); continuing without local playback") }
+        }
+        if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+            failed = true
+            log.warn("monitor: no sound device; continuing without local playback")
+        }
+    }
+
+    var isWorking: Bool { lock.lock(); defer { lock.unlock() }; return !failed }
+
+    func push(_ buffer: Buffer) {
+        guard isWorking else { return }
+        source.push(buffer)
+    }
+
+    func stop() {
+        bus.stop()
+        pipeline.setState(GST_STATE_NULL)
+    }
+}

@@ -1,0 +1,79 @@
+// The run-time CLI surface (SPEC §2): probe, `run FILE`, exit codes, JSON logs, events.
+
+import Foundation
+import XCTest
+
+final class RunCLITests: XCTestCase {
+
+    func testProbePrintsDurationStreamsAndTagsAsJSON() throws {
+        let dir = try makeTempDir()
+        let src = try TestMedia.makeVideo(in: dir, name: "src.mp4", seconds: 3, size: "320x240", fps: 30, freq: 440, sampleRate: 48000)
+        let r = try CLI.run(["probe", src.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("probe"))
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], r.stdout)
+        let duration = try XCTUnwrap(json["duration_ms"] as? Int, r.stdout)
+        // Cross-check against ffprobe, which we did not write.
+        let reference = try MediaProbe.probe(src.path)
+        XCTAssertEqual(Double(duration) / 1000, reference.duration ?? 0, accuracy: 0.1)
+        let streams = try XCTUnwrap(json["streams"] as? [[String: Any]])
+        let video = try XCTUnwrap(streams.first { ($0["type"] as? String) == "video" }, r.stdout)
+        XCTAssertEqual(video["width"] as? Int, 320)
+        XCTAssertEqual(video["height"] as? Int, 240)
+        let audio = try XCTUnwrap(streams.first { ($0["type"] as? String) == "audio" }, r.stdout)
+        XCTAssertEqual(audio["sample_rate"] as? Int, 48000)
+        XCTAssertNotNil(json["tags"] as? [String: Any])
+    }
+
+    func testProbeOfAMissingFileNamesItAndFails() throws {
+        let r = try CLI.run(["probe", "/tmp/definitely-not-here-\(UUID().uuidString).mp3"], timeout: 30)
+        XCTAssertEqual(r.status, 1, r.summary("probe missing"))
+        XCTAssertTrue(r.stderr.contains("definitely-not-here"), r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "one line: \(r.stderr)")
+    }
+
+    func testNothingPlayableExitsOneAndNamesTheSource() throws {
+        let dir = try makeTempDir()
+        let out = dir.appendingPathComponent("out.mp4")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "missing-source.mp4", outputs: ["file://\(out.path)"]))
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime"], timeout: 60)
+        XCTAssertEqual(r.status, 1, r.summary("nothing playable"))
+        XCTAssertTrue(r.stderr.contains("missing-source.mp4"), r.stderr)
+    }
+
+    func testRunFormWithJSONLogsAndEventsFile() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeVideo(in: dir, name: "src.mp4", seconds: 2, size: "320x240", fps: 30, freq: 440, sampleRate: 48000)
+        let out = dir.appendingPathComponent("out.mkv")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "src.mp4", outputs: ["file://\(out.path)"]))
+        let r = try CLI.run(["run", preset.path, "--no-realtime", "--log-format", "json", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("run FILE"))
+        let logLines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("ALSA") }
+        XCTAssertFalse(logLines.isEmpty)
+        for line in logLines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            XCTAssertNotNil(object?["msg"], "a JSON log line: \(line)")
+            XCTAssertNotNil(object?["level"], "a JSON log line: \(line)")
+        }
+        let records = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let states = records.filter { $0["event"] as? String == "player.state" }.compactMap { $0["state"] as? String }
+        XCTAssertEqual(states.first, "loading", "\(states)")
+        XCTAssertTrue(states.contains("playing"), "\(states)")
+        XCTAssertTrue(states.contains("ended"), "\(states)")
+        let stopped = try XCTUnwrap(records.last { $0["event"] as? String == "run.stopped" })
+        XCTAssertEqual(stopped["exit_code"] as? Int, 0)
+        XCTAssertNotNil(records.first?["ts"] as? String)
+        let p = try assertH264AAC(out.path)
+        XCTAssertEqual(p.duration ?? 0, 2, accuracy: 0.2)
+    }
+
+    func testBadOptionValuesAreUsageErrors() throws {
+        for args in [["--duration", "soon"], ["--log-format", "xml"], ["--bogus"]] {
+            let r = try CLI.run(["--preset", "/nonexistent.yaml"] + args, timeout: 30)
+            XCTAssertEqual(r.status, 2, r.summary("\(args)"))
+            XCTAssertTrue(r.stderr.contains(args[0]), "names \(args[0]): \(r.stderr)")
+        }
+    }
+}
