@@ -35,6 +35,8 @@ final class Output: @unchecked Sendable {
     private var videoSrc: AppSrc?
     private var audioSrc: AppSrc?
     private var base: UInt?
+    /// Counts connections, so that errors of a torn-down one are not taken for the new one's.
+    private var generation = 0
     private var early: [Sample] = []
     private var state: OutputState = .connecting
     private var lastError: String?
@@ -89,7 +91,11 @@ final class Output: @unchecked Sendable {
         parts.append(target.muxAndSink(at: openedAt))
         let pipeline = try Pipeline(description: parts.joined(separator: " "))
         let bus = pipeline.makeBus()
-        bus.start(name: "output") { [weak self] message in self?.handle(message) }
+        lock.lock()
+        generation += 1
+        let connection = generation
+        lock.unlock()
+        bus.start(name: "output") { [weak self] message in self?.handle(message, connection: connection) }
         lock.lock()
         self.pipeline = pipeline
         self.bus = bus
@@ -101,6 +107,11 @@ final class Output: @unchecked Sendable {
         lock.unlock()
         if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw MediaPubError.output(url, "cannot start")
+        }
+        // rtmp2sink and srtsink report a refused or lost connection from their own
+        // threads: a connection that stays up for a moment counts as publishing.
+        if target.isNetwork {
+            queue.asyncAfter(deadline: .now() + 1.5) { [weak self] in self?.markPublishing(connection: connection) }
         }
     }
 
@@ -128,7 +139,7 @@ final class Output: @unchecked Sendable {
         }
         guard let base, pts >= base else { lock.unlock(); return }
         bytes += UInt64(buffer.size)
-        let becamePublishing = state == .connecting || state == .reconnecting
+        let becamePublishing = !target.isNetwork && state == .connecting
         if becamePublishing { state = .publishing }
         let audio = audioSrc
         // Lock order: lock, then audioPush. Held audio must go out before newer audio.
@@ -149,7 +160,19 @@ final class Output: @unchecked Sendable {
         }
     }
 
-    private func handle(_ message: BusMessage) {
+    private func markPublishing(connection: Int) {
+        lock.lock()
+        let changed = connection == generation && (state == .connecting || state == .reconnecting)
+        if changed { state = .publishing }
+        lock.unlock()
+        if changed { onState(self, .publishing, nil) }
+    }
+
+    private func handle(_ message: BusMessage, connection: Int) {
+        lock.lock()
+        let stale = connection != generation
+        lock.unlock()
+        if stale { return }  // a torn-down connection's last words
         switch message {
         case .endOfStream:
             eos.signal()
@@ -174,6 +197,7 @@ final class Output: @unchecked Sendable {
         lock.lock()
         if finishing || state == .failed || state == .stopped { lock.unlock(); eos.signal(); return }
         lastError = message
+        generation += 1
         let now = Date()
         if now.timeIntervalSince(connectedAt) > 30 { firstFailure = nil; backoff = reconnect.initial }
         if firstFailure == nil { firstFailure = now }

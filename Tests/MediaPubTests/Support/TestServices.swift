@@ -131,10 +131,11 @@ class NginxService {
 
     /// `body` gets the port and the prefix dir and returns the config after the
     /// common header (pid, error_log, events).
-    init(label: String, loadRTMP: Bool, body: (UInt16, URL) -> String) throws {
+    /// `fixedPort`: listen there (a server that comes up where a client already waits).
+    init(label: String, loadRTMP: Bool, fixedPort: UInt16? = nil, body: (UInt16, URL) -> String) throws {
         var lastError = ""
-        for _ in 0..<3 {
-            let port = try Ports.free()
+        for _ in 0..<(fixedPort == nil ? 3 : 1) {
+            let port = try fixedPort ?? Ports.free()
             let dir = URL(fileURLWithPath: "/tmp").appendingPathComponent("mediapub-\(label)-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: dir.appendingPathComponent("logs"), withIntermediateDirectories: true)
             let conf = """
@@ -181,8 +182,8 @@ class NginxService {
 
 /// nginx with the RTMP module: `rtmp://127.0.0.1:PORT/live/KEY`.
 final class RTMPServer: NginxService {
-    init() throws {
-        try super.init(label: "rtmp", loadRTMP: true) { port, _ in
+    init(port: UInt16? = nil) throws {
+        try super.init(label: "rtmp", loadRTMP: true, fixedPort: port) { port, _ in
             """
             rtmp {
                 server {
