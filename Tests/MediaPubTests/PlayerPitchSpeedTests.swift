@@ -1,0 +1,61 @@
+// Players (issue 3, SPEC §3 `pitch:`, `speed:`): the voice changer shifts the
+// tone's frequency without changing the duration; the play speed changes the
+// duration without changing the frequency. Verified on the recorded output
+// with ffprobe and an FFT of PCM decoded by ffmpeg.
+
+import Foundation
+import XCTest
+
+final class PlayerPitchSpeedTests: XCTestCase {
+
+    /// Records a 440 Hz WAV source (audio-only preset) with `fields` on the
+    /// player; returns the output's duration and decoded mono PCM at 16 kHz.
+    private func record(seconds: Double, fields: [String]) throws -> (duration: Double, pcm: [Float], result: ProcessResult) {
+        let dir = try makeTempDir()
+        try TestMedia.makeAudio(in: dir, name: "tone.wav", seconds: seconds, freq: 440, ext: "wav")
+        let out = dir.appendingPathComponent("out.mp4")
+        let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "tone.wav", fields)], output: out)
+        let r = try runPreset(yaml, in: dir, timeout: 90)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub \(fields)"))
+        guard FileManager.default.fileExists(atPath: out.path) else {
+            throw HarnessError("no recording was written: " + r.summary("mediapub"))
+        }
+        let probe = try MediaProbe.probe(out.path)
+        XCTAssertNil(probe.video, "audio-only preset: \(probe.rawJSON)")
+        return (probe.duration ?? 0, try MediaProbe.decodePCM(out.path, rate: 16000), r)
+    }
+
+    func testPitchUpTwelveSemitonesDoublesTheFrequencyAndKeepsTheDuration() throws {
+        let rec = try record(seconds: 4, fields: ["pitch: 12"])
+        XCTAssertEqual(rec.duration, 4, accuracy: 0.2, "duration unchanged by pitch")
+        let f = MediaProbe.dominantFrequency(rec.pcm, rate: 16000) ?? 0
+        XCTAssertEqual(f, 880, accuracy: 15, "440 Hz one octave up")
+        // The original tone is gone, not merely joined by the shifted one.
+        let mid = MediaProbe.slice(rec.pcm, rate: 16000, from: 1, to: 3)
+        XCTAssertLessThan(MediaProbe.toneLevelDB(mid, rate: 16000, freq: 440),
+                          MediaProbe.toneLevelDB(mid, rate: 16000, freq: 880) - 20, "no 440 Hz left")
+    }
+
+    func testPitchDownTwelveSemitonesHalvesTheFrequencyAndKeepsTheDuration() throws {
+        let rec = try record(seconds: 4, fields: ["pitch: -12"])
+        XCTAssertEqual(rec.duration, 4, accuracy: 0.2, "duration unchanged by pitch")
+        let f = MediaProbe.dominantFrequency(rec.pcm, rate: 16000) ?? 0
+        XCTAssertEqual(f, 220, accuracy: 10, "440 Hz one octave down")
+        let mid = MediaProbe.slice(rec.pcm, rate: 16000, from: 1, to: 3)
+        XCTAssertLessThan(MediaProbe.toneLevelDB(mid, rate: 16000, freq: 440),
+                          MediaProbe.toneLevelDB(mid, rate: 16000, freq: 220) - 20, "no 440 Hz left")
+    }
+
+    func testSpeedTwoPlaysTenSecondsInFiveWithTheToneUnchanged() throws {
+        // stop.at_end is the default: the run ends when the source has played.
+        let rec = try record(seconds: 10, fields: ["speed: 2.0"])
+        XCTAssertEqual(rec.duration, 5, accuracy: 0.2, "10 s of source at 2x")
+        let f = MediaProbe.dominantFrequency(rec.pcm, rate: 16000) ?? 0
+        XCTAssertEqual(f, 440, accuracy: 10, "pitch kept at 2x speed")
+        // Sound all the way through the five seconds.
+        for s in stride(from: 0.5, to: 4.5, by: 1.0) {
+            XCTAssertGreaterThan(MediaProbe.rmsDB(MediaProbe.slice(rec.pcm, rate: 16000, from: s, to: s + 0.5)), -40,
+                                 "tone at \(s) s of output")
+        }
+    }
+}
