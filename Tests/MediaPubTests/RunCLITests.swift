@@ -77,3 +77,19 @@ final class RunCLITests: XCTestCase {
         }
     }
 }
+
+final class MonitorTests: XCTestCase {
+    /// `monitor: true` on a machine without a sound device keeps publishing (SPEC §3, issue 3).
+    func testMonitorOnAHeadlessMachineKeepsTheRunGoing() throws {
+        let dir = try makeTempDir()
+        let out = dir.appendingPathComponent("out.mp4")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["file://\(out.path)"],
+                                                                  extra: "monitor: true"))
+        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s"], timeout: 30)
+        XCTAssertEqual(r.status, 0, r.summary("monitor on a headless machine"))
+        let p = try assertH264AAC(out.path)
+        XCTAssertEqual(p.duration ?? 0, 3, accuracy: 0.2)
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        XCTAssertEqual(MediaProbe.dominantFrequency(Array(pcm.dropFirst(8000).prefix(16000)), rate: 16000) ?? 0, 440, accuracy: 10)
+    }
+}
