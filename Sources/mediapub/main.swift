@@ -23,6 +23,7 @@ run options:
   --events PATH         also write JSON-lines events to PATH (- for stdout)
   --control PATH        control socket (default $XDG_RUNTIME_DIR/mediapub/NAME.sock, else /tmp/mediapub-NAME.sock)
   --log-format text|json, --log-level error|warn|info|debug
+  --lock PATH           refuse to start (exit 3) while another instance holds PATH
 """
 
 func fail(_ message: String, code: Int32 = 2) -> Never {
@@ -40,6 +41,7 @@ struct Arguments {
     var logFormat = Logger.Format.text
     var logLevel = LogLevel.info
     var control: String?
+    var lock: String?
 }
 
 func parse(_ argv: [String]) -> Arguments {
@@ -90,7 +92,8 @@ func parse(_ argv: [String]) -> Arguments {
             guard let l = LogLevel(name: text) else { fail("--log-level \(text): expected error, warn, info or debug") }
             args.logLevel = l
         case "--control", "--socket": args.control = value(arg)
-        case "--lock", "--metrics":
+        case "--lock": args.lock = value(arg)
+        case "--metrics":
             _ = value(arg)
             fail("\(arg) is not available in this version")
         default:
@@ -168,6 +171,15 @@ default:
     guard let file = args.presetFile ?? args.positional.first else { fail("no preset: use --preset FILE\n\(usage)") }
     if args.positional.count > (args.presetFile == nil ? 1 : 0) { fail("unexpected argument \(args.positional.last!)\n\(usage)") }
     let preset = loadPreset(file, overrides: args.overrides)
+    // --lock: overlapping cron runs are refused (exit 3); the lock goes with the process.
+    var lockFD: Int32 = -1
+    if let lockPath = args.lock {
+        lockFD = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lockFD >= 0 else { fail("--lock \(lockPath): \(String(cString: strerror(errno)))") }
+        if flock(lockFD, LOCK_EX | LOCK_NB) != 0 {
+            fail("--lock \(lockPath): held by another instance", code: 3)
+        }
+    }
     let log = Logger(level: args.logLevel, format: args.logFormat)
     var options = args.options
     options.controlPath = args.control ?? ControlServer.defaultPath(name: preset.name)
@@ -202,5 +214,6 @@ default:
         sources.append(source)
     }
     let result = broadcast.run()
+    if lockFD >= 0 { close(lockFD) }
     exit(result.exitCode)
 }

@@ -93,3 +93,26 @@ final class MonitorTests: XCTestCase {
         XCTAssertEqual(MediaProbe.dominantFrequency(Array(pcm.dropFirst(8000).prefix(16000)), rate: 16000) ?? 0, 440, accuracy: 10)
     }
 }
+
+final class LockTests: XCTestCase {
+    /// `--lock PATH`: a second instance (an overlapping cron run) exits 3 and starts nothing.
+    func testSecondInstanceWithTheSameLockExitsThree() throws {
+        let dir = try makeTempDir()
+        let lock = dir.appendingPathComponent("run.lock").path
+        let first = try writeFile(dir, "a.yaml", E2EPreset.basic(name: "a", source: E2EPreset.testsrc, outputs: ["null://"]))
+        let secondOut = dir.appendingPathComponent("b.mp4")
+        let second = try writeFile(dir, "b.yaml", E2EPreset.basic(name: "b", source: E2EPreset.testsrc, outputs: ["file://\(secondOut.path)"]))
+        let running = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--lock", lock])
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: lock) })
+        Thread.sleep(forTimeInterval: 0.5)
+        let r = try CLI.run(["--preset", second.path, "--no-realtime", "--duration", "2s", "--lock", lock], timeout: 20)
+        XCTAssertEqual(r.status, 3, r.summary("second instance"))
+        XCTAssertTrue(r.stderr.contains(lock), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: secondOut.path), "the second instance started nothing")
+        running.terminate(SIGTERM)
+        XCTAssertTrue(running.waitForExit(timeout: 15))
+        // Once the first is gone the lock is free again.
+        let again = try CLI.run(["--preset", second.path, "--no-realtime", "--duration", "1s", "--lock", lock], timeout: 30)
+        XCTAssertEqual(again.status, 0, again.summary("after the first instance ended"))
+    }
+}
