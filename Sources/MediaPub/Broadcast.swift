@@ -225,7 +225,7 @@ public final class Broadcast: @unchecked Sendable {
             scheduled = []
             lock.unlock()
             if stopEarly { capture.requestStop() }
-            for output in publisher.outputs { log.info("output \(output.maskedURL)") }
+            for output in publisher.outputs { log.info("output \(output.displayName)") }
             log.info("running \(preset.name): \(realtime ? "realtime" : "as fast as possible")"
                 + (stopAfter.map { " for \(MediaTime.formatDuration($0))" } ?? ""))
             setRunState("running")

@@ -68,6 +68,13 @@ final class Output: @unchecked Sendable {
         queue = DispatchQueue(label: "output")
     }
 
+    /// What people are shown: the masked URL, or the file actually written.
+    var displayName: String {
+        if case .file(let path, _) = target { return "recording to " + OutputTarget.expand(path, at: openedAt) }
+        if case .srt(let url) = target, url.contains("mode=listener") { return "\(maskedURL) (viewers connect here)" }
+        return maskedURL
+    }
+
     var status: OutputStatus {
         lock.lock(); defer { lock.unlock() }
         // Bitrate over the last few seconds.
