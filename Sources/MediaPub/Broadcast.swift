@@ -10,6 +10,8 @@ public struct RunOptions: Sendable {
     public var realtime: Bool?
     /// The control socket's path; nil: no control socket.
     public var controlPath: String?
+    /// `--metrics ADDR:PORT`; nil: no metrics endpoint.
+    public var metrics: String?
     public init() {}
 }
 
@@ -190,6 +192,18 @@ public final class Broadcast: @unchecked Sendable {
             }
         }
         defer { control?.stop() }
+        var metrics: MetricsServer? = nil
+        if let spec = options.metrics {
+            do {
+                metrics = try MetricsServer(spec: spec) { [weak self] in
+                    self.map { MetricsServer.exposition($0.status()) } ?? ""
+                }
+                log.info("metrics at http://\(spec.contains(":") && !spec.hasPrefix(":") ? spec : "127.0.0.1:" + spec.trimmingCharacters(in: [":"]))/metrics")
+            } catch {
+                log.warn("\(error); running without metrics")
+            }
+        }
+        defer { metrics?.stop() }
         let stopAfter = options.duration ?? preset.stop.after
         do {
             var slate: Buffer? = nil

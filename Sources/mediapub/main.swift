@@ -24,6 +24,7 @@ run options:
   --control PATH        control socket (default $XDG_RUNTIME_DIR/mediapub/NAME.sock, else /tmp/mediapub-NAME.sock)
   --log-format text|json, --log-level error|warn|info|debug
   --lock PATH           refuse to start (exit 3) while another instance holds PATH
+  --metrics ADDR:PORT   Prometheus metrics over HTTP at /metrics (loopback by default)
 """
 
 func fail(_ message: String, code: Int32 = 2) -> Never {
@@ -93,9 +94,7 @@ func parse(_ argv: [String]) -> Arguments {
             args.logLevel = l
         case "--control", "--socket": args.control = value(arg)
         case "--lock": args.lock = value(arg)
-        case "--metrics":
-            _ = value(arg)
-            fail("\(arg) is not available in this version")
+        case "--metrics": args.options.metrics = value(arg)
         default:
             if arg.hasPrefix("-") && arg != "-" { fail("unknown option \(arg)\n\(usage)") }
             args.positional.append(arg)

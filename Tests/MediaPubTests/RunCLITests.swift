@@ -116,3 +116,29 @@ final class LockTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.summary("after the first instance ended"))
     }
 }
+
+final class MetricsTests: XCTestCase {
+    /// `--metrics 127.0.0.1:PORT` serves Prometheus text at /metrics, read here by python's urllib.
+    func testMetricsEndpointServesPrometheusText() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free()
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(name: "met", source: E2EPreset.testsrc, outputs: ["null://"]))
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "15s", "--metrics", "127.0.0.1:\(port)"])
+        XCTAssertTrue(Ports.waitForTCP(port, timeout: 10), "metrics port listens")
+        Thread.sleep(forTimeInterval: 2)
+        let fetch = try Proc.run(try Tools.path("python3"), ["-c",
+            "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())",
+            "http://127.0.0.1:\(port)/metrics"], timeout: 15)
+        XCTAssertEqual(fetch.status, 0, fetch.summary("GET /metrics"))
+        let text = fetch.stdout
+        XCTAssertTrue(text.contains("# TYPE mediapub_output_time_seconds counter"), text)
+        let outputTime = text.split(separator: "\n").first { $0.hasPrefix("mediapub_output_time_seconds ") }
+        let seconds = Double(outputTime?.split(separator: " ").last ?? "") ?? 0
+        XCTAssertGreaterThan(seconds, 1, text)
+        XCTAssertTrue(text.contains("mediapub_player_state{player=\"main\",state=\"playing\"} 1"), text)
+        XCTAssertTrue(text.contains("mediapub_output_state{url=\"null://\",state=\"publishing\"} 1"), text)
+        run.terminate(SIGTERM)
+        XCTAssertTrue(run.waitForExit(timeout: 15))
+        XCTAssertEqual(run.result().status, 0)
+    }
+}
