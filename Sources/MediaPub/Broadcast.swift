@@ -178,6 +178,13 @@ public final class Broadcast: @unchecked Sendable {
 
     /// Runs to the end; returns the exit code and why it stopped.
     public func run() -> RunResult {
+        var webhook: Webhook? = nil
+        if let url = preset.events.webhook {
+            let hook = Webhook(url: url, log: log)
+            events.addListener { hook.send($0) }
+            webhook = hook
+        }
+        defer { webhook?.drain(timeout: 5) }
         setRunState("starting")
         var control: ControlServer? = nil
         if let path = options.controlPath {

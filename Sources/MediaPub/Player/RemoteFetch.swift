@@ -22,6 +22,28 @@ final class RemoteFetch {
 
     deinit { curl_easy_cleanup(handle) }
 
+    /// POSTs `body` as JSON; throws on a transfer error or an HTTP error status.
+    func postJSON(_ url: String, body: Data, timeout: TimeInterval = 10) throws {
+        let headers = curl_slist_append(nil, "Content-Type: application/json")
+        defer { curl_slist_free_all(headers) }
+        let code: CURLcode = body.withUnsafeBytes { bytes in
+            cshim_curl_setopt_string(handle, CURLOPT_URL, url)
+            cshim_curl_setopt_long(handle, CURLOPT_FAILONERROR, 1)
+            cshim_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+            cshim_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+            cshim_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
+            cshim_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, bytes.count)
+            cshim_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            cshim_curl_setopt_write_function(handle) { _, size, count, _ in size * count }
+            return curl_easy_perform(handle)
+        }
+        cshim_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, nil)
+        cshim_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)
+        guard code == CURLE_OK else {
+            throw MediaPubError.output(url, SecretMask.scrub(String(cString: curl_easy_strerror(code)), secretsOf: url))
+        }
+    }
+
     /// The body of `url`; throws a one-line error naming the (masked) URL.
     func get(_ url: String, timeout: TimeInterval = 60, limit: Int = 512 << 20) throws -> Data {
         let sink = Sink(limit: limit)

@@ -1,0 +1,58 @@
+// events.webhook (SPEC §3, §7): every event is POSTed as JSON; a dead hook never stalls the run.
+
+import Foundation
+import XCTest
+
+final class WebhookTests: XCTestCase {
+
+    /// A real HTTP server (python3's http.server) that appends each POST body to a file.
+    private func startHookServer(in dir: URL, port: UInt16, log: URL) throws {
+        let script = try writeFile(dir, "hook.py", """
+        import http.server, sys
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                with open(sys.argv[2], 'ab') as f:
+                    f.write(body + b"\\n")
+                self.send_response(200)
+                self.end_headers()
+            def log_message(self, *args):
+                pass
+        http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+        """)
+        _ = try startTool(try Tools.path("python3"), [script.path, "\(port)", log.path])
+        XCTAssertTrue(Ports.waitForTCP(port, timeout: 10), "hook server listens")
+    }
+
+    func testEveryEventIsPostedAndSecretsStayOut() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free()
+        let received = dir.appendingPathComponent("received.jsonl")
+        try startHookServer(in: dir, port: port, log: received)
+        let key = "hookKey55zz"
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["null://"],
+            extra: "events:\n  webhook: \"http://127.0.0.1:\(port)/hook?token=\(key)\""))
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "2s"], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with a webhook"))
+        let lines = try String(contentsOf: received, encoding: .utf8).split(separator: "\n")
+        let events = lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        XCTAssertEqual(events.count, lines.count, "every POST body is one JSON object")
+        let names = events.compactMap { $0["event"] as? String }
+        XCTAssertEqual(names.first, "run.state", "\(names)")
+        XCTAssertTrue(names.contains("player.state"), "\(names)")
+        XCTAssertEqual(names.last, "run.stopped", "the last event goes out before exit: \(names)")
+        XCTAssertFalse(r.stderr.contains(key), "webhook token leaked into logs")
+    }
+
+    func testADeadWebhookNeverStallsTheRun() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free()   // nothing listens there
+        let out = dir.appendingPathComponent("out.mp4")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["file://\(out.path)"],
+            extra: "events:\n  webhook: \"http://127.0.0.1:\(port)/hook\""))
+        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s"], timeout: 40)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with a dead webhook"))
+        let p = try assertH264AAC(out.path)
+        XCTAssertEqual(p.duration ?? 0, 3, accuracy: 0.2, "the recording ran its full length")
+    }
+}
