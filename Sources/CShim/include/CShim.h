@@ -30,6 +30,12 @@ static inline void cshim_message_unref(GstMessage *m) { gst_message_unref(m); }
 static inline GstMessageType cshim_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }
 static inline GstObject *cshim_message_src(GstMessage *m) { return GST_MESSAGE_SRC(m); }
 
+/* Pad probes: the event type a probe sees (GST_PAD_PROBE_INFO_EVENT, GST_EVENT_TYPE), 0 if none. */
+static inline GstEventType cshim_probe_event_type(GstPadProbeInfo *info) {
+    GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+    return event ? GST_EVENT_TYPE(event) : (GstEventType)0;
+}
+
 /* Type checks (GST_IS_…). */
 static inline gboolean cshim_is_bin(gpointer p) { return GST_IS_BIN(p); }
 static inline gboolean cshim_is_pipeline(gpointer p) { return GST_IS_PIPELINE(p); }

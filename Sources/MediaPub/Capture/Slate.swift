@@ -9,13 +9,13 @@ enum Slate {
         let y = UInt8(clamping: Int((0.257 * r + 0.504 * g + 0.098 * b + 16).rounded()))
         let u = UInt8(clamping: Int((-0.148 * r - 0.291 * g + 0.439 * b + 128).rounded()))
         let v = UInt8(clamping: Int((0.439 * r - 0.368 * g - 0.071 * b + 128).rounded()))
-        let (w, h) = (format.video?.width ?? 2, format.video?.height ?? 2)
-        let lumaBytes = w * h
-        let chromaBytes = ((w + 1) / 2) * ((h + 1) / 2)
-        var bytes = [UInt8](repeating: y, count: lumaBytes + 2 * chromaBytes)
-        for i in 0..<chromaBytes {
-            bytes[lumaBytes + i] = u
-            bytes[lumaBytes + chromaBytes + i] = v
+        let layout = I420Layout(width: format.video?.width ?? 2, height: format.video?.height ?? 2)
+        // Each plane filled whole, row padding included, at GStreamer's offsets.
+        var bytes = [UInt8](repeating: y, count: layout.size)
+        let chromaPlane = layout.strides[1] * layout.chromaHeight
+        for i in 0..<chromaPlane {
+            bytes[layout.offsets[1] + i] = u
+            bytes[layout.offsets[2] + i] = v
         }
         return bytes.withUnsafeBytes { Buffer(copying: $0) }
     }
@@ -28,8 +28,12 @@ enum Slate {
 
     /// The image decoded, letterboxed to the output size and converted to I420.
     static func image(_ source: String, format: MediaFormat) throws -> Buffer {
-        guard case .uri(let uri, _) = try SourceSpec(source), let caps = format.videoCaps else {
+        let spec = try SourceSpec(source)
+        guard case .uri(let uri, _) = spec, let caps = format.videoCaps else {
             throw MediaPubError.badSource(source, "not an image")
+        }
+        if let path = spec.localPath, !FileManager.default.isReadableFile(atPath: path) {
+            throw MediaPubError.badSource(source, "standby image: " + (FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"))
         }
         let pipeline = try Pipeline(description:
             "uridecodebin uri=\(GStreamer.quote(uri)) ! videoconvert ! videoscale add-borders=true ! \(caps) ! appsink name=slate sync=false max-buffers=1")

@@ -27,3 +27,25 @@ enum Signals {
                              unsafeBitCast(padAdded, to: GCallback.self), box, release)
     }
 }
+
+/// Pad probes, with the same boxing as signals.
+enum Probes {
+    private final class Handler {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    /// Calls `body` on the streaming thread when EOS reaches `pad` (before the
+    /// element behind it handles it). The probe stays; it only passes events through.
+    static func onEndOfStream(_ pad: Pad, _ body: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(Handler(body)).toOpaque()
+        gst_pad_add_probe(pad.raw, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, data in
+            if let info, let data, cshim_probe_event_type(info) == GST_EVENT_EOS {
+                Unmanaged<Handler>.fromOpaque(data).takeUnretainedValue().body()
+            }
+            return GST_PAD_PROBE_OK
+        }, box) { data in
+            if let data { Unmanaged<Handler>.fromOpaque(data).release() }
+        }
+    }
+}

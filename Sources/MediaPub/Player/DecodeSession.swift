@@ -21,12 +21,16 @@ final class DecodeSession: @unchecked Sendable {
     private let startAt: TimeInterval
     private let pipeline: Pipeline
     private let bus: Bus
-    private let onEvent: (Event) -> Void
+    /// Gets the session itself, so that no closure has to hold it (no retain cycle).
+    private let onEvent: (DecodeSession, Event) -> Void
 
     private let lock = NSLock()
     private var audioSink: AppSink?
     private var videoSink: AppSink?
     private var closed = false
+    private var ready = false
+    private var decodedAllSent = false
+    private var tagsSeen = NowPlaying()
 
     // Consumption state: touched only by the consumer (under the player's lock).
     private var pending: [Float] = []
@@ -52,7 +56,7 @@ final class DecodeSession: @unchecked Sendable {
     private(set) var rate: Double
 
     init(source: String, format: MediaFormat, wantsVideo: Bool, speed: Double = 1, pitch: Double = 0,
-         startAt: TimeInterval = 0, memory: Memory = .none, onEvent: @escaping (Event) -> Void) throws {
+         startAt: TimeInterval = 0, memory: Memory = .none, onEvent: @escaping (DecodeSession, Event) -> Void) throws {
         self.source = source
         self.spec = try SourceSpec(source)
         self.memory = memory
@@ -77,6 +81,7 @@ final class DecodeSession: @unchecked Sendable {
         case .testPattern:
             audioSink = pipeline.appSink(named: "asink")
             videoSink = pipeline.appSink(named: "vsink")
+            watchAudioEOS()
         case .uri(_, let isImage):
             guard let decoder = pipeline.element(named: "dec") else { throw MediaPubError.pipeline("no decoder") }
             Signals.onPadAdded(decoder) { [weak self] pad in self?.padAdded(pad, isImage: isImage) }
@@ -136,14 +141,24 @@ final class DecodeSession: @unchecked Sendable {
         do {
             let bin = try pipeline.addBin(description: description)
             guard let sinkPad = bin.staticPad("sink"), pad.link(to: sinkPad) else {
-                onEvent(.failed("cannot link \(type) stream"))
+                onEvent(self, .failed("cannot link \(type) stream"))
                 return
             }
-            if description.contains("name=asink") { audioSink = pipeline.appSink(named: "asink") }
+            if description.contains("name=asink") {
+                audioSink = pipeline.appSink(named: "asink")
+                watchAudioEOS()
+            }
             if description.contains("name=vsink") { videoSink = pipeline.appSink(named: "vsink") }
         } catch {
-            onEvent(.failed("\(error)"))
+            onEvent(self, .failed("\(error)"))
         }
+    }
+
+    /// The appsink reports EOS only once everything was pulled; the next item must
+    /// be prepared earlier: when the end of the audio reaches the sink's queue.
+    private func watchAudioEOS() {
+        guard let pad = audioSink?.staticPad("sink") else { return }
+        Probes.onEndOfStream(pad) { [weak self] in self?.decodedAll() }
     }
 
     // MARK: running
@@ -165,7 +180,7 @@ final class DecodeSession: @unchecked Sendable {
                 let data: Data
                 if let path = spec.localPath {
                     guard let bytes = FileManager.default.contents(atPath: path) else {
-                        onEvent(.failed(FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"))
+                        onEvent(self, .failed(FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"))
                         return
                     }
                     data = bytes
@@ -175,7 +190,7 @@ final class DecodeSession: @unchecked Sendable {
                 if isClosed { return }
                 serveFromMemory(data)
             } catch {
-                if case MediaPubError.sourceFailed(_, let why) = error { onEvent(.failed(why)) } else { onEvent(.failed("\(error)")) }
+                if case MediaPubError.sourceFailed(_, let why) = error { onEvent(self, .failed(why)) } else { onEvent(self, .failed("\(error)")) }
                 return
             }
         }
@@ -187,7 +202,7 @@ final class DecodeSession: @unchecked Sendable {
         switch result {
         case GST_STATE_CHANGE_FAILURE: return
         case GST_STATE_CHANGE_ASYNC:
-            onEvent(.failed("timed out opening")); return
+            onEvent(self, .failed("nothing to decode within 30 s (server not answering, or the stream is empty)")); return
         default: break
         }
         if result != GST_STATE_CHANGE_NO_PREROLL, startAt > 0 || speed != 1 {
@@ -197,11 +212,14 @@ final class DecodeSession: @unchecked Sendable {
         lock.lock()
         let nothing = audioSink == nil && videoSink == nil
         lock.unlock()
-        if nothing { onEvent(.failed("no audio or video stream")) } else { onEvent(.ready) }
+        if nothing { onEvent(self, .failed("no audio or video stream")) } else {
+            lock.lock(); ready = true; lock.unlock()
+            onEvent(self, .ready)
+        }
     }
 
     private func serveFromMemory(_ data: Data) {
-        guard !data.isEmpty else { onEvent(.failed("empty resource")); return }
+        guard !data.isEmpty else { onEvent(self, .failed("empty resource")); return }
         pipeline.appSrc(named: "memsrc")?.serve(data)
     }
 
@@ -209,10 +227,15 @@ final class DecodeSession: @unchecked Sendable {
 
     private func handle(_ message: BusMessage) {
         switch message {
-        case .endOfStream: onEvent(.decodedAll)
-        case .error(_, let text): onEvent(.failed(text))
+        case .endOfStream: decodedAll()
+        case .error(_, let text): onEvent(self, .failed(text))
         case .tags(let title, let artist, let album):
-            if title != nil || artist != nil || album != nil { onEvent(.tags(NowPlaying(title: title, artist: artist, album: album))) }
+            guard title != nil || artist != nil || album != nil else { break }
+            lock.lock()
+            tagsSeen = NowPlaying(title: title ?? tagsSeen.title, artist: artist ?? tagsSeen.artist, album: album ?? tagsSeen.album)
+            let tags = tagsSeen
+            lock.unlock()
+            onEvent(self, .tags(tags))
         default: break
         }
     }
@@ -228,6 +251,21 @@ final class DecodeSession: @unchecked Sendable {
     }
 
     var duration: UInt? { pipeline.duration }
+
+    /// Prerolled and playing: its streams are known.
+    var isReady: Bool { lock.lock(); defer { lock.unlock() }; return ready }
+
+    /// Title, artist and album seen in the stream so far.
+    var currentTags: NowPlaying { lock.lock(); defer { lock.unlock() }; return tagsSeen }
+
+    /// Called once, when decoding reached the end (from the audio EOS probe or the bus).
+    private func decodedAll() {
+        lock.lock()
+        let first = !decodedAllSent
+        decodedAllSent = true
+        lock.unlock()
+        if first { onEvent(self, .decodedAll) }
+    }
 
     /// Media position (ms) of what has been consumed.
     var positionMs: Int { mediaStartMs + Int(Double(playhead) / 1e6 * rate) }

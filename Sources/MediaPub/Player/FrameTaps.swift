@@ -32,64 +32,72 @@ struct FrameTaps {
     var isEmpty: Bool { audio.isEmpty && video.isEmpty }
     var wantsVideo: Bool { !video.isEmpty }
 
-    func deliver(audio out: UnsafeMutablePointer<Float>, frames: Int, format: MediaFormat, positionMs: Int) {
-        guard !audio.isEmpty, frames > 0 else { return }
-        let frame = AudioFrame(samples: Array(UnsafeBufferPointer(start: out, count: frames * format.channels)),
-                               sampleRate: format.sampleRate, channels: format.channels, ptsMs: positionMs)
-        for handler in audio { handler(frame) }
-    }
-
-    /// Hands over `buffer` once, when it is a new picture.
-    mutating func deliver(video buffer: Buffer?, format: MediaFormat, positionMs: Int) {
-        guard !video.isEmpty, let buffer, buffer !== lastVideo, let size = format.video else { return }
-        lastVideo = buffer
-        let i420 = buffer.withBytes { Data($0) }
-        for (wanted, handler) in video {
-            let data = PixelConversion.convert(i420: i420, width: size.width, height: size.height, to: wanted)
-            handler(VideoFrame(width: size.width, height: size.height, format: wanted, data: data, ptsMs: positionMs))
+    /// The handler calls for this tick's audio and (when new) picture, to be run
+    /// by the caller once it holds no lock. Copies what the handlers will see.
+    mutating func deliveries(audio out: UnsafeMutablePointer<Float>, frames: Int, video buffer: Buffer?,
+                             format: MediaFormat, positionMs: Int) -> [() -> Void] {
+        var work: [() -> Void] = []
+        if !audio.isEmpty, frames > 0 {
+            let frame = AudioFrame(samples: Array(UnsafeBufferPointer(start: out, count: frames * format.channels)),
+                                   sampleRate: format.sampleRate, channels: format.channels, ptsMs: positionMs)
+            for handler in audio { work.append { handler(frame) } }
         }
+        if !video.isEmpty, let buffer, buffer !== lastVideo, let size = format.video {
+            lastVideo = buffer
+            let layout = I420Layout(width: size.width, height: size.height)
+            for (wanted, handler) in video {
+                work.append {
+                    let data = buffer.withBytes { PixelConversion.convert(i420: $0, layout: layout, to: wanted) }
+                    handler(VideoFrame(width: size.width, height: size.height, format: wanted, data: data, ptsMs: positionMs))
+                }
+            }
+        }
+        return work
     }
 }
 
-/// I420 to the formats the taps offer (BT.601, limited range).
+/// I420 (as GStreamer lays it out, rows padded) to tightly packed I420, NV12 or RGBA (BT.601, limited range).
 enum PixelConversion {
-    static func convert(i420: Data, width w: Int, height h: Int, to format: VideoFrameFormat) -> Data {
-        let cw = (w + 1) / 2, ch = (h + 1) / 2
-        guard i420.count >= w * h + 2 * cw * ch else { return i420 }
+    static func convert(i420 src: UnsafeRawBufferPointer, layout l: I420Layout, to format: VideoFrameFormat) -> Data {
+        let w = l.width, h = l.height, cw = l.chromaWidth, ch = l.chromaHeight
+        guard src.count >= l.size else { return Data() }
+        let s = src.bindMemory(to: UInt8.self)
+        func y(_ x: Int, _ row: Int) -> UInt8 { s[l.offsets[0] + row * l.strides[0] + x] }
+        func u(_ x: Int, _ row: Int) -> UInt8 { s[l.offsets[1] + row * l.strides[1] + x] }
+        func v(_ x: Int, _ row: Int) -> UInt8 { s[l.offsets[2] + row * l.strides[2] + x] }
         switch format {
-        case .i420:
-            return i420
-        case .nv12:
+        case .i420, .nv12:
             var out = Data(count: w * h + 2 * cw * ch)
-            i420.withUnsafeBytes { (src: UnsafeRawBufferPointer) in
-                out.withUnsafeMutableBytes { (dst: UnsafeMutableRawBufferPointer) in
-                    let s = src.bindMemory(to: UInt8.self), d = dst.bindMemory(to: UInt8.self)
-                    for i in 0..<(w * h) { d[i] = s[i] }
-                    let u = w * h, v = u + cw * ch
-                    for i in 0..<(cw * ch) {
-                        d[u + 2 * i] = s[u + i]
-                        d[u + 2 * i + 1] = s[v + i]
+            out.withUnsafeMutableBytes { (dst: UnsafeMutableRawBufferPointer) in
+                let d = dst.bindMemory(to: UInt8.self)
+                for row in 0..<h { for x in 0..<w { d[row * w + x] = y(x, row) } }
+                let base = w * h
+                for row in 0..<ch {
+                    for x in 0..<cw {
+                        if format == .i420 {
+                            d[base + row * cw + x] = u(x, row)
+                            d[base + cw * ch + row * cw + x] = v(x, row)
+                        } else {
+                            d[base + 2 * (row * cw + x)] = u(x, row)
+                            d[base + 2 * (row * cw + x) + 1] = v(x, row)
+                        }
                     }
                 }
             }
             return out
         case .rgba:
             var out = Data(count: w * h * 4)
-            i420.withUnsafeBytes { (src: UnsafeRawBufferPointer) in
-                out.withUnsafeMutableBytes { (dst: UnsafeMutableRawBufferPointer) in
-                    let s = src.bindMemory(to: UInt8.self), d = dst.bindMemory(to: UInt8.self)
-                    let uBase = w * h, vBase = uBase + cw * ch
-                    for y in 0..<h {
-                        for x in 0..<w {
-                            let c = Double(Int(s[y * w + x]) - 16) * 1.164
-                            let ci = (y / 2) * cw + x / 2
-                            let u = Double(Int(s[uBase + ci]) - 128), v = Double(Int(s[vBase + ci]) - 128)
-                            let o = (y * w + x) * 4
-                            d[o] = UInt8(clamping: Int((c + 1.596 * v).rounded()))
-                            d[o + 1] = UInt8(clamping: Int((c - 0.392 * u - 0.813 * v).rounded()))
-                            d[o + 2] = UInt8(clamping: Int((c + 2.017 * u).rounded()))
-                            d[o + 3] = 255
-                        }
+            out.withUnsafeMutableBytes { (dst: UnsafeMutableRawBufferPointer) in
+                let d = dst.bindMemory(to: UInt8.self)
+                for row in 0..<h {
+                    for x in 0..<w {
+                        let c = Double(Int(y(x, row)) - 16) * 1.164
+                        let cu = Double(Int(u(x / 2, row / 2)) - 128), cv = Double(Int(v(x / 2, row / 2)) - 128)
+                        let o = (row * w + x) * 4
+                        d[o] = UInt8(clamping: Int((c + 1.596 * cv).rounded()))
+                        d[o + 1] = UInt8(clamping: Int((c - 0.392 * cu - 0.813 * cv).rounded()))
+                        d[o + 2] = UInt8(clamping: Int((c + 2.017 * cu).rounded()))
+                        d[o + 3] = 255
                     }
                 }
             }

@@ -34,9 +34,9 @@ public struct MediaFormat: Sendable, Equatable {
         return "video/x-raw,format=I420,width=\(v.width),height=\(v.height),pixel-aspect-ratio=1/1"
     }
 
-    /// Bytes of one I420 frame.
+    /// Bytes of one I420 frame as GStreamer lays it out.
     var videoFrameBytes: Int {
         guard let v = video else { return 0 }
-        return v.width * v.height + 2 * ((v.width + 1) / 2) * ((v.height + 1) / 2)
+        return I420Layout(width: v.width, height: v.height).size
     }
 }

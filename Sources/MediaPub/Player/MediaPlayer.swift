@@ -28,7 +28,6 @@ public final class MediaPlayer: @unchecked Sendable {
     private var upcomingPosition: Int?
     private var currentReady = false
     private var failuresInARow = 0
-    private var tags = NowPlaying()
     private var lastError: String?
     private var frozenFrame: Buffer?
     /// Bytes given with `load(data:name:)`, decoded from memory.
@@ -74,7 +73,10 @@ public final class MediaPlayer: @unchecked Sendable {
     public var publishVolume: Int { lock.lock(); defer { lock.unlock() }; return config.publishVolume }
     public var aux: Bool { lock.lock(); defer { lock.unlock() }; return config.aux }
     public var settings: PlayerConfig { lock.lock(); defer { lock.unlock() }; return config }
-    public var nowPlaying: NowPlaying { lock.lock(); defer { lock.unlock() }; return tags }
+    public var nowPlaying: NowPlaying {
+        lock.lock(); let s = current; lock.unlock()
+        return s?.currentTags ?? NowPlaying()
+    }
     public var currentSource: String { lock.lock(); defer { lock.unlock() }; return playlist.current }
     public var currentIndex: Int { lock.lock(); defer { lock.unlock() }; return playlist.index }
 
@@ -250,7 +252,7 @@ public final class MediaPlayer: @unchecked Sendable {
     }
 
     private func dropUpcoming() {
-        upcoming?.close(); upcoming = nil; upcomingPosition = nil
+        retire(upcoming); upcoming = nil; upcomingPosition = nil
     }
 
     // MARK: frame taps
@@ -278,14 +280,12 @@ public final class MediaPlayer: @unchecked Sendable {
 
     private func makeSession(_ source: String, startAt: TimeInterval) -> DecodeSession? {
         do {
-            var session: DecodeSession?
             let memory: DecodeSession.Memory = memoryData.map { .data($0) } ?? (config.memory ? .load : .none)
-            session = try DecodeSession(source: source, format: format, wantsVideo: feedsVideo || taps.wantsVideo,
-                                        speed: config.speed, pitch: config.pitch, startAt: startAt,
-                                        memory: memory) { [weak self] event in
-                // Bus and loader threads only hand the event over: they never wait for the player.
-                guard let self else { return }
-                self.queue.async { [weak self] in
+            let session = try DecodeSession(source: source, format: format, wantsVideo: feedsVideo || taps.wantsVideo,
+                                            speed: config.speed, pitch: config.pitch, startAt: startAt,
+                                            memory: memory) { [weak self] session, event in
+                // Bus, loader and streaming threads only hand the event over: they never wait for the player.
+                self?.queue.async { [weak self, weak session] in
                     guard let self, let session else { return }
                     self.sessionEvent(event, from: session)
                 }
@@ -299,8 +299,15 @@ public final class MediaPlayer: @unchecked Sendable {
     }
 
     private func closeSessions() {
-        current?.close(); current = nil
-        upcoming?.close(); upcoming = nil; upcomingPosition = nil
+        retire(current); current = nil
+        retire(upcoming); upcoming = nil; upcomingPosition = nil
+    }
+
+    /// Closes a session on a background queue: tearing a pipeline down takes
+    /// milliseconds the capture thread must not lose.
+    private func retire(_ session: DecodeSession?) {
+        guard let session else { return }
+        DispatchQueue.global().async { session.close() }
     }
 
     private func sessionEvent(_ event: DecodeSession.Event, from session: DecodeSession) {
@@ -312,29 +319,24 @@ public final class MediaPlayer: @unchecked Sendable {
         switch event {
         case .ready:
             lock.lock()
-            if isCurrent {
-                currentReady = true
-                failuresInARow = 0
-                retries = 0
-                if state == .loading { setState(.playing) }
-                let index = playlist.index, source = playlist.current, tags = self.tags
-                lock.unlock()
-                emit(.track(index: index, source: source, durationMs: session.duration.map { Int($0 / 1_000_000) }, tags: tags))
-            } else { lock.unlock() }
+            guard isCurrent, !currentReady else { lock.unlock(); return }
+            currentReady = true
+            failuresInARow = 0
+            retries = 0
+            if state == .loading { setState(.playing) }
+            let index = playlist.index, source = playlist.current
+            lock.unlock()
+            emit(.track(index: index, source: source, durationMs: session.duration.map { Int($0 / 1_000_000) },
+                        tags: session.currentTags))
         case .decodedAll:
             if isCurrent { preloadNext() }
         case .failed(let message):
             if isCurrent { itemFailed(source: session.source, message: message) }
             else {
-                lock.lock(); upcoming?.close(); upcoming = nil; upcomingPosition = nil; lock.unlock()
+                lock.lock(); retire(upcoming); upcoming = nil; upcomingPosition = nil; lock.unlock()
             }
-        case .tags(let nowPlaying):
-            lock.lock()
-            if isCurrent {
-                tags = NowPlaying(title: nowPlaying.title ?? tags.title, artist: nowPlaying.artist ?? tags.artist,
-                                  album: nowPlaying.album ?? tags.album)
-            }
-            lock.unlock()
+        case .tags:
+            break  // kept by the session; read from it as now-playing
         }
     }
 
@@ -395,29 +397,28 @@ public final class MediaPlayer: @unchecked Sendable {
 
     /// Called with the lock held when the current session has nothing more to give.
     private func advanceAfterEnd() -> Bool {
-        current?.close()
+        retire(current)
         current = nil
         guard playlist.advance() else {
-            upcoming?.close(); upcoming = nil
+            retire(upcoming); upcoming = nil
             setState(.ended)
             return false
         }
-        tags = NowPlaying()
         lastProgressMs = nil
         if let next = upcoming, upcomingPosition == playlist.position {
             current = next
             upcoming = nil
             upcomingPosition = nil
-            currentReady = next.hasAudio || next.hasVideo
-            if !currentReady { setState(.loading) }
+            currentReady = next.isReady
             if currentReady {
-                let index = playlist.index, source = playlist.current
-                let tags = self.tags
-                emit(.track(index: index, source: source, durationMs: next.duration.map { Int($0 / 1_000_000) }, tags: tags))
+                emit(.track(index: playlist.index, source: playlist.current,
+                            durationMs: next.duration.map { Int($0 / 1_000_000) }, tags: next.currentTags))
+            } else {
+                setState(.loading)
             }
             return true
         }
-        upcoming?.close(); upcoming = nil
+        retire(upcoming); upcoming = nil
         current = makeSession(playlist.current, startAt: 0)
         currentReady = false
         setState(.loading)
@@ -446,7 +447,17 @@ public final class MediaPlayer: @unchecked Sendable {
     /// and the frame due now. `wait` bounds how long to wait for decoding
     /// (0 in realtime, longer when running as fast as possible).
     func render(frames: Int, tick: UInt, into out: UnsafeMutablePointer<Float>, wait: Double) -> Rendered {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        var deliveries: [() -> Void] = []
+        let rendered = renderLocked(frames: frames, tick: tick, into: out, wait: wait, deliveries: &deliveries)
+        lock.unlock()
+        // Tap handlers run outside the lock: they may ask the player anything.
+        for deliver in deliveries { deliver() }
+        return rendered
+    }
+
+    private func renderLocked(frames: Int, tick: UInt, into out: UnsafeMutablePointer<Float>, wait: Double,
+                              deliveries: inout [() -> Void]) -> Rendered {
         if state == .loading && wait > 0 {
             let deadline = Date().addingTimeInterval(max(wait, 0))
             while state == .loading && lock.wait(until: deadline) {}
@@ -491,8 +502,7 @@ public final class MediaPlayer: @unchecked Sendable {
         let buffering = stalled > stallLimit
         if !taps.isEmpty {
             let position = current?.positionMs ?? 0
-            taps.deliver(audio: out, frames: filled, format: format, positionMs: position)
-            taps.deliver(video: decoded, format: format, positionMs: position)
+            deliveries += taps.deliveries(audio: out, frames: filled, video: decoded, format: format, positionMs: position)
         }
         reportProgress()
         return Rendered(audioFrames: filled, video: feedsVideo && !buffering ? decoded : nil)
