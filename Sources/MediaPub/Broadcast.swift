@@ -63,10 +63,16 @@ public final class Broadcast: @unchecked Sendable {
         options.realtime ?? outputURLs.contains { (try? OutputTarget($0))?.isNetwork ?? false }
     }
 
+    private lazy var wantedPublishing = preset.publishing
+
+    /// The publishing flag; set before the timeline starts, it is the flag it starts with.
     public var publishing: Bool {
-        get { capture?.publishing ?? preset.publishing }
+        get { lock.lock(); defer { lock.unlock() }; return capture?.publishing ?? wantedPublishing }
         set {
+            lock.lock()
+            wantedPublishing = newValue
             capture?.publishing = newValue
+            lock.unlock()
             events.emit("publishing", ["publishing": newValue])
         }
     }
@@ -101,7 +107,8 @@ public final class Broadcast: @unchecked Sendable {
 
     /// Retries an output now: by index, by masked URL, or all when nil.
     public func reconnect(output: String?) throws {
-        guard let outputs = publisher?.outputs else { throw MediaPubError.usage("reconnect: not running yet") }
+        lock.lock(); let outputs = publisher?.outputs; lock.unlock()
+        guard let outputs else { throw MediaPubError.usage("reconnect: not running yet") }
         let chosen: [Output]
         if let output {
             if let index = Int(output), outputs.indices.contains(index) { chosen = [outputs[index]] }
@@ -170,6 +177,7 @@ public final class Broadcast: @unchecked Sendable {
             log.info("output \(output.maskedURL): \(state.rawValue)")
         }
         events.emit("output.state", fields)
+        lock.lock(); let publisher = self.publisher; lock.unlock()
         if state == .failed, publisher?.allOutputsFailed == true {
             lock.lock(); failure = "every output failed"; lock.unlock()
             capture?.requestStop()
@@ -222,10 +230,15 @@ public final class Broadcast: @unchecked Sendable {
                 MediaPlayer(config: PlayerConfig(id: "standby", source: $0, repeat: true), format: format, feedsVideo: false)
             }
             let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputURLs,
-                                          reconnect: preset.reconnect, log: log) { [weak self] output, state, error in
+                                          reconnect: preset.reconnect, log: log,
+                                          onEncoderFailure: { [weak self] why in
+                guard let self else { return }
+                self.lock.lock(); self.failure = why; let capture = self.capture; self.lock.unlock()
+                capture?.requestStop()
+            }) { [weak self] output, state, error in
                 self?.outputState(output, state, error)
             }
-            self.publisher = publisher
+            lock.lock(); self.publisher = publisher; lock.unlock()
             try publisher.start()
             for player in players { player.start() }
             // Local files are ready in milliseconds; a slow source starts on the slate instead.
@@ -237,10 +250,11 @@ public final class Broadcast: @unchecked Sendable {
             }
             defer { monitor?.stop() }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
-                                  publishing: preset.publishing, realtime: realtime, stopAfter: stopAfter,
+                                  publishing: publishing, realtime: realtime, stopAfter: stopAfter,
                                   stopAtEnd: preset.stop.atEnd, monitor: monitor, sink: publisher)
             lock.lock()
             self.capture = capture
+            capture.publishing = wantedPublishing
             let stopEarly = stopRequested
             for (at, action) in scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
             scheduled = []
@@ -266,7 +280,8 @@ public final class Broadcast: @unchecked Sendable {
             } else if let error = publisher.error {
                 result = RunResult(exitCode: 1, reason: "encoder failed: \(error)")
             } else {
-                let text: [CaptureStop: String] = [.duration: "duration reached", .contentEnded: "content ended", .requested: "stopped"]
+                let text: [CaptureStop: String] = [.duration: "duration reached", .contentEnded: "content ended",
+                                                   .requested: "stopped", .encoderFailed: "encoder failed"]
                 result = RunResult(exitCode: 0, reason: text[reason] ?? "stopped")
             }
             log.info("finished: \(result.reason) after \(String(format: "%.2f", capture.outputSeconds))s of output")

@@ -3,8 +3,9 @@ import Foundation
 
 /// Where the capture sends the output timeline (the publisher).
 protocol TimelineSink: AnyObject {
-    func pushVideo(_ buffer: Buffer)
-    func pushAudio(_ buffer: Buffer)
+    /// false: the encoder is gone; the timeline stops.
+    func pushVideo(_ buffer: Buffer) -> Bool
+    func pushAudio(_ buffer: Buffer) -> Bool
     func endOfStream()
 }
 
@@ -14,6 +15,7 @@ public enum CaptureStop: Sendable, Equatable {
     case contentEnded  // every player ended
     case nothingPlayable
     case requested     // quit, SIGINT, SIGTERM
+    case encoderFailed
 }
 
 /// The custom capture (SPEC §1): owns the one output timeline. Every tick it
@@ -39,6 +41,8 @@ public final class Capture: @unchecked Sendable {
     private var audioFramesOut: UInt64 = 0
     private var ringtoneStarted = false
     private var actions: [(tick: UInt64, run: () -> Void)] = []
+    /// Some player has played: a later failure is not "nothing playable".
+    private var somethingPlayed = false
 
     /// Ticks per second: the video frame rate, or 50 for an audio-only run.
     let tickRate: Int
@@ -166,13 +170,18 @@ public final class Capture: @unchecked Sendable {
                     .retimed(pts: pts, duration: UInt(UInt64(frames) * GStreamer.second / UInt64(format.sampleRate))))
             }
 
-            if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slate {
-                sink?.pushVideo(picture.retimed(pts: pts, duration: tick))
+            if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slate,
+               sink?.pushVideo(picture.retimed(pts: pts, duration: tick)) == false {
+                reason = .encoderFailed
+                break
             }
             let audioPTS = UInt(audioFramesOut * GStreamer.second / UInt64(format.sampleRate))
             let audio = mix.withUnsafeBytes { Buffer(copying: $0) }
             let audioDuration = UInt(UInt64(frames) * GStreamer.second / UInt64(format.sampleRate))
-            sink?.pushAudio(audio.retimed(pts: audioPTS, duration: audioDuration))
+            if sink?.pushAudio(audio.retimed(pts: audioPTS, duration: audioDuration)) == false {
+                reason = .encoderFailed
+                break
+            }
             n += 1
             lock.lock()
             ticks = n
@@ -186,7 +195,8 @@ public final class Capture: @unchecked Sendable {
     /// Every player ended (or failed): the content is over.
     private func contentEndReason() -> CaptureStop? {
         let states = players.map(\.currentState)
+        if states.contains(where: { $0 == .playing || $0 == .paused || $0 == .ended }) { somethingPlayed = true }
         guard states.allSatisfy({ $0 == .ended || $0 == .error }) else { return nil }
-        return states.allSatisfy({ $0 == .error }) ? .nothingPlayable : .contentEnded
+        return states.allSatisfy({ $0 == .error }) && !somethingPlayed ? .nothingPlayable : .contentEnded
     }
 }

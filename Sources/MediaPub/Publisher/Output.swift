@@ -101,6 +101,7 @@ final class Output: @unchecked Sendable {
     }
 
     private func connect() throws {
+        teardown()   // never two pipelines for one output
         var parts: [String] = []
         let limits = target.isNetwork
             ? "max-bytes=16000000 block=false leaky-type=downstream"
@@ -129,11 +130,7 @@ final class Output: @unchecked Sendable {
         if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw MediaPubError.output(url, "cannot start")
         }
-        // rtmp2sink and srtsink report a refused or lost connection from their own
-        // threads: a connection that stays up for a moment counts as publishing.
-        if target.isNetwork {
-            queue.asyncAfter(deadline: .now() + 1.5) { [weak self] in self?.markPublishing(connection: connection) }
-        }
+
     }
 
     /// Encoder streaming thread: pass a sample on, rebased so that every
@@ -155,6 +152,12 @@ final class Output: @unchecked Sendable {
             }
             if isVideo && !buffer.isKeyframe { lock.unlock(); return }
             base = pts
+            if target.isNetwork {
+                // rtmp2sink and srtsink connect on the first data and report a refused or
+                // lost connection from their own threads: one that holds a moment is publishing.
+                let connection = generation
+                queue.asyncAfter(deadline: .now() + 1.5) { [weak self] in self?.markPublishing(connection: connection) }
+            }
             backlog = early
             early = []
         }
@@ -228,15 +231,17 @@ final class Output: @unchecked Sendable {
         backoff = min(reconnect.max, backoff * 2)
         lock.unlock()
         onState(self, givingUp ? .failed : .reconnecting, message)
+        let failedConnection = generation
         queue.async { [self] in
             teardown()
             guard !givingUp else { return }
             queue.asyncAfter(deadline: .now() + delay) { [self] in
                 lock.lock()
-                let stop = finishing
-                if !stop { reconnects += 1 }
+                // Superseded (a `ctl reconnect` got there first) or shutting down: nothing to do.
+                let stale = finishing || generation != failedConnection || state != .reconnecting
+                if !stale { reconnects += 1 }
                 lock.unlock()
-                if stop { return }
+                if stale { return }
                 do { try connect() } catch { fail("\(error)") }
             }
         }
@@ -245,8 +250,16 @@ final class Output: @unchecked Sendable {
     /// Reconnects at once (control `reconnect`).
     func reconnectNow() {
         queue.async { [self] in
-            teardown()
-            lock.lock(); reconnects += 1; backoff = reconnect.initial; state = .reconnecting; lock.unlock()
+            lock.lock()
+            let stop = finishing || state == .stopped
+            if !stop {
+                generation += 1   // supersedes a pending backoff retry
+                reconnects += 1
+                backoff = reconnect.initial
+                state = .reconnecting
+            }
+            lock.unlock()
+            if stop { return }
             do { try connect() } catch { fail("\(error)") }
         }
     }

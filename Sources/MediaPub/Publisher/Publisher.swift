@@ -7,15 +7,18 @@ final class Publisher: TimelineSink, @unchecked Sendable {
     let encoder: Encoder
     let outputs: [Output]
     private let log: Logger
-    private let encoderFailed = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var encoderError: String?
     private var encodedEOS = 0
     private let encodedDone = DispatchSemaphore(value: 0)
 
+    private let onEncoderFailure: (String) -> Void
+
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs urls: [String],
-         reconnect: ReconnectConfig, log: Logger, onOutputState: @escaping (Output, OutputState, String?) -> Void) throws {
+         reconnect: ReconnectConfig, log: Logger, onEncoderFailure: @escaping (String) -> Void,
+         onOutputState: @escaping (Output, OutputState, String?) -> Void) throws {
         self.log = log
+        self.onEncoderFailure = onEncoderFailure
         encoder = try Encoder(format: format, video: video, audio: audio)
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
         outputs = try urls.map {
@@ -33,13 +36,20 @@ final class Publisher: TimelineSink, @unchecked Sendable {
             for output in outputs { output.offer(sample, isVideo: false) }
         }, eos: { [weak self] in self?.encodedStreamEnded() })
         encoder.bus.start(name: "encoder") { [weak self] message in
-            guard let self else { return }
-            if case .error(let source, let text) = message {
-                self.lock.lock(); self.encoderError = "\(source): \(text)"; self.lock.unlock()
-                self.log.error("encoder: \(source): \(text)")
-                self.encodedDone.signal()
-                self.encodedDone.signal()
-            }
+            guard let self, case .error(let source, let text) = message else { return }
+            let stage = source.hasPrefix("a") || source.contains("aac") ? "audio" : source.hasPrefix("v") || source.contains("264") ? "video" : "the"
+            let why = "\(stage) encoder stopped (\(source)): \(text)"
+            self.lock.lock()
+            let first = self.encoderError == nil
+            if first { self.encoderError = why }
+            self.lock.unlock()
+            guard first else { return }
+            self.log.error(why)
+            self.onEncoderFailure(why)
+            // Unblock a capture waiting to push into the dead encoder (off the bus thread).
+            DispatchQueue.global().async { self.encoder.pipeline.setState(GST_STATE_NULL) }
+            self.encodedDone.signal()
+            self.encodedDone.signal()
         }
         if encoder.pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw MediaPubError.pipeline("the encoder cannot start")
@@ -52,8 +62,8 @@ final class Publisher: TimelineSink, @unchecked Sendable {
 
     // MARK: TimelineSink
 
-    func pushVideo(_ buffer: Buffer) { encoder.videoSrc?.push(buffer) }
-    func pushAudio(_ buffer: Buffer) { encoder.audioSrc.push(buffer) }
+    func pushVideo(_ buffer: Buffer) -> Bool { encoder.videoSrc?.push(buffer) ?? true }
+    func pushAudio(_ buffer: Buffer) -> Bool { encoder.audioSrc.push(buffer) }
 
     func endOfStream() {
         encoder.videoSrc?.endOfStream()
