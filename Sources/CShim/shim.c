@@ -1,4 +1,5 @@
 #include "CShim.h"
+#include <malloc.h>
 
 _Static_assert(sizeof(GstClockTime) == 8, "GstClockTime is 64 bits");
 
@@ -36,3 +37,5 @@ long cshim_curl_response_code(CURL *curl) {
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
     return code;
 }
+
+int cshim_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }

@@ -114,6 +114,8 @@ func loadPreset(_ file: String, overrides: [String]) -> Preset {
     }
 }
 
+GStreamer.limitMallocArenas()
+
 let args = parse(Array(CommandLine.arguments.dropFirst()))
 
 switch args.command {

@@ -65,6 +65,9 @@ guint64 cshim_object_get_uint64(gpointer object, const char *name);
 /* A tag string (title/artist/album) or NULL; caller frees with g_free. */
 gchar *cshim_tag_list_get_string(const GstTagList *list, const char *tag);
 
+/* glibc: cap the number of malloc arenas (mallopt M_ARENA_MAX); returns 1 on success. */
+int cshim_limit_malloc_arenas(int count);
+
 /* libcurl's variadic curl_easy_setopt, split by argument type. */
 typedef size_t (*cshim_curl_write_fn)(char *data, size_t size, size_t count, void *context);
 CURLcode cshim_curl_setopt_long(CURL *curl, CURLoption option, long value);

@@ -1,4 +1,5 @@
 import CGStreamer
+import CShim
 import Foundation
 
 /// Process-wide GStreamer setup and the errors the thin wrappers throw.
@@ -9,6 +10,13 @@ public enum GStreamer {
 
     /// Initialises GStreamer once; safe to call from anywhere.
     public static func initialize() { _ = once }
+
+    /// For the executable: decoding threads come and go with every item, and
+    /// glibc's per-thread arenas keep each one's high-water mark of video frames
+    /// (bgm for 300 s as fast as possible: 1.1 GB peak RSS with the default, 0.6 GB with 2).
+    public static func limitMallocArenas(_ count: Int = 2) {
+        _ = cshim_limit_malloc_arenas(Int32(count))
+    }
 
     /// Nanoseconds per second, the unit of every GstClockTime.
     static let second: UInt64 = 1_000_000_000
