@@ -197,6 +197,11 @@ public final class Capture: @unchecked Sendable {
         let states = players.map(\.currentState)
         if states.contains(where: { $0 == .playing || $0 == .paused || $0 == .ended }) { somethingPlayed = true }
         guard states.allSatisfy({ $0 == .ended || $0 == .error }) else { return nil }
-        return states.allSatisfy({ $0 == .error }) && !somethingPlayed ? .nothingPlayable : .contentEnded
+        if !states.contains(.ended) {
+            // Failures alone: fatal only when nothing ever played; otherwise the
+            // standby stays on air (a failed source never ends the stream).
+            return somethingPlayed ? nil : .nothingPlayable
+        }
+        return .contentEnded
     }
 }

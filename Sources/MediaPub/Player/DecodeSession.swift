@@ -172,6 +172,10 @@ final class DecodeSession: @unchecked Sendable {
     }
 
     private func load() {
+        if case .none = memory, let path = spec.localPath, !FileManager.default.isReadableFile(atPath: path) {
+            onEvent(self, .failed(FileManager.default.fileExists(atPath: path) ? "cannot read the file (permissions?)" : "no such file"))
+            return
+        }
         switch memory {
         case .none: break
         case .data(let data): serveFromMemory(data)

@@ -349,6 +349,14 @@ public final class MediaPlayer: @unchecked Sendable {
             ? (isNetwork ? "cannot read from the server (connection refused, failed or dropped)" : "cannot be read")
             : message
         let text = "\(SecretMask.mask(url: source)): \(reason)"
+        if !isNetwork, currentReady, (current?.positionMs ?? 0) > 0 {
+            // Corrupt or truncated media: what decoded has played; move on as at its end.
+            emit(.warning("player \(id): \(text); moving on"))
+            closeSessions()
+            failuresInARow = 0
+            if playlist.advance() { openCurrent() } else { setState(.ended) }
+            return
+        }
         if isNetwork, !MediaPlayer.isPermanent(message), retries < maxRetries, state != .stopped {
             // A network source that fails is retried (1 s, 2 s, 4 s) before it is skipped.
             retries += 1

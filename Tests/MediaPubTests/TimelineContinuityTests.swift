@@ -1,0 +1,50 @@
+// Custom capture (issue 4, SPEC §1): nothing a player does breaks the output
+// timeline. In one realtime recording the video player is paused, resumed,
+// seeked, sped up, slowed down, given a missing source and then a good one; the
+// file must stay one unbroken timeline (checked with ffprobe/ffmpeg), with the
+// slate standing in only while the player has no picture.
+
+import Foundation
+import XCTest
+@testable import MediaPub
+
+final class TimelineContinuityTests: XCTestCase {
+
+    func testPauseSeekSpeedAndFailedLoadNeverBreakTheTimeline() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeColorVideo(in: dir, name: "blue.mp4", seconds: 20, color: "blue", freq: 440)
+        try TestMedia.makeColorVideo(in: dir, name: "green.mp4", seconds: 20, color: "green", freq: 660)
+        let out = dir.appendingPathComponent("out.mp4")
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "blue.mp4", ["video: true"])],
+                                      output: out, extra: "standby:\n  color: \"#FF0000\"")
+        let b = try makeBroadcast(yaml, in: dir, duration: 10, realtime: true)
+        let player = try XCTUnwrap(b.player("main"))
+        b.schedule(at: 1.0) { _ in player.pause() }
+        b.schedule(at: 1.8) { _ in player.resume() }
+        b.schedule(at: 2.5) { _ in _ = player.seek(toMs: 8000) }
+        b.schedule(at: 3.5) { _ in try? player.setSpeed(2.0) }
+        b.schedule(at: 4.5) { _ in try? player.setSpeed(1.0) }
+        b.schedule(at: 5.5) { _ in player.load(source: dir.appendingPathComponent("missing.mp4").path) }
+        b.schedule(at: 7.0) { _ in player.load(source: dir.appendingPathComponent("green.mp4").path) }
+        guard let result = runBounded(b, timeout: 60) else { return }
+        XCTAssertEqual(result.exitCode, 0, "run: \(result.reason)")
+
+        let stats = try MediaProbe.frameStats(out.path)
+        XCTAssertEqual(Double(stats.count), 250, accuracy: 1, "10 s at 25 fps")
+        let steps = zip(stats.dropFirst(), stats).map { $0.pts - $1.pts }
+        let bad = steps.enumerated().filter { abs($0.element - 0.04) > 0.001 }
+        XCTAssertTrue(bad.isEmpty, "video PTS steps other than 40 ms: \(bad.prefix(10))")
+        let audioStart = try MediaProbe.streamStartTime(out.path, type: "audio")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 44100)
+        XCTAssertEqual(Double(pcm.count) / 44100 + audioStart, 10, accuracy: 0.05, "audio is continuous: 10 s of samples")
+        try assertDecodesCleanly(out.path)
+
+        func frames(_ from: Double, _ to: Double) -> [FrameStat] { stats.filter { $0.pts >= from && $0.pts < to } }
+        let isBlue: (FrameStat) -> Bool = { $0.uavg > 200 }
+        let isGreen: (FrameStat) -> Bool = { $0.uavg < 110 && $0.vavg < 110 }  // #008000: Y≈81 U≈91 V≈81
+        XCTAssertTrue(frames(0.2, 5.4).allSatisfy(isBlue), "the blue source plays (paused, seeked, sped) until the load")
+        XCTAssertTrue(frames(5.8, 6.9).allSatisfy { $0.looksRed }, "the slate stands in while the loaded source is missing")
+        XCTAssertTrue(frames(7.6, 10).allSatisfy(isGreen), "the good source plays after it is loaded: \(frames(7.0, 10).map { String(format: "%.2f:%.0f/%.0f/%.0f", $0.pts, $0.yavg, $0.uavg, $0.vavg) })")
+        XCTAssertEqual(player.currentState, .stopped, "stopped at the end of the run")
+    }
+}
