@@ -1,0 +1,42 @@
+// What bad input gets (SPEC §8): a missing playlist item is skipped with a
+// warning naming it and the next one plays; truncated media plays what decodes,
+// then moves on. Checked on the recording with ffprobe and PCM analysis.
+
+import Foundation
+import XCTest
+
+final class BadInputTests: XCTestCase {
+
+    func testMissingAndTruncatedItemsAreSkippedAndTheRestPlays() throws {
+        let dir = try makeTempDir()
+        // 6 s of 440 Hz as MPEG-TS, cut after about half its bytes.
+        let whole = try TestMedia.makeVideo(in: dir, name: "whole.mp4", seconds: 6, size: "320x240", fps: 25, freq: 440)
+        let ts = dir.appendingPathComponent("whole.ts")
+        _ = try Proc.check(try Tools.path("ffmpeg"), ["-v", "error", "-y", "-i", whole.path, "-c", "copy", "-f", "mpegts", ts.path])
+        let bytes = try Data(contentsOf: ts)
+        try bytes.prefix(bytes.count / 2).write(to: dir.appendingPathComponent("cut.ts"))
+        try TestMedia.makeAudio(in: dir, name: "b.mp3", seconds: 2, freq: 1000, ext: "mp3")
+        let out = dir.appendingPathComponent("out.mp4")
+        let yaml = PlayerPreset.video(players: ["""
+              - id: main
+                video: true
+                playlist:
+                  items: [cut.ts, gone.mp3, b.mp3]
+                  mode: once
+            """], output: out)
+        let r = try runPreset(yaml, in: dir)
+        XCTAssertEqual(r.status, 0, r.summary("playlist with bad items"))
+        XCTAssertTrue(r.stderr.contains("gone.mp3") && r.stderr.contains("no such file"), "the missing item is named: \(r.stderr)")
+
+        let p = try assertH264AAC(out.path)
+        let duration = try XCTUnwrap(p.duration)
+        XCTAssertGreaterThan(duration, 3.5, "what decodes of the cut file, then b.mp3")
+        XCTAssertLessThan(duration, 6.5)
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        XCTAssertEqual(MediaProbe.dominantFrequency(MediaProbe.slice(pcm, rate: 16000, from: 0.5, to: 1.5), rate: 16000) ?? 0, 440, accuracy: 10,
+                       "the cut file plays first")
+        XCTAssertEqual(MediaProbe.dominantFrequency(MediaProbe.slice(pcm, rate: 16000, from: duration - 1.5, to: duration - 0.3), rate: 16000) ?? 0,
+                       1000, accuracy: 15, "then the last item")
+        try assertDecodesCleanly(out.path)
+    }
+}
