@@ -10,17 +10,14 @@
 /* GstBuffer timing fields (GST_BUFFER_PTS and friends). */
 static inline GstClockTime cshim_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
 static inline GstClockTime cshim_buffer_dts(GstBuffer *b) { return GST_BUFFER_DTS(b); }
-static inline GstClockTime cshim_buffer_duration(GstBuffer *b) { return GST_BUFFER_DURATION(b); }
 static inline void cshim_buffer_set_pts(GstBuffer *b, GstClockTime t) { GST_BUFFER_PTS(b) = t; }
 static inline void cshim_buffer_set_dts(GstBuffer *b, GstClockTime t) { GST_BUFFER_DTS(b) = t; }
 static inline void cshim_buffer_set_duration(GstBuffer *b, GstClockTime t) { GST_BUFFER_DURATION(b) = t; }
 static inline gboolean cshim_buffer_is_delta(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DELTA_UNIT); }
 static inline void cshim_buffer_set_offset(GstBuffer *b, guint64 o) { GST_BUFFER_OFFSET(b) = o; }
-static inline void cshim_buffer_set_discont(GstBuffer *b) { GST_BUFFER_FLAG_SET(b, GST_BUFFER_FLAG_DISCONT); }
 static inline GstBuffer *cshim_buffer_copy(GstBuffer *b) { return gst_buffer_copy(b); }
 static inline GstBuffer *cshim_buffer_ref(GstBuffer *b) { return gst_buffer_ref(b); }
 static inline void cshim_buffer_unref(GstBuffer *b) { gst_buffer_unref(b); }
-static inline GstSample *cshim_sample_ref(GstSample *s) { return gst_sample_ref(s); }
 static inline void cshim_sample_unref(GstSample *s) { gst_sample_unref(s); }
 static inline GstCaps *cshim_caps_ref(GstCaps *c) { return gst_caps_ref(c); }
 static inline void cshim_caps_unref(GstCaps *c) { gst_caps_unref(c); }
@@ -37,10 +34,8 @@ static inline GstEventType cshim_probe_event_type(GstPadProbeInfo *info) {
 }
 
 /* Type checks (GST_IS_…). */
-static inline gboolean cshim_is_bin(gpointer p) { return GST_IS_BIN(p); }
 static inline gboolean cshim_is_pipeline(gpointer p) { return GST_IS_PIPELINE(p); }
 static inline GstBin *cshim_as_bin(gpointer p) { return GST_BIN(p); }
-static inline GstElement *cshim_as_element(gpointer p) { return GST_ELEMENT(p); }
 static inline GstAppSink *cshim_as_appsink(gpointer p) { return GST_APP_SINK(p); }
 static inline GstAppSrc *cshim_as_appsrc(gpointer p) { return GST_APP_SRC(p); }
 static inline gboolean cshim_is_appsink(gpointer p) { return GST_IS_APP_SINK(p); }
@@ -53,14 +48,7 @@ static inline gulong cshim_signal_connect(gpointer instance, const char *signal,
 }
 
 /* Typed wrappers for the variadic g_object_set. */
-void cshim_object_set_int(gpointer object, const char *name, gint value);
-void cshim_object_set_uint64(gpointer object, const char *name, guint64 value);
 void cshim_object_set_double(gpointer object, const char *name, gdouble value);
-void cshim_object_set_bool(gpointer object, const char *name, gboolean value);
-void cshim_object_set_string(gpointer object, const char *name, const char *value);
-void cshim_object_set_caps(gpointer object, const char *name, GstCaps *caps);
-gchar *cshim_object_get_string(gpointer object, const char *name);
-guint64 cshim_object_get_uint64(gpointer object, const char *name);
 
 /* A tag string (title/artist/album) or NULL; caller frees with g_free. */
 gchar *cshim_tag_list_get_string(const GstTagList *list, const char *tag);
@@ -74,6 +62,5 @@ CURLcode cshim_curl_setopt_long(CURL *curl, CURLoption option, long value);
 CURLcode cshim_curl_setopt_string(CURL *curl, CURLoption option, const char *value);
 CURLcode cshim_curl_setopt_pointer(CURL *curl, CURLoption option, void *value);
 CURLcode cshim_curl_setopt_write_function(CURL *curl, cshim_curl_write_fn fn);
-long cshim_curl_response_code(CURL *curl);
 
 #endif

@@ -17,11 +17,7 @@ final class AppSrc: Element, @unchecked Sendable {
         gst_app_src_push_sample(src, sample.raw) == GST_FLOW_OK
     }
 
-    func setCaps(_ caps: Caps) { gst_app_src_set_caps(src, caps.raw) }
-
     func endOfStream() { _ = gst_app_src_end_of_stream(src) }
-
-    var queuedBytes: UInt64 { UInt64(gst_app_src_get_current_level_bytes(src)) }
 
     private final class Feed {
         let data: Data

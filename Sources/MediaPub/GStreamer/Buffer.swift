@@ -39,7 +39,6 @@ final class Buffer: @unchecked Sendable {
     }
 
     var pts: UInt? { let t = UInt(cshim_buffer_pts(raw)); return t == GStreamer.none ? nil : t }
-    var duration: UInt? { let t = UInt(cshim_buffer_duration(raw)); return t == GStreamer.none ? nil : t }
     var isKeyframe: Bool { cshim_buffer_is_delta(raw) == 0 }
     var size: Int { Int(gst_buffer_get_size(raw)) }
 

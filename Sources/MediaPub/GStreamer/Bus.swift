@@ -34,11 +34,11 @@ final class Bus: @unchecked Sendable {
         lock.lock()
         running = true
         lock.unlock()
-        let thread = Thread { [bus] in
+        let thread = Thread { [self] in
             let mask = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
                 | GST_MESSAGE_WARNING.rawValue | GST_MESSAGE_TAG.rawValue | GST_MESSAGE_DURATION_CHANGED.rawValue)
             while self.isRunning {
-                guard let message = gst_bus_timed_pop_filtered(bus, 100_000_000, mask) else { continue }
+                guard let message = gst_bus_timed_pop_filtered(self.bus, 100_000_000, mask) else { continue }
                 let parsed = Bus.parse(message)
                 cshim_message_unref(message)
                 handler(parsed)

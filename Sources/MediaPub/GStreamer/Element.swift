@@ -27,17 +27,7 @@ public class Element: @unchecked Sendable {
         return String(cString: cName)
     }
 
-    /// Sets a property from its string form (enums, flags, numbers, booleans).
-    func set(_ property: String, _ value: String) {
-        gst_util_set_object_arg(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GObject.self), property, value)
-    }
-
     func set(_ property: String, double value: Double) { cshim_object_set_double(raw, property, value) }
-    func set(_ property: String, bool value: Bool) { cshim_object_set_bool(raw, property, value ? 1 : 0) }
-    func set(_ property: String, int value: Int) { cshim_object_set_int(raw, property, gint(value)) }
-    func set(_ property: String, caps: Caps) { cshim_object_set_caps(raw, property, caps.raw) }
-
-    func uint64(_ property: String) -> UInt64 { UInt64(cshim_object_get_uint64(raw, property)) }
 
     @discardableResult
     func setState(_ state: GstState) -> GstStateChangeReturn {
@@ -69,8 +59,6 @@ final class Pad {
         self.raw = raw
     }
     deinit { gst_object_unref(UnsafeMutableRawPointer(raw)) }
-
-    var isLinked: Bool { gst_pad_is_linked(raw) != 0 }
 
     func link(to sink: Pad) -> Bool { gst_pad_link(raw, sink.raw) == GST_PAD_LINK_OK }
 

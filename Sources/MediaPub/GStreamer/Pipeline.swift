@@ -71,12 +71,6 @@ final class Pipeline: Element, @unchecked Sendable {
 
     func makeBus() -> Bus { Bus(pipeline: self) }
 
-    /// Position of the pipeline in stream time, if known.
-    var position: UInt? {
-        var pos: gint64 = 0
-        return gst_element_query_position(raw, GST_FORMAT_TIME, &pos) != 0 && pos >= 0 ? UInt(pos) : nil
-    }
-
     /// Duration of the media, if known.
     var duration: UInt? {
         var dur: gint64 = 0

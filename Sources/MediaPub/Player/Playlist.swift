@@ -52,10 +52,4 @@ struct Playlist {
     mutating func jump(toItem index: Int) {
         if let p = order.firstIndex(of: index) { position = p }
     }
-
-    /// The item after the current one, if any (for preloading).
-    var nextItem: String? {
-        guard let (next, reshuffle) = following(), !reshuffle else { return nil }
-        return items[order[next]]
-    }
 }
