@@ -40,3 +40,31 @@ final class BadInputTests: XCTestCase {
         try assertDecodesCleanly(out.path)
     }
 }
+
+final class SourceRetryTests: XCTestCase {
+    /// SPEC §8: an HTTP source that cannot be reached is retried; once its server
+    /// is up it plays, and the stream carried the standby meanwhile, unbroken.
+    func testUnreachableHTTPSourceIsRetriedUntilItsServerComesUp() throws {
+        let dir = try makeTempDir()
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 20, freq: 1000, ext: "mp3")
+        let port = try Ports.free()
+        let out = dir.appendingPathComponent("out.mp4")
+        let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "http://127.0.0.1:\(port)/tone.mp3")], output: out)
+        let preset = try writeFile(dir, "t.yaml", yaml)
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "8s"])
+        Thread.sleep(forTimeInterval: 1.5)
+        // A real HTTP server (python3's) comes up on the port the source names.
+        _ = try startTool(try Tools.path("python3"), ["-m", "http.server", "--bind", "127.0.0.1", "\(port)", "--directory", www.path])
+        XCTAssertTrue(run.waitForExit(timeout: 30))
+        let r = run.result()
+        XCTAssertEqual(r.status, 0, r.summary("mediapub"))
+        XCTAssertTrue(r.stderr.contains("retrying"), r.stderr)
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        XCTAssertEqual(Double(pcm.count) / 16000, 8, accuracy: 0.1, "the timeline ran on while the source was away")
+        XCTAssertLessThan(MediaProbe.rmsDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.2)), -60, "standby (silence) first")
+        XCTAssertEqual(MediaProbe.dominantFrequency(MediaProbe.slice(pcm, rate: 16000, from: 6, to: 7.5), rate: 16000) ?? 0, 1000,
+                       accuracy: 15, "the source plays once reachable")
+    }
+}

@@ -357,7 +357,7 @@ public final class MediaPlayer: @unchecked Sendable {
             if playlist.advance() { openCurrent() } else { setState(.ended) }
             return
         }
-        if isNetwork, !MediaPlayer.isPermanent(message), retries < maxRetries, state != .stopped {
+        if isNetwork, MediaPlayer.isTransient(message), retries < maxRetries, state != .stopped {
             // A network source that fails is retried (1 s, 2 s, 4 s) before it is skipped.
             retries += 1
             let delay = Double(1 << (retries - 1))
@@ -386,11 +386,14 @@ public final class MediaPlayer: @unchecked Sendable {
         }
     }
 
-    /// Errors a retry cannot mend: the server said no (4xx), or the bytes are not media.
-    static func isPermanent(_ message: String) -> Bool {
+    /// Network trouble a retry may mend (refused, unreachable, dropped, stalled);
+    /// anything else (4xx, not media, no decoder) fails at once.
+    static func isTransient(_ message: String) -> Bool {
         let text = message.lowercased()
-        return ["not found", "forbidden", "unauthorized", "error: 4", "type of stream", "no decoder", "not playable",
-                "no audio or video", "no such file"].contains { text.contains($0) }
+        return ["internal data stream error", "could not connect", "could not resolve", "connection", "timed out",
+                "timeout", "nothing to decode within", "could not read", "secure", "5"].contains {
+            $0 == "5" ? text.contains("error: 5") || text.contains("http 5") : text.contains($0)
+        }
     }
 
     private func preloadNext() {
