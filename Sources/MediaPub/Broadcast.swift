@@ -83,7 +83,7 @@ public final class Broadcast: @unchecked Sendable {
 
     /// The `status` of SPEC §6.
     public func status() -> [String: Any] {
-        lock.lock(); let state = runState; let publisher = self.publisher; lock.unlock()
+        lock.lock(); let state = runState; let publisher = self.publisher; let capture = self.capture; lock.unlock()
         func orNull(_ v: Any?) -> Any { v ?? NSNull() }
         let playerList: [[String: Any]] = players.map { p in
             let s = p.settings, tags = p.nowPlaying
@@ -179,7 +179,7 @@ public final class Broadcast: @unchecked Sendable {
         events.emit("output.state", fields)
         lock.lock(); let publisher = self.publisher; lock.unlock()
         if state == .failed, publisher?.allOutputsFailed == true {
-            lock.lock(); failure = "every output failed"; lock.unlock()
+            lock.lock(); failure = "every output failed"; let capture = self.capture; lock.unlock()
             capture?.requestStop()
         }
     }
@@ -255,7 +255,7 @@ public final class Broadcast: @unchecked Sendable {
             lock.lock()
             self.capture = capture
             capture.publishing = wantedPublishing
-            let stopEarly = stopRequested
+            let stopEarly = stopRequested || failure != nil
             for (at, action) in scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
             scheduled = []
             lock.unlock()

@@ -68,3 +68,24 @@ final class SourceRetryTests: XCTestCase {
                        accuracy: 15, "the source plays once reachable")
     }
 }
+
+final class PlaylistEndTests: XCTestCase {
+    /// A `once` list whose last item is missing ends after what played (it does
+    /// not run on the slate for ever): exit 0, the length of the good item.
+    func testMissingLastItemEndsTheList() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeAudio(in: dir, name: "a.mp3", seconds: 2, freq: 440, ext: "mp3")
+        let out = dir.appendingPathComponent("out.mp4")
+        let yaml = PlayerPreset.audioOnly(players: ["""
+              - id: main
+                playlist:
+                  items: [a.mp3, gone.mp3]
+                  mode: once
+            """], output: out)
+        let r = try runPreset(yaml, in: dir, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("playlist ending in a missing item"))
+        XCTAssertTrue(r.stderr.contains("gone.mp3"), r.stderr)
+        let p = try MediaProbe.probe(out.path)
+        XCTAssertEqual(p.duration ?? 0, 2, accuracy: 0.2, "just the item that played")
+    }
+}

@@ -33,11 +33,13 @@ public final class MetricsServer: @unchecked Sendable {
         while isRunning {
             guard listener.readable(timeout: 0.2), isRunning, let client = try? listener.accept() else { continue }
             // One short request at a time: read the request head, answer, close.
+            // A client that stalls or floods gets 2 s and 8 KB, never the server.
+            client.setReceiveTimeout(2)
             var head = ""
-            if client.readable(timeout: 2) {
-                try? client.readLines { line in
-                    head += line + "\n"
-                    if line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw CancellationError() }
+            try? client.readLines { line in
+                head += line + "\n"
+                if line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || head.utf8.count > 8192 {
+                    throw CancellationError()
                 }
             }
             let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"

@@ -95,6 +95,12 @@ final class UnixSocket {
         UnixSocket(fd: try syscall("accept") { Glibc.accept(fd, nil, nil) })
     }
 
+    /// A read that waits longer than `seconds` fails instead of blocking forever.
+    func setReceiveTimeout(_ seconds: Double) {
+        var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Waits up to `timeout` seconds for something to read (or a connection).
     func readable(timeout: Double) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

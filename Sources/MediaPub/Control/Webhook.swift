@@ -12,9 +12,20 @@ final class Webhook: @unchecked Sendable {
     private var warnedFull = false
     private let maxBacklog = 1000
 
+    /// What logs show of the webhook: scheme and host only (Slack, Discord and
+    /// Teams hooks carry their secret in the path).
+    private let shown: String
+
     init(url: String, log: Logger) {
         self.url = url
         self.log = log
+        if let scheme = url.range(of: "://") {
+            let rest = url[scheme.upperBound...]
+            let host = rest.split(separator: "/", maxSplits: 1).first.map { $0.split(separator: "@").last.map(String.init) ?? "" } ?? ""
+            shown = String(url[..<scheme.upperBound]) + host + "/…"
+        } else {
+            shown = "webhook"
+        }
     }
 
     func send(_ event: [String: Any]) {
@@ -24,7 +35,7 @@ final class Webhook: @unchecked Sendable {
             let warn = !warnedFull
             warnedFull = true
             lock.unlock()
-            if warn { log.warn("webhook \(SecretMask.mask(url: url)): too far behind; dropping events") }
+            if warn { log.warn("webhook \(shown): too far behind; dropping events") }
             return
         }
         backlog += 1
@@ -37,7 +48,7 @@ final class Webhook: @unchecked Sendable {
                     try RemoteFetch().postJSON(url, body: body)
                     return
                 } catch {
-                    if attempt == 4 { log.warn("webhook: \(error) (gave up on one event)"); return }
+                    if attempt == 4 { log.warn("webhook \(shown): \(error) (gave up on one event)"); return }
                     Thread.sleep(forTimeInterval: delay)
                     delay *= 2
                 }

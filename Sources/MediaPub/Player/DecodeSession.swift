@@ -30,6 +30,8 @@ final class DecodeSession: @unchecked Sendable {
     private var closed = false
     private var ready = false
     private var decodedAllSent = false
+    /// The source broke mid-way: what is queued plays out, then nothing more is waited for.
+    private var broken = false
     private var tagsSeen = NowPlaying()
 
     // Consumption state: touched only by the consumer (under the player's lock).
@@ -81,7 +83,7 @@ final class DecodeSession: @unchecked Sendable {
         case .testPattern:
             audioSink = pipeline.appSink(named: "asink")
             videoSink = pipeline.appSink(named: "vsink")
-            watchAudioEOS()
+            if let pad = audioSink?.staticPad("sink") { watchEOS(pad) }
         case .uri(_, let isImage):
             guard let decoder = pipeline.element(named: "dec") else { throw MediaPubError.pipeline("no decoder") }
             Signals.onPadAdded(decoder) { [weak self] pad in self?.padAdded(pad, isImage: isImage) }
@@ -146,7 +148,8 @@ final class DecodeSession: @unchecked Sendable {
             }
             if description.contains("name=asink") {
                 audioSink = pipeline.appSink(named: "asink")
-                watchAudioEOS()
+                // At the branch's entry, before its 3 s queue: seconds of lead for the next item.
+                watchEOS(sinkPad)
             }
             if description.contains("name=vsink") { videoSink = pipeline.appSink(named: "vsink") }
         } catch {
@@ -155,9 +158,8 @@ final class DecodeSession: @unchecked Sendable {
     }
 
     /// The appsink reports EOS only once everything was pulled; the next item must
-    /// be prepared earlier: when the end of the audio reaches the sink's queue.
-    private func watchAudioEOS() {
-        guard let pad = audioSink?.staticPad("sink") else { return }
+    /// be prepared earlier: when the end of the audio enters its branch.
+    private func watchEOS(_ pad: Pad) {
         Probes.onEndOfStream(pad) { [weak self] in self?.decodedAll() }
     }
 
@@ -274,9 +276,15 @@ final class DecodeSession: @unchecked Sendable {
     /// Media position (ms) of what has been consumed.
     var positionMs: Int { mediaStartMs + Int(Double(playhead) / 1e6 * rate) }
 
+    /// Decoding stopped with an error: drain what is queued, then end.
+    func markBroken() { lock.lock(); broken = true; lock.unlock() }
+
+    private var isBroken: Bool { lock.lock(); defer { lock.unlock() }; return broken }
+
     /// A flushing seek (and new rate); the consumer's state starts over at the target.
     func seek(toMs ms: Int, rate: Double) -> Bool {
         guard pipeline.seek(to: UInt(max(0, ms)) * 1_000_000, rate: rate) else { return false }
+        lock.lock(); decodedAllSent = false; lock.unlock()
         pending = []
         pendingOffset = 0
         nextVideo = nil
@@ -308,7 +316,7 @@ final class DecodeSession: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         let audioOver = audioSink == nil || (audioDone && pendingOffset >= pending.count)
         let videoOver = videoSink == nil || videoDone
-        return (audioSink != nil || videoSink != nil) && audioOver && videoOver
+        return ((audioSink != nil || videoSink != nil) && audioOver && videoOver) || (broken && audioSink == nil && videoSink == nil)
     }
 
     // MARK: consuming (capture thread)
@@ -323,8 +331,9 @@ final class DecodeSession: @unchecked Sendable {
         while filled < frames {
             if pendingOffset >= pending.count {
                 if audioDone { break }
-                guard let sample = sink.tryPull(timeout: wait) else {
-                    if sink.isEOS { lock.lock(); audioDone = true; lock.unlock() }
+                let broken = isBroken
+                guard let sample = sink.tryPull(timeout: broken ? 0 : wait) else {
+                    if sink.isEOS || broken { lock.lock(); audioDone = true; lock.unlock() }
                     break
                 }
                 guard let buffer = sample.buffer else { continue }
@@ -356,8 +365,9 @@ final class DecodeSession: @unchecked Sendable {
         while true {
             if nextVideo == nil {
                 if videoDone { break }
-                guard let sample = sink.tryPull(timeout: lastVideo == nil ? max(wait, 0) : wait) else {
-                    if sink.isEOS { lock.lock(); videoDone = true; lock.unlock() }
+                let broken = isBroken
+                guard let sample = sink.tryPull(timeout: broken ? 0 : wait) else {
+                    if sink.isEOS || broken { lock.lock(); videoDone = true; lock.unlock() }
                     break
                 }
                 nextVideo = sample
@@ -379,8 +389,9 @@ final class DecodeSession: @unchecked Sendable {
         while true {
             if nextVideo == nil {
                 if videoDone { return true }
-                guard let sample = sink.tryPull(timeout: wait) else {
-                    guard sink.isEOS else { return false }
+                let broken = isBroken
+                guard let sample = sink.tryPull(timeout: broken ? 0 : wait) else {
+                    guard sink.isEOS || broken else { return false }
                     lock.lock(); videoDone = true; lock.unlock()
                     return true
                 }

@@ -39,6 +39,8 @@ public final class MediaPlayer: @unchecked Sendable {
     private let stallLimit: UInt = 500_000_000
     /// Retries of the current network item before it is skipped.
     private var retries = 0
+    /// Some item played since the last start or load (a later failure ends the list, not the player).
+    private var playedSinceStart = false
     private let maxRetries = 3
     private var eventHandler: (PlayerEvent) -> Void
 
@@ -95,6 +97,7 @@ public final class MediaPlayer: @unchecked Sendable {
     private func setState(_ new: PlayerState, error: String? = nil) {
         guard new != state || error != nil else { return }
         state = new
+        if new == .playing { playedSinceStart = true }
         if let error { lastError = error }
         let handler = eventHandler
         queue.async { handler(.state(new, error: error)) }
@@ -113,6 +116,7 @@ public final class MediaPlayer: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         guard state == .stopped || state == .ended || state == .error else { return }
         failuresInARow = 0
+        playedSinceStart = false
         openCurrent()
     }
 
@@ -236,6 +240,7 @@ public final class MediaPlayer: @unchecked Sendable {
         closeSessions()
         frozenFrame = nil
         setState(.stopped)
+        playedSinceStart = false
         playlist = list
         failuresInARow = 0
         openCurrent()
@@ -312,51 +317,48 @@ public final class MediaPlayer: @unchecked Sendable {
 
     private func sessionEvent(_ event: DecodeSession.Event, from session: DecodeSession) {
         lock.lock()
+        // Decided and acted on under one hold: the capture thread may promote `upcoming` any time.
         let isCurrent = session === current
         let isUpcoming = session === upcoming
-        lock.unlock()
-        guard isCurrent || isUpcoming else { return }
+        guard isCurrent || isUpcoming else { lock.unlock(); return }
+        var track: PlayerEvent? = nil
         switch event {
         case .ready:
-            lock.lock()
-            guard isCurrent, !currentReady else { lock.unlock(); return }
-            currentReady = true
-            failuresInARow = 0
-            retries = 0
-            if state == .loading { setState(.playing) }
-            let index = playlist.index, source = playlist.current
-            lock.unlock()
-            emit(.track(index: index, source: source, durationMs: session.duration.map { Int($0 / 1_000_000) },
-                        tags: session.currentTags))
-        case .decodedAll:
-            if isCurrent { preloadNext() }
-        case .failed(let message):
-            if isCurrent { itemFailed(source: session.source, message: message) }
-            else {
-                lock.lock(); retire(upcoming); upcoming = nil; upcomingPosition = nil; lock.unlock()
+            if isCurrent, !currentReady {
+                currentReady = true
+                failuresInARow = 0
+                retries = 0
+                if state == .loading { setState(.playing) }
+                track = .track(index: playlist.index, source: playlist.current,
+                               durationMs: session.duration.map { Int($0 / 1_000_000) }, tags: session.currentTags)
             }
+        case .decodedAll:
+            if isCurrent { preloadNextLocked() }
+        case .failed(let message):
+            if isCurrent { itemFailedLocked(source: session.source, message: message) }
+            else { retire(upcoming); upcoming = nil; upcomingPosition = nil }
         case .tags:
             break  // kept by the session; read from it as now-playing
         }
+        lock.unlock()
+        if let track { emit(track) }
     }
 
-    /// The current item cannot be played: skip it (a playlist) or fail (a single source).
     private func itemFailed(source: String, message: String) {
         lock.lock(); defer { lock.unlock() }
+        itemFailedLocked(source: source, message: message)
+    }
+
+    /// Called with the lock held: the current item failed. A network source is
+    /// retried; media that broke after it played ends there (what decoded still
+    /// plays out); anything else is skipped (a playlist) or fails the player.
+    private func itemFailedLocked(source: String, message: String) {
         let isNetwork = source.lowercased().hasPrefix("http://") || source.lowercased().hasPrefix("https://")
         // GStreamer's generic streaming error says nothing a user can act on.
         let reason = message.hasPrefix("Internal data stream error")
             ? (isNetwork ? "cannot read from the server (connection refused, failed or dropped)" : "cannot be read")
             : message
         let text = "\(SecretMask.mask(url: source)): \(reason)"
-        if !isNetwork, currentReady, (current?.positionMs ?? 0) > 0 {
-            // Corrupt or truncated media: what decoded has played; move on as at its end.
-            emit(.warning("player \(id): \(text); moving on"))
-            closeSessions()
-            failuresInARow = 0
-            if playlist.advance() { openCurrent() } else { setState(.ended) }
-            return
-        }
         if isNetwork, MediaPlayer.isTransient(message), retries < maxRetries, state != .stopped {
             // A network source that fails is retried (1 s, 2 s, 4 s) before it is skipped.
             retries += 1
@@ -376,28 +378,41 @@ public final class MediaPlayer: @unchecked Sendable {
             return
         }
         retries = 0
+        if let session = current, currentReady, session.playhead > 0 {
+            // Corrupt, truncated or dropped after it played: what decoded plays out,
+            // then the item ends as at its end (the next one is prepared now).
+            emit(.warning("player \(id): \(text); moving on after what decoded"))
+            session.markBroken()
+            preloadNextLocked()
+            return
+        }
         failuresInARow += 1
         if playlist.items.count > 1, failuresInARow < playlist.items.count, playlist.advance() {
             emit(.warning("player \(id): skipping \(text)"))
             openCurrent()
+        } else if playedSinceStart {
+            // Something of this run played: the list is over, not failed.
+            emit(.warning("player \(id): skipping \(text); nothing left to play"))
+            closeSessions()
+            setState(.ended)
         } else {
             closeSessions()
             setState(.error, error: text)
         }
     }
 
-    /// Network trouble a retry may mend (refused, unreachable, dropped, stalled);
-    /// anything else (4xx, not media, no decoder) fails at once.
+    /// Network trouble a retry may mend (refused, unreachable, dropped, stalled,
+    /// a server error); anything else (4xx, not media, no decoder) fails at once.
     static func isTransient(_ message: String) -> Bool {
         let text = message.lowercased()
-        return ["internal data stream error", "could not connect", "could not resolve", "connection", "timed out",
-                "timeout", "nothing to decode within", "could not read", "secure", "5"].contains {
-            $0 == "5" ? text.contains("error: 5") || text.contains("http 5") : text.contains($0)
-        }
+        let phrases = ["internal data stream error", "could not connect", "could not resolve", "connection", "timed out",
+                       "timeout", "nothing to decode within", "could not read", "secure", "internal server error",
+                       "bad gateway", "service unavailable", "gateway timeout", "error: 5", "http 5"]
+        return phrases.contains { text.contains($0) }
     }
 
-    private func preloadNext() {
-        lock.lock(); defer { lock.unlock() }
+    /// Called with the lock held: opens the next item ahead, so it starts gaplessly.
+    private func preloadNextLocked() {
         guard upcoming == nil, let (position, reshuffle) = playlist.following(), !reshuffle else { return }
         var copy = playlist
         _ = copy.advance()

@@ -40,7 +40,8 @@ final class RemoteFetch {
         cshim_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, nil)
         cshim_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)
         guard code == CURLE_OK else {
-            throw MediaPubError.output(url, SecretMask.scrub(String(cString: curl_easy_strerror(code)), secretsOf: url))
+            // No URL in the error: webhook URLs carry their secret in the path.
+            throw MediaPubError.pipeline(String(cString: curl_easy_strerror(code)))
         }
     }
 

@@ -222,6 +222,7 @@ final class Output: @unchecked Sendable {
         if finishing || state == .failed || state == .stopped { lock.unlock(); eos.signal(); return }
         lastError = message
         generation += 1
+        let failedConnection = generation
         let now = Date()
         if now.timeIntervalSince(connectedAt) > 30 { firstFailure = nil; backoff = reconnect.initial }
         if firstFailure == nil { firstFailure = now }
@@ -231,8 +232,10 @@ final class Output: @unchecked Sendable {
         backoff = min(reconnect.max, backoff * 2)
         lock.unlock()
         onState(self, givingUp ? .failed : .reconnecting, message)
-        let failedConnection = generation
         queue.async { [self] in
+            // A `ctl reconnect` that got here first owns the pipeline now: leave it be.
+            lock.lock(); let superseded = generation != failedConnection; lock.unlock()
+            if superseded { return }
             teardown()
             guard !givingUp else { return }
             queue.asyncAfter(deadline: .now() + delay) { [self] in
