@@ -304,7 +304,9 @@ public final class Broadcast: @unchecked Sendable {
     private func startProgressLine(capture: Capture, publisher: Publisher) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let begin = Date()
-        timer.schedule(deadline: .now() + 1, repeating: 1)
+        // Once a second on a terminal, like ffmpeg; once a minute into a journal or file.
+        let every: Double = isatty(STDERR_FILENO) != 0 ? 1 : 60
+        timer.schedule(deadline: .now() + every, repeating: every)
         timer.setEventHandler { [log] in
             let t = capture.outputSeconds
             let elapsed = Date().timeIntervalSince(begin)

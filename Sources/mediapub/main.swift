@@ -70,7 +70,7 @@ func parse(_ argv: [String]) -> Arguments {
         let arg = argv[i]
         switch arg {
         case "--help", "-h": print(usage); exit(0)
-        case "--version": print(version); exit(0)
+        case "--version": print("\(version)\n\(Versions.libraries)"); exit(0)
         case "--preset": args.presetFile = value(arg)
         case "--output": args.options.outputs.append(value(arg))
         case "--duration":

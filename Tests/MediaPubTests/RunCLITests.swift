@@ -69,6 +69,17 @@ final class RunCLITests: XCTestCase {
         XCTAssertEqual(p.duration ?? 0, 2, accuracy: 0.2)
     }
 
+    func testVersionNamesTheLibrariesItRunsOn() throws {
+        let r = try CLI.run(["--version"], timeout: 20)
+        XCTAssertEqual(r.status, 0, r.summary("--version"))
+        XCTAssertTrue(r.stdout.hasPrefix("mediapub "), r.stdout)
+        // The GStreamer version as GStreamer's own tool reports it.
+        let inspect = try Proc.check(try Tools.path("gst-inspect-1.0"), ["--version"])
+        let gst = inspect.stdout.split(separator: "\n").first { $0.hasPrefix("GStreamer ") }.map(String.init) ?? "?"
+        XCTAssertTrue(r.stdout.contains(gst), "\(r.stdout) vs \(gst)")
+        for library in ["libcurl/", "libsrt/", "libyaml/"] { XCTAssertTrue(r.stdout.contains(library), r.stdout) }
+    }
+
     func testBadOptionValuesAreUsageErrors() throws {
         for args in [["--duration", "soon"], ["--log-format", "xml"], ["--bogus"]] {
             let r = try CLI.run(["--preset", "/nonexistent.yaml"] + args, timeout: 30)
