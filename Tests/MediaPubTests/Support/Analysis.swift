@@ -337,3 +337,25 @@ extension XCTestCase {
         return try CLI.run(["--preset", preset.path] + args, timeout: timeout)
     }
 }
+
+// MARK: - One unbroken output timeline
+
+extension XCTestCase {
+    /// The recording is one unbroken timeline (issue 4): `seconds` × 25 frames,
+    /// each 40 ms after the last, none backwards, and audio sample for sample.
+    /// Returns the per-frame colour statistics for further checks.
+    @discardableResult
+    func assertUnbrokenTimeline(_ path: String, seconds: Double, fps: Double = 25,
+                                file: StaticString = #filePath, line: UInt = #line) throws -> [FrameStat] {
+        let stats = try MediaProbe.frameStats(path)
+        XCTAssertEqual(Double(stats.count), seconds * fps, accuracy: 1, "\(seconds) s at \(fps) fps", file: file, line: line)
+        let steps = zip(stats.dropFirst(), stats).map { $0.pts - $1.pts }
+        let bad = steps.enumerated().filter { abs($0.element - 1 / fps) > 0.001 }
+        XCTAssertTrue(bad.isEmpty, "video PTS steps other than one frame: \(bad.prefix(10))", file: file, line: line)
+        let audioStart = try MediaProbe.streamStartTime(path, type: "audio")
+        let pcm = try MediaProbe.decodePCM(path, rate: 44100)
+        XCTAssertEqual(Double(pcm.count) / 44100 + audioStart, seconds, accuracy: 0.05,
+                       "audio sample count \(pcm.count) matches \(seconds) s of output", file: file, line: line)
+        return stats
+    }
+}
