@@ -77,3 +77,23 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("no-such-mediapub"), r.stderr)
     }
 }
+
+final class ControlSocketOwnershipTests: XCTestCase {
+    /// A second instance never takes over the control socket of a running one.
+    func testSecondInstanceLeavesARunningInstancesSocketAlone() throws {
+        let dir = try makeTempDir()
+        let socket = dir.appendingPathComponent("c.sock").path
+        let first = try writeFile(dir, "a.yaml", E2EPreset.basic(name: "owner", source: E2EPreset.testsrc, outputs: ["null://"]))
+        let run = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--control", socket])
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: socket) })
+        let second = try CLI.run(["--preset", first.path, "--no-realtime", "--duration", "1s", "--control", socket], timeout: 30)
+        XCTAssertEqual(second.status, 0, second.summary("second instance"))
+        XCTAssertTrue(second.stderr.contains("in use by another running instance"), second.stderr)
+        let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 10)
+        XCTAssertEqual(status.status, 0, status.summary("ctl status"))
+        XCTAssertTrue(status.stdout.contains("\"name\":\"owner\""), "the first instance still answers: \(status.stdout)")
+        XCTAssertTrue(status.stdout.contains("\"state\":\"running\""), status.stdout)
+        run.terminate(SIGTERM)
+        XCTAssertTrue(run.waitForExit(timeout: 15))
+    }
+}

@@ -47,6 +47,10 @@ final class UnixSocket {
         let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) }
         let sock = UnixSocket(fd: fd)
         var addr = try address(path)
+        // A socket someone still answers on belongs to a running instance: never steal it.
+        if (try? connect(to: path)) != nil {
+            throw MediaPubError.usage("in use by another running instance (give this one --control PATH)")
+        }
         unlink(path)
         let oldMask = umask(0o177)
         defer { umask(oldMask) }
