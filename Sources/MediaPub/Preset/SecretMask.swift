@@ -10,54 +10,101 @@ public enum SecretMask {
         "passphrase", "streamid", "key", "token", "password", "secret", "auth", "sig",
     ]
 
+    /// A URL cut where its secrets can sit: `scheme://`, the authority (up to the
+    /// first `/` or `?`) and the rest. No fragment split: SRT stream ids start with "#!::".
+    private struct Parts {
+        let prefix: Substring       // "scheme://"
+        let scheme: String          // lower-cased
+        let authority: String
+        let rest: String
+
+        init?(_ url: String) {
+            guard let schemeEnd = url.range(of: "://") else { return nil }
+            prefix = url[..<schemeEnd.upperBound]
+            scheme = url[..<schemeEnd.lowerBound].lowercased()
+            let afterScheme = url[schemeEnd.upperBound...]
+            let authorityEnd = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? afterScheme.endIndex
+            authority = String(afterScheme[..<authorityEnd])
+            rest = String(afterScheme[authorityEnd...])
+        }
+
+        var isRTMP: Bool { scheme == "rtmp" || scheme == "rtmps" }
+
+        /// `/app/key…` of an RTMP URL: the app and everything after it.
+        var rtmpAppAndKey: (app: Substring, key: Substring)? {
+            let body = rest.hasPrefix("/") ? rest.dropFirst() : Substring(rest)
+            guard let slash = body.firstIndex(of: "/") else { return nil }
+            let key = body[body.index(after: slash)...]
+            return key.isEmpty ? nil : (body[..<slash], key)
+        }
+
+        /// The query's `name=value` pairs, in order (values may be empty).
+        var queryPairs: [(name: Substring, value: Substring?)] {
+            guard let q = rest.firstIndex(of: "?") else { return [] }
+            return rest[rest.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { param in
+                guard let eq = param.firstIndex(of: "=") else { return (param, nil) }
+                return (param[..<eq], param[param.index(after: eq)...])
+            }
+        }
+    }
+
+    /// The secret parts of a URL, as they appear in it: an RTMP stream key, the
+    /// password in the user info, and the values of secret query parameters.
+    /// Used to scrub texts that quote a URL in pieces (sink and libcurl errors).
+    static func secrets(of url: String) -> [String] {
+        guard let parts = Parts(url) else { return [] }
+        var found: [String] = []
+        if let at = parts.authority.lastIndex(of: "@") {
+            let userinfo = parts.authority[..<at]
+            if let colon = userinfo.firstIndex(of: ":") { found.append(String(userinfo[userinfo.index(after: colon)...])) }
+        }
+        if parts.isRTMP, let key = parts.rtmpAppAndKey?.key {
+            found.append(String(key))
+        }
+        for (name, value) in parts.queryPairs where secretParameters.contains(name.lowercased()) {
+            guard let value, !value.isEmpty else { continue }
+            found.append(String(value))
+            if let decoded = String(value).removingPercentEncoding, decoded != String(value) { found.append(decoded) }
+        }
+        return found.filter { $0.count >= 2 }.sorted { $0.count > $1.count }
+    }
+
+    /// `text` (an error from a sink, say) with the URL and each of its secrets masked.
+    static func scrub(_ text: String, secretsOf url: String) -> String {
+        var out = text.replacingOccurrences(of: url, with: SecretMask.mask(url: url))
+        for secret in secrets(of: url) { out = out.replacingOccurrences(of: secret, with: mask) }
+        return out
+    }
+
     /// - `rtmp(s)://host[:port]/app/KEY...` → `rtmp(s)://host[:port]/app/****`
     ///   (everything after the app segment, query included)
     /// - `user:pass@` (or `token@`) in any URL → `****@`
     /// - query parameters named in `secretParameters` → `name=****`
     /// - `file://`, `null:`, plain paths: unchanged
     public static func mask(url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        guard let parts = Parts(url) else { return url }
+        let scheme = parts.scheme
         if scheme == "file" || scheme == "null" { return url }
-        let afterScheme = url[schemeEnd.upperBound...]
-
-        // authority = up to the first / ? #
-        let authorityEnd = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? afterScheme.endIndex
-        var authority = String(afterScheme[..<authorityEnd])
-        var rest = String(afterScheme[authorityEnd...])
+        var authority = parts.authority
+        var rest = parts.rest
         if let at = authority.lastIndex(of: "@") {
             authority = mask + authority[at...]
         }
 
-        if scheme == "rtmp" || scheme == "rtmps" {
-            // rest: /app/key...  → keep /app/, mask what follows
-            let body = rest.hasPrefix("/") ? rest.dropFirst() : Substring(rest)
-            if let slash = body.firstIndex(of: "/") {
-                let app = body[..<slash]
-                let tail = body[body.index(after: slash)...]
-                if !tail.isEmpty {
-                    rest = "/" + app + "/" + mask
-                }
-            }
-            return "\(url[..<schemeEnd.upperBound])\(authority)\(rest)"
+        if parts.isRTMP {
+            // rest: /app/key...  → keep /app/, mask what follows (query included)
+            if let app = parts.rtmpAppAndKey?.app { rest = "/" + app + "/" + mask }
+            return "\(parts.prefix)\(authority)\(rest)"
         }
 
         // query parameters
         if let q = rest.firstIndex(of: "?") {
-            let head = rest[..<q]
-            // no fragment split: SRT stream ids start with "#!::"
-            let query = rest[rest.index(after: q)...]
-            let params = query.split(separator: "&", omittingEmptySubsequences: false).map { param -> String in
-                guard let eq = param.firstIndex(of: "=") else { return String(param) }
-                let name = param[..<eq].lowercased()
-                let value = param[param.index(after: eq)...]
-                if secretParameters.contains(name), !value.isEmpty {
-                    return param[...eq] + mask
-                }
-                return String(param)
+            let params = parts.queryPairs.map { name, value -> String in
+                guard let value else { return String(name) }
+                return secretParameters.contains(name.lowercased()) && !value.isEmpty ? "\(name)=\(mask)" : "\(name)=\(value)"
             }
-            rest = head + "?" + params.joined(separator: "&")
+            rest = rest[..<q] + "?" + params.joined(separator: "&")
         }
-        return "\(url[..<schemeEnd.upperBound])\(authority)\(rest)"
+        return "\(parts.prefix)\(authority)\(rest)"
     }
 }
