@@ -128,9 +128,7 @@ case "validate":
 case "probe":
     guard let source = args.positional.first else { fail("probe needs a SOURCE\n\(usage)") }
     do {
-        let resolved = source.contains("://") || source.hasPrefix("testsrc:") || source.hasPrefix("/")
-            ? source : FileManager.default.currentDirectoryPath + "/" + source
-        let info = try Probe.run(source: resolved)
+        let info = try Probe.run(source: PathResolution.resolveSource(source, base: FileManager.default.currentDirectoryPath))
         let data = try JSONSerialization.data(withJSONObject: info, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(data: data, encoding: .utf8)!)
         exit(0)
