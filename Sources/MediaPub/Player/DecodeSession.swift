@@ -35,7 +35,9 @@ final class DecodeSession: @unchecked Sendable {
     private var tagsSeen = NowPlaying()
 
     // Consumption state: touched only by the consumer (under the player's lock).
-    private var pending: [Float] = []
+    /// The decoded buffer being consumed, read in place (no copy of its own).
+    private var pending: Buffer?
+    private var pendingSamples = 0
     private var pendingOffset = 0
     private var pendingTime: UInt = 0
     private var nextVideo: Sample?
@@ -285,7 +287,8 @@ final class DecodeSession: @unchecked Sendable {
     func seek(toMs ms: Int, rate: Double) -> Bool {
         guard pipeline.seek(to: UInt(max(0, ms)) * 1_000_000, rate: rate) else { return false }
         lock.lock(); decodedAllSent = false; lock.unlock()
-        pending = []
+        pending = nil
+        pendingSamples = 0
         pendingOffset = 0
         nextVideo = nil
         playhead = 0
@@ -308,13 +311,13 @@ final class DecodeSession: @unchecked Sendable {
     /// The audio stream ended and every sample of it was consumed.
     var audioExhausted: Bool {
         lock.lock(); defer { lock.unlock() }
-        return audioDone && pendingOffset >= pending.count
+        return audioDone && pendingOffset >= pendingSamples
     }
 
     /// Nothing more will come out: every stream reached its end and was consumed.
     var isDrained: Bool {
         lock.lock(); defer { lock.unlock() }
-        let audioOver = audioSink == nil || (audioDone && pendingOffset >= pending.count)
+        let audioOver = audioSink == nil || (audioDone && pendingOffset >= pendingSamples)
         let videoOver = videoSink == nil || videoDone
         return ((audioSink != nil || videoSink != nil) && audioOver && videoOver) || (broken && audioSink == nil && videoSink == nil)
     }
@@ -329,7 +332,7 @@ final class DecodeSession: @unchecked Sendable {
         let channels = format.channels
         var filled = 0
         while filled < frames {
-            if pendingOffset >= pending.count {
+            if pendingOffset >= pendingSamples {
                 if audioDone { break }
                 let broken = isBroken
                 guard let sample = sink.tryPull(timeout: broken ? 0 : wait) else {
@@ -339,12 +342,14 @@ final class DecodeSession: @unchecked Sendable {
                 guard let buffer = sample.buffer else { continue }
                 pendingTime = sample.runningTime ?? playhead
                 pendingOffset = 0
-                pending = buffer.withBytes { Array($0.bindMemory(to: Float.self)) }
+                pending = buffer
+                pendingSamples = buffer.size / MemoryLayout<Float>.size
                 continue
             }
-            let take = min(frames - filled, (pending.count - pendingOffset) / channels)
-            if take == 0 { pendingOffset = pending.count; continue }
-            pending.withUnsafeBufferPointer { src in
+            let take = min(frames - filled, (pendingSamples - pendingOffset) / channels)
+            if take == 0 { pendingOffset = pendingSamples; continue }
+            pending?.withBytes { bytes in
+                let src = bytes.bindMemory(to: Float.self)
                 (out + filled * channels).update(from: src.baseAddress! + pendingOffset, count: take * channels)
             }
             pendingOffset += take * channels
