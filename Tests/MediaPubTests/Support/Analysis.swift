@@ -281,31 +281,24 @@ enum PlayerPreset {
     /// An audio-only preset (44.1 kHz stereo) with `players` (YAML list items,
     /// already indented by four spaces after "  - ") and one file output.
     static func audioOnly(name: String = "a", players: [String], output: URL, extra: String = "") -> String {
-        var y = """
-        name: \(name)
-        audio:
-          sample_rate: 44100
-          channels: 2
-          bitrate: 128k
-        players:
-
-        """
-        for p in players { y += p.hasSuffix("\n") ? p : p + "\n" }
-        y += "outputs:\n  - url: \"file://\(output.path)\"\n"
-        if !extra.isEmpty { y += extra + (extra.hasSuffix("\n") ? "" : "\n") }
-        return y
+        preset(name: name, video: "", players: players, output: output, extra: extra)
     }
 
     /// A small video preset (320x180@25, keyframe 1 s, AAC 44.1 kHz stereo).
     static func video(name: String = "v", players: [String], output: URL, extra: String = "") -> String {
-        var y = """
-        name: \(name)
-        video:
-          size: 320x180
-          fps: 25
-          bitrate: 600k
-          keyframe_interval: 1s
-          encoder_preset: ultrafast
+        preset(name: name, video: """
+            video:
+              size: 320x180
+              fps: 25
+              bitrate: 600k
+              keyframe_interval: 1s
+              encoder_preset: ultrafast
+
+            """, players: players, output: output, extra: extra)
+    }
+
+    private static func preset(name: String, video: String, players: [String], output: URL, extra: String) -> String {
+        var y = "name: \(name)\n" + video + """
         audio:
           sample_rate: 44100
           channels: 2
