@@ -133,15 +133,12 @@ public final class Capture: @unchecked Sendable {
                 }
                 if player === videoPlayer { playerFrame = rendered.video }
                 if rendered.audioFrames > 0 { anyAudio = true }
-                if monitor != nil, rendered.audioFrames > 0 {
-                    let settings = player.settings
-                    if !settings.muteLocal {
-                        Mixer.add(scratch, into: &local, count: frames * channels, gain: Float(settings.playVolume) / 100)
-                    }
+                if monitor != nil, rendered.audioFrames > 0, let gain = rendered.localGain {
+                    Mixer.add(scratch, into: &local, count: frames * channels, gain: gain)
                 }
-                if publishing, player.aux, rendered.audioFrames > 0 {
+                if publishing, rendered.aux, rendered.audioFrames > 0 {
                     auxSounding = true
-                    Mixer.add(scratch, into: &mix, count: frames * channels, gain: Float(player.publishVolume) / 100)
+                    Mixer.add(scratch, into: &mix, count: frames * channels, gain: rendered.publishGain)
                 }
             }
             if stopAtEnd, !anyAudio, let end = contentEndReason() {

@@ -467,6 +467,11 @@ public final class MediaPlayer: @unchecked Sendable {
     struct Rendered {
         var audioFrames: Int
         var video: Buffer?
+        /// The mix settings as they were for this tick (read under the same lock).
+        var aux = false
+        var publishGain: Float = 0
+        /// nil when the player is muted locally.
+        var localGain: Float?
     }
 
     /// Hands the capture `frames` of audio (interleaved floats written to `out`)
@@ -475,7 +480,10 @@ public final class MediaPlayer: @unchecked Sendable {
     func render(frames: Int, tick: UInt, into out: UnsafeMutablePointer<Float>, wait: Double) -> Rendered {
         lock.lock()
         var deliveries: [() -> Void] = []
-        let rendered = renderLocked(frames: frames, tick: tick, into: out, wait: wait, deliveries: &deliveries)
+        var rendered = renderLocked(frames: frames, tick: tick, into: out, wait: wait, deliveries: &deliveries)
+        rendered.aux = config.aux
+        rendered.publishGain = Float(config.publishVolume) / 100
+        rendered.localGain = config.muteLocal ? nil : Float(config.playVolume) / 100
         lock.unlock()
         // Tap handlers run outside the lock: they may ask the player anything.
         for deliver in deliveries { deliver() }
