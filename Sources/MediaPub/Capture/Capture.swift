@@ -122,15 +122,19 @@ public final class Capture: @unchecked Sendable {
             if monitor != nil { local = [Float](repeating: 0, count: frames * channels) }
             if scratch.count < frames * channels { scratch = [Float](repeating: 0, count: frames * channels) }
 
+            /// A player's audio for this tick into `scratch` (silence where it has none).
+            func render(_ player: MediaPlayer, wait: Double) -> MediaPlayer.Rendered {
+                scratch.withUnsafeMutableBufferPointer { out in
+                    out.baseAddress!.update(repeating: 0, count: frames * channels)
+                    return player.render(frames: frames, tick: tick, into: out.baseAddress!, wait: wait)
+                }
+            }
             let publishing = self.publishing
             var playerFrame: Buffer? = nil
             var auxSounding = false
             var anyAudio = false
             for player in players {
-                let rendered = scratch.withUnsafeMutableBufferPointer { out -> MediaPlayer.Rendered in
-                    out.baseAddress!.update(repeating: 0, count: frames * channels)
-                    return player.render(frames: frames, tick: tick, into: out.baseAddress!, wait: waitBudget)
-                }
+                let rendered = render(player, wait: waitBudget)
                 if player === videoPlayer { playerFrame = rendered.video }
                 if rendered.audioFrames > 0 { anyAudio = true }
                 if monitor != nil, rendered.audioFrames > 0, let gain = rendered.localGain {
@@ -150,10 +154,7 @@ public final class Capture: @unchecked Sendable {
             if !publishing || (pictureMissing && !auxSounding) {
                 if let ringtone {
                     if !ringtoneStarted { ringtone.start(); ringtoneStarted = true }
-                    let rendered = scratch.withUnsafeMutableBufferPointer { out -> MediaPlayer.Rendered in
-                        out.baseAddress!.update(repeating: 0, count: frames * channels)
-                        return ringtone.render(frames: frames, tick: tick, into: out.baseAddress!, wait: realtime ? 0 : 2)
-                    }
+                    let rendered = render(ringtone, wait: realtime ? 0 : 2)
                     if rendered.audioFrames > 0 {
                         Mixer.add(scratch, into: &mix, count: frames * channels, gain: 1)
                         if monitor != nil { Mixer.add(scratch, into: &local, count: frames * channels, gain: 1) }
