@@ -271,6 +271,7 @@ public final class Broadcast: @unchecked Sendable {
             publisher.finish()
             for player in players { player.stop() }
             ringtone?.stop()
+            for player in players { player.drainEvents() }
             lock.lock(); let failure = self.failure; lock.unlock()
             let result: RunResult
             if let failure {
@@ -290,6 +291,7 @@ public final class Broadcast: @unchecked Sendable {
         } catch {
             log.error("\(error)")
             publisher?.finish(timeout: 5)
+            for player in players { player.stop(); player.drainEvents() }
             events.emit("run.stopped", ["reason": "\(error)", "exit_code": 1])
             return RunResult(exitCode: 1, reason: "\(error)")
         }

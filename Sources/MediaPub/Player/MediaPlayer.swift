@@ -140,6 +140,13 @@ public final class MediaPlayer: @unchecked Sendable {
         setState(.stopped)
     }
 
+    /// Waits until every event raised so far has reached the event handler.
+    /// Events go out on the player's own queue; a caller that announces an end
+    /// (`run.stopped`) drains them first so nothing follows it.
+    public func drainEvents() {
+        queue.sync {}
+    }
+
     public func setPublishVolume(_ volume: Int) {
         lock.lock(); config.publishVolume = max(0, min(200, volume)); lock.unlock()
     }
