@@ -362,9 +362,10 @@ final class DecodeSession: @unchecked Sendable {
     /// Moves the playhead of a session that has no audio.
     func advance(by nanoseconds: UInt) { playhead += nanoseconds }
 
-    /// The latest frame due at the playhead. Waits up to `wait` seconds for a
-    /// frame that may be due but is not decoded yet.
-    func videoFrame(wait: Double) -> Buffer? {
+    /// The latest frame due `lag` nanoseconds before the playhead (the first
+    /// frame at the latest). Waits up to `wait` seconds for a frame that may be
+    /// due but is not decoded yet.
+    func videoFrame(lag: UInt, wait: Double) -> Buffer? {
         lock.lock(); let sink = videoSink; lock.unlock()
         guard let sink else { return nil }
         while true {
@@ -378,7 +379,7 @@ final class DecodeSession: @unchecked Sendable {
                 nextVideo = sample
             }
             guard let sample = nextVideo else { break }
-            if let time = sample.runningTime, time > playhead, lastVideo != nil { break }
+            if let time = sample.runningTime, time + lag > playhead, lastVideo != nil { break }
             lastVideo = sample.buffer
             nextVideo = nil
         }

@@ -510,6 +510,9 @@ public final class MediaPlayer: @unchecked Sendable {
         }
         var filled = 0
         var hops = 0
+        // Where in this tick the item last changed, and the picture shown before it.
+        var changedAt: Int? = nil
+        var pictureBefore: Buffer? = nil
         while let session = current, hops < 3 {
             if session.hasAudio && !session.audioExhausted {
                 filled += session.readAudio(frames: frames - filled, into: out + filled * format.channels, wait: wait)
@@ -523,6 +526,8 @@ public final class MediaPlayer: @unchecked Sendable {
                 ? session.audioExhausted && session.videoEndsWithAudio(slack: 100_000_000, wait: wait)
                 : session.isDrained
             if filled < frames || !session.hasAudio, over {
+                if hops == 0 { pictureBefore = session.lastVideo }
+                changedAt = filled
                 hops += 1
                 guard advanceAfterEnd() else { break }
                 if state == .loading && wait > 0 {
@@ -536,7 +541,11 @@ public final class MediaPlayer: @unchecked Sendable {
             }
             break
         }
-        let decoded = (feedsVideo || taps.wantsVideo) ? current?.videoFrame(wait: wait) : nil
+        // The tick's picture is the one due at its middle, so a picture is never more than
+        // half a frame from its sound: an item that began in the second half of the tick
+        // shows its first frame from the next tick on.
+        var decoded = (feedsVideo || taps.wantsVideo) ? current?.videoFrame(lag: tick / 2, wait: wait) : nil
+        if let changedAt, changedAt * 2 > frames, let pictureBefore { decoded = pictureBefore }
         // A source that gives nothing (network stall, buffering) has no picture to show: the slate stands in.
         let progressed = filled > 0 || (current.map { !$0.hasAudio || $0.audioExhausted } ?? false)
         stalled = progressed ? 0 : stalled + tick

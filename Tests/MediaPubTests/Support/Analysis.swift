@@ -181,7 +181,8 @@ extension TestMedia {
     /// `seconds` should be a whole number of frames, so both streams end together.
     @discardableResult
     static func makeFlashBeepItem(in dir: URL, name: String = "item.mkv", seconds: Double = 0.5,
-                                  fps: Int = 25, flashFrames: Int = 2) throws -> URL {
+                                  fps: Int = 25, flashFrames: Int = 2,
+                                  audioCodec: [String] = ["-c:a", "pcm_s16le"]) throws -> URL {
         let out = dir.appendingPathComponent(name)
         let flash = Double(flashFrames) / Double(fps)
         try ffmpegRun([
@@ -191,7 +192,7 @@ extension TestMedia {
             "sine=frequency=1000:sample_rate=48000:duration=\(seconds),volume='if(lt(t\\,\(flash))\\,1\\,0)':eval=frame",
             "-map", "0:v", "-map", "1:a",
             "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "\(fps)", "-bf", "0",
-            "-c:a", "pcm_s16le", "-ac", "2", "-t", "\(seconds)", out.path,
+            ] + audioCodec + ["-ac", "2", "-t", "\(seconds)", out.path,
         ])
         return out
     }
