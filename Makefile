@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 BIN := .build/debug/mediapub
 
-.PHONY: all deps test-deps build media run test bench clean
+.PHONY: all deps test-deps build media run test bench soak clean
 
 all: build
 
@@ -32,6 +32,10 @@ test: test-deps build media
 # Throughput and peak memory of the whole chain (release build), never part of make test.
 bench: deps media
 	@bash scripts/bench.sh
+
+# A/V sync and timeline over 1 h of output (SOAK_DURATION=10m for less), never part of make test.
+soak: test-deps
+	@bash scripts/soak.sh
 
 clean:
 	rm -rf .build out presets/media
