@@ -5,6 +5,13 @@ _Static_assert(sizeof(GstClockTime) == 8, "GstClockTime is 64 bits");
 
 void cshim_object_set_double(gpointer object, const char *name, gdouble value) { g_object_set(object, name, value, NULL); }
 
+const gchar *cshim_enum_property_nick(gpointer object, const char *property, guint index) {
+    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(object), property);
+    if (spec == NULL || !G_IS_PARAM_SPEC_ENUM(spec)) return NULL;
+    GEnumClass *values = G_PARAM_SPEC_ENUM(spec)->enum_class;
+    return index < values->n_values ? values->values[index].value_nick : NULL;
+}
+
 gchar *cshim_tag_list_get_string(const GstTagList *list, const char *tag) {
     gchar *value = NULL;
     if (list && gst_tag_list_get_string(list, tag, &value)) return value;

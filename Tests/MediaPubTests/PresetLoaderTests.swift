@@ -320,6 +320,28 @@ final class PresetLoaderTests: XCTestCase {
         ])
     }
 
+    func testSourcesOfUnknownKindsAndBadTestPatternsAreNamed() throws {
+        let probs = K.problems("""
+            players:
+              - source: "testsrc:?pattern=bogus"
+              - source: "rtsp://camera.local/stream"
+              - playlist:
+                  items: [a.mp3, "testsrc:?freq=0", "testsrc:?pattern=ball&sped=2"]
+            """)
+        XCTAssertEqual(probs.count, 4, "\(probs)")
+        let text = probs.map(\.description)
+        XCTAssertTrue(text[0].hasPrefix("presets/t.yaml:2: players[0].source: unknown pattern \"bogus\" (one of smpte, snow,"), text[0])
+        XCTAssertTrue(text[0].contains("ball"), "the valid patterns, as GStreamer's videotestsrc names them: \(text[0])")
+        XCTAssertEqual(Array(text[1...]), [
+            "presets/t.yaml:3: players[1].source: not a path, file://, http(s):// or testsrc: source",
+            "presets/t.yaml:5: players[2].playlist.items[1]: freq must be 1..24000 Hz",
+            "presets/t.yaml:5: players[2].playlist.items[2]: unknown testsrc option sped",
+        ])
+        // A pattern by name or by videotestsrc's number is fine.
+        let ok = try K.load("players:\n  - source: \"testsrc:?pattern=ball&freq=1000\"\n  - source: \"testsrc:?pattern=18\"\n")
+        XCTAssertEqual(ok.players.map(\.source), ["testsrc:?pattern=ball&freq=1000", "testsrc:?pattern=18"])
+    }
+
     func testEmptyPlaylists() {
         let probs = K.problems("""
             players:

@@ -50,6 +50,10 @@ static inline gulong cshim_signal_connect(gpointer instance, const char *signal,
 /* Typed wrappers for the variadic g_object_set. */
 void cshim_object_set_double(gpointer object, const char *name, gdouble value);
 
+/* The nick of value `index` of an enum property (videotestsrc's "pattern"), or NULL
+   past the last value or when the property is not an enum. The string is static. */
+const gchar *cshim_enum_property_nick(gpointer object, const char *property, guint index);
+
 /* A tag string (title/artist/album) or NULL; caller frees with g_free. */
 gchar *cshim_tag_list_get_string(const GstTagList *list, const char *tag);
 

@@ -17,8 +17,25 @@ public class Element: @unchecked Sendable {
         self.raw = raw
     }
 
+    /// A new element from an installed factory, or nil when there is none.
+    convenience init?(factory: String) {
+        GStreamer.initialize()
+        guard let made = gst_element_factory_make(factory, nil) else { return nil }
+        gst_object_ref_sink(UnsafeMutableRawPointer(made))
+        self.init(owning: made)
+    }
+
     deinit {
         gst_object_unref(UnsafeMutableRawPointer(raw))
+    }
+
+    /// The names (nicks) an enum property accepts, in the order of their numbers.
+    func enumNicks(_ property: String) -> [String] {
+        var nicks: [String] = []
+        while let nick = cshim_enum_property_nick(raw, property, UInt32(nicks.count)) {
+            nicks.append(String(cString: nick))
+        }
+        return nicks
     }
 
     var name: String {

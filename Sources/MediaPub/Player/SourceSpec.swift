@@ -8,6 +8,9 @@ enum SourceSpec: Equatable {
     /// Anything uridecodebin reads: file://, http(s)://, HLS playlists.
     case uri(String, isImage: Bool)
 
+    /// The patterns videotestsrc draws, by name (its number works too); empty when it is not installed.
+    static let testPatterns: [String] = Element(factory: "videotestsrc")?.enumNicks("pattern") ?? []
+
     static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "gif", "webp"]
 
     init(_ source: String) throws {
@@ -18,7 +21,12 @@ enum SourceSpec: Equatable {
                 let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
                 guard kv.count == 2 else { throw MediaPubError.badSource(source, "expected key=value in \(pair)") }
                 switch kv[0] {
-                case "pattern": pattern = kv[1]
+                case "pattern":
+                    pattern = kv[1]
+                    let known = SourceSpec.testPatterns
+                    guard known.isEmpty || known.contains(pattern) || Int(pattern).map({ (0..<known.count).contains($0) }) == true else {
+                        throw MediaPubError.badSource(source, "unknown pattern \"\(pattern)\" (one of \(known.joined(separator: ", ")))")
+                    }
                 case "freq":
                     guard let f = Double(kv[1]), f > 0, f < 24000 else { throw MediaPubError.badSource(source, "freq must be 1..24000 Hz") }
                     frequency = f

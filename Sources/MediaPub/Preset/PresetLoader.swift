@@ -296,7 +296,7 @@ struct PresetDecoder {
                 if s.trimmingCharacters(in: .whitespaces).isEmpty {
                     report(source, "\(path).source", "source is empty")
                 } else {
-                    p.source = PathResolution.resolveSource(s, base: base, environment: environment)
+                    p.source = resolvedSource(s, source, "\(path).source")
                 }
             }
             if let playlist { p.playlist = decodePlaylist(playlist, "\(path).playlist") }
@@ -429,9 +429,26 @@ struct PresetDecoder {
                 ok = false
                 continue
             }
-            items.append(PathResolution.resolveSource(s, base: base, environment: environment))
+            guard let resolved = resolvedSource(s, item, itemPath) else { ok = false; continue }
+            items.append(resolved)
         }
         return ok ? items : nil
+    }
+
+    /// A source resolved against the preset's folder, or a reported problem (an
+    /// unknown scheme, a bad testsrc option) and nil.
+    private mutating func resolvedSource(_ text: String, _ node: YAMLNode, _ key: String) -> String? {
+        let resolved = PathResolution.resolveSource(text, base: base, environment: environment)
+        do {
+            _ = try SourceSpec(resolved)
+        } catch MediaPubError.badSource(_, let why) {
+            report(node, key, why)
+            return nil
+        } catch {
+            report(node, key, "\(error)")
+            return nil
+        }
+        return resolved
     }
 
     /// The absolute local path of an existing file or folder named by `text`
