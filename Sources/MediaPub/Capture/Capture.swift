@@ -40,6 +40,8 @@ public final class Capture: @unchecked Sendable {
     private var ticks: UInt64 = 0
     private var audioFramesOut: UInt64 = 0
     private var ringtoneStarted = false
+    /// The ringtone sounded in the last tick: a new standby spell starts it from the top.
+    private var ringtoneOnAir = false
     private var actions: [(tick: UInt64, run: () -> Void)] = []
     /// Some player has played: a later failure is not "nothing playable".
     private var somethingPlayed = false
@@ -151,9 +153,12 @@ public final class Capture: @unchecked Sendable {
                 break
             }
             let pictureMissing = videoPlayer == nil || playerFrame == nil
-            if !publishing || (pictureMissing && !auxSounding) {
+            let ringtoneWanted = !publishing || (pictureMissing && !auxSounding)
+            defer { ringtoneOnAir = ringtoneWanted }
+            if ringtoneWanted {
                 if let ringtone {
-                    if !ringtoneStarted { ringtone.start(); ringtoneStarted = true }
+                    // Like a phone's ringtone: every standby spell plays it from its beginning.
+                    if !ringtoneStarted { ringtone.start(); ringtoneStarted = true } else if !ringtoneOnAir { _ = ringtone.seek(toMs: 0) }
                     let rendered = render(ringtone, wait: realtime ? 0 : 2)
                     if rendered.audioFrames > 0 {
                         Mixer.add(scratch, into: &mix, count: frames * channels, gain: 1)
