@@ -24,3 +24,5 @@ CURLcode cshim_curl_setopt_pointer(CURL *curl, CURLoption option, void *value) {
 CURLcode cshim_curl_setopt_write_function(CURL *curl, cshim_curl_write_fn fn) { return curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, fn); }
 
 int cshim_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+
+int cshim_malloc_trim(void) { return malloc_trim(0); }

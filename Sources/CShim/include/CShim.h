@@ -60,6 +60,9 @@ gchar *cshim_tag_list_get_string(const GstTagList *list, const char *tag);
 /* glibc: cap the number of malloc arenas (mallopt M_ARENA_MAX); returns 1 on success. */
 int cshim_limit_malloc_arenas(int count);
 
+/* glibc: give freed heap memory back to the system (malloc_trim(0)); returns 1 if any was. */
+int cshim_malloc_trim(void);
+
 /* libcurl's variadic curl_easy_setopt, split by argument type. */
 typedef size_t (*cshim_curl_write_fn)(char *data, size_t size, size_t count, void *context);
 CURLcode cshim_curl_setopt_long(CURL *curl, CURLoption option, long value);

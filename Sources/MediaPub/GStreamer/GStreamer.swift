@@ -18,6 +18,24 @@ public enum GStreamer {
         _ = cshim_limit_malloc_arenas(Int32(count))
     }
 
+    private static let trimQueue = DispatchQueue(label: "malloc-trim", qos: .utility)
+    private static let trimLock = NSLock()
+    nonisolated(unsafe) private static var trimPending = false
+
+    /// After a pipeline is freed: hands the heap it left free back to the system, soon
+    /// and off the caller's thread (calls close together are served once). Every item
+    /// change frees a decoding pipeline's worth of video frames, and glibc keeps that
+    /// memory mapped; resident memory then creeps up to several pipelines' worth.
+    static func returnFreedMemory() {
+        trimLock.lock(); defer { trimLock.unlock() }
+        guard !trimPending else { return }
+        trimPending = true
+        trimQueue.asyncAfter(deadline: .now() + 0.2) {
+            trimLock.lock(); trimPending = false; trimLock.unlock()
+            _ = cshim_malloc_trim()
+        }
+    }
+
     /// Nanoseconds per second, the unit of every GstClockTime.
     static let second: UInt64 = 1_000_000_000
     static let none: UInt = UInt(bitPattern: -1)  // GST_CLOCK_TIME_NONE

@@ -92,7 +92,10 @@ final class DecodeSession: @unchecked Sendable {
         }
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        GStreamer.returnFreedMemory()
+    }
 
     // MARK: building
 
