@@ -191,7 +191,7 @@ final class HarnessTests: XCTestCase {
         return ["-e", "-q",
                 "mpegtsmux", "name=mux", "alignment=7", "!", "srtsink", "uri=\(sinkURI)", "latency=120",
                 "videotestsrc", "is-live=true", "pattern=smpte"] + vbufs + ["!",
-                "video/x-raw,width=320,height=240,framerate=25/1", "!", "x264enc", "tune=zerolatency",
+                "video/x-raw,width=320,height=240,framerate=25/1,format=I420", "!", "x264enc", "tune=zerolatency",
                 "speed-preset=ultrafast", "key-int-max=25", "!", "h264parse", "config-interval=-1", "!", "queue", "!", "mux.",
                 "audiotestsrc", "is-live=true", "freq=440"] + abufs + ["!", "audioconvert", "!",
                 "audio/x-raw,rate=44100,channels=2", "!", "voaacenc", "!", "aacparse", "!", "queue", "!", "mux."]

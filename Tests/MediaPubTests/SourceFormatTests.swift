@@ -87,6 +87,15 @@ final class SourceFormatTests: XCTestCase {
         try checkVideoSource("src.mp4", in: dir, colour: .red, freq: 440, seconds: 2)
     }
 
+    /// A 4:4:4 10-bit source (High 4:4:4 Predictive) is published as 8-bit 4:2:0:
+    /// checkVideoSource's assertH264AAC asks ffprobe for yuv420p and a common profile.
+    func testHighBitDepth444SourceIsPublishedAs8Bit420() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeColorVideo(in: dir, name: "src.mp4", seconds: 2, color: "lime", freq: 494, pixelFormat: "yuv444p10le")
+        XCTAssertEqual(try MediaProbe.probe(dir.appendingPathComponent("src.mp4").path).video?.pixFmt, "yuv444p10le", "the source")
+        try checkVideoSource("src.mp4", in: dir, colour: .lime, freq: 494, seconds: 2)
+    }
+
     func testFLVSource() throws {
         let dir = try makeTempDir()
         try TestMedia.makeColorVideo(in: dir, name: "src.flv", seconds: 2, color: "blue", freq: 784)

@@ -119,13 +119,14 @@ extension TestMedia {
     /// extension implies (mp4: H.264/AAC, flv: H.264/AAC in FLV).
     @discardableResult
     static func makeColorVideo(in dir: URL, name: String, seconds: Double, color: String, freq: Double,
-                               size: String = "320x180", fps: Int = 25, sampleRate: Int = 44100) throws -> URL {
+                               size: String = "320x180", fps: Int = 25, sampleRate: Int = 44100,
+                               pixelFormat: String = "yuv420p") throws -> URL {
         let out = dir.appendingPathComponent(name)
         try ffmpegRun([
             "-f", "lavfi", "-i", "color=c=\(color):s=\(size):r=\(fps):d=\(seconds)",
             "-f", "lavfi", "-i", "sine=frequency=\(freq):sample_rate=\(sampleRate):duration=\(seconds)",
             "-map", "0:v", "-map", "1:a",
-            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "\(fps)", "-bf", "0",
+            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", pixelFormat, "-g", "\(fps)", "-bf", "0",
             "-c:a", "aac", "-b:a", "128k", "-ac", "2",
             "-t", "\(seconds)",
         ] + (name.hasSuffix(".mp4") ? ["-movflags", "+faststart"] : []) + [out.path])

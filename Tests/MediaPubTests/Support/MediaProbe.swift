@@ -14,6 +14,8 @@ struct FFProbeStream {
     let sampleRate: Int?
     let channels: Int?
     let duration: Double?
+    let pixFmt: String?        // "yuv420p", ...
+    let profile: String?       // "High", "LC", ...
 }
 
 struct FFProbeResult {
@@ -52,7 +54,8 @@ enum MediaProbe {
                         avgFrameRate: rational(s["avg_frame_rate"]),
                         rFrameRate: rational(s["r_frame_rate"]),
                         sampleRate: int(s["sample_rate"]), channels: int(s["channels"]),
-                        duration: double(s["duration"]))
+                        duration: double(s["duration"]),
+                        pixFmt: s["pix_fmt"] as? String, profile: s["profile"] as? String)
         }
         return FFProbeResult(formatName: format["format_name"] as? String ?? "",
                            duration: double(format["duration"]), streams: streams,
@@ -222,6 +225,12 @@ extension XCTestCase {
         let p = try MediaProbe.probe(path)
         XCTAssertEqual(p.video?.codecName, "h264", "video codec of \(path): \(p.rawJSON)", file: file, line: line)
         XCTAssertEqual(p.audio?.codecName, "aac", "audio codec of \(path): \(p.rawJSON)", file: file, line: line)
+        if let video = p.video {
+            // What every player, browser and hardware decoder takes, whatever the source was.
+            XCTAssertEqual(video.pixFmt, "yuv420p", "pixel format of \(path)", file: file, line: line)
+            XCTAssertTrue(["Constrained Baseline", "Baseline", "Main", "High"].contains(video.profile ?? ""),
+                          "H.264 profile of \(path): \(video.profile ?? "none")", file: file, line: line)
+        }
         return p
     }
 
