@@ -4,6 +4,11 @@
 set -euo pipefail
 dir="${1:-presets/media}"
 mkdir -p "$dir"
+# Bump when a recipe below changes: media made by an older recipe is made again.
+version=2
+if [ "$(cat "$dir/.recipe" 2>/dev/null)" != "$version" ]; then
+  rm -f "$dir/loop.mp4" "$dir/standby.png" "$dir/music-a.mp3" "$dir/music-b.flac" "$dir/ringtone.wav"
+fi
 gst() { gst-launch-1.0 -q "$@" >/dev/null; }
 
 # 8-bit 4:2:0 (High profile), what cameras and phones record: left to itself x264enc
@@ -15,4 +20,5 @@ gst() { gst-launch-1.0 -q "$@" >/dev/null; }
 [ -s "$dir/music-a.mp3" ] || gst audiotestsrc wave=sine freq=330 volume=0.4 num-buffers=1300 ! audioconvert ! lamemp3enc bitrate=128 ! id3v2mux ! filesink location="$dir/music-a.mp3"
 [ -s "$dir/music-b.flac" ] || gst audiotestsrc wave=triangle freq=523 volume=0.3 num-buffers=1300 ! audioconvert ! flacenc ! filesink location="$dir/music-b.flac"
 [ -s "$dir/ringtone.wav" ] || gst audiotestsrc wave=sine freq=880 volume=0.3 num-buffers=100 ! audioconvert ! wavenc ! filesink location="$dir/ringtone.wav"
+echo "$version" > "$dir/.recipe"
 echo "sample media in $dir"
