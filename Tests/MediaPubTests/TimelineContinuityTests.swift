@@ -40,4 +40,25 @@ final class TimelineContinuityTests: XCTestCase {
         XCTAssertTrue(frames(7.6, 10).allSatisfy(isGreen), "the good source plays after it is loaded: \(frames(7.0, 10).map { String(format: "%.2f:%.0f/%.0f/%.0f", $0.pts, $0.yavg, $0.uavg, $0.vavg) })")
         XCTAssertEqual(player.currentState, .stopped, "stopped at the end of the run")
     }
+
+    /// Items with pictures and no sound, back to back: each output frame is the next
+    /// source frame, none shown twice or left out at the item changes. Each item is
+    /// a 1 s luma clock (Y rises 7.2 per frame), so a repeated frame is a zero step.
+    func testSilentVideoItemsFollowEachOtherFrameByFrame() throws {
+        let dir = try makeTempDir()
+        for name in ["a.mp4", "b.mp4", "c.mp4"] {
+            try TestMedia.makeLumaClock(in: dir, name: name, seconds: 1, lumaBase: 40, lumaPerSecond: 180, withSound: false)
+        }
+        let out = dir.appendingPathComponent("out.mp4")
+        let player = "  - id: main\n    video: true\n    playlist:\n      mode: once\n      items: [a.mp4, b.mp4, c.mp4]\n"
+        let r = try runPreset(PlayerPreset.video(players: [player], output: out), in: dir)
+        XCTAssertEqual(r.status, 0, r.summary("three silent video items"))
+        let stats = try MediaProbe.frameStats(out.path)
+        XCTAssertEqual(stats.count, 75, accuracy: 1, "three 1 s items at 25 fps")
+        let steps = zip(stats, stats.dropFirst()).map { $1.yavg - $0.yavg }
+        let repeats = steps.enumerated().filter { abs($0.element) < 3 }.map { String(format: "%.2f s", stats[$0.offset + 1].pts) }
+        XCTAssertTrue(repeats.isEmpty, "frames shown twice at \(repeats): \(stats.prefix(30).map { Int($0.yavg) })")
+        let restarts = steps.filter { $0 < -100 }.count
+        XCTAssertEqual(restarts, 2, "the clock starts over at each of the two item changes: \(stats.map { Int($0.yavg) })")
+    }
 }

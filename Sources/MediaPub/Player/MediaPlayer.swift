@@ -143,7 +143,8 @@ public final class MediaPlayer: @unchecked Sendable {
     /// Waits until every event raised so far has reached the event handler.
     /// Events go out on the player's own queue; a caller that announces an end
     /// (`run.stopped`) drains them first so nothing follows it.
-    public func drainEvents() {
+    /// Never from the player's own event handler (that runs on this queue).
+    func drainEvents() {
         queue.sync {}
     }
 
@@ -351,8 +352,13 @@ public final class MediaPlayer: @unchecked Sendable {
         if let track { emit(track) }
     }
 
+    /// A session could not even be made for `source` (current or upcoming).
     private func itemFailed(source: String, message: String) {
         lock.lock(); defer { lock.unlock() }
+        // Only while the player still waits for that item: not once it was stopped or
+        // given another source, and not for a next item that failed while preloading
+        // (that one fails again, as the current item, when its turn comes).
+        guard state == .loading || state == .paused, current == nil, playlist.current == source else { return }
         itemFailedLocked(source: source, message: message)
     }
 
@@ -510,15 +516,17 @@ public final class MediaPlayer: @unchecked Sendable {
         }
         var filled = 0
         var hops = 0
-        // Where in this tick the item last changed, and the picture shown before it.
+        // Where in this tick the item last changed, and the picture of the item that
+        // was playing at the tick's middle when that was an item that ended since.
         var changedAt: Int? = nil
-        var pictureBefore: Buffer? = nil
+        var pictureAtMiddle: Buffer? = nil
         while let session = current, hops < 3 {
             if session.hasAudio && !session.audioExhausted {
                 filled += session.readAudio(frames: frames - filled, into: out + filled * format.channels, wait: wait)
             } else {
-                // No audio (left): the picture's clock is the timeline's.
-                session.advance(by: tick)
+                // No audio (left): the picture's clock is the timeline's, for the part of
+                // the tick this item has (all of it, unless it began within the tick).
+                session.advance(by: filled == 0 ? tick : UInt(Double(tick) * Double(frames - filled) / Double(max(1, frames))))
             }
             // Audio is the item's clock: when it runs out the item is over (a picture
             // that goes on longer plays out first), and the next one fills the same tick.
@@ -526,7 +534,8 @@ public final class MediaPlayer: @unchecked Sendable {
                 ? session.audioExhausted && session.videoEndsWithAudio(slack: 100_000_000, wait: wait)
                 : session.isDrained
             if filled < frames || !session.hasAudio, over {
-                if hops == 0 { pictureBefore = session.lastVideo }
+                // The item ending now spans the tick's middle: its picture is this tick's.
+                if (changedAt ?? 0) * 2 <= frames && filled * 2 > frames { pictureAtMiddle = session.lastVideo }
                 changedAt = filled
                 hops += 1
                 guard advanceAfterEnd() else { break }
@@ -536,7 +545,6 @@ public final class MediaPlayer: @unchecked Sendable {
                     while state == .loading && lock.wait(until: deadline) {}
                 }
                 guard state == .playing else { break }
-                if !session.hasAudio { break }
                 continue
             }
             break
@@ -545,7 +553,7 @@ public final class MediaPlayer: @unchecked Sendable {
         // half a frame from its sound: an item that began in the second half of the tick
         // shows its first frame from the next tick on.
         var decoded = (feedsVideo || taps.wantsVideo) ? current?.videoFrame(lag: tick / 2, wait: wait) : nil
-        if let changedAt, changedAt * 2 > frames, let pictureBefore { decoded = pictureBefore }
+        if let changedAt, changedAt * 2 > frames, let pictureAtMiddle { decoded = pictureAtMiddle }
         // A source that gives nothing (network stall, buffering) has no picture to show: the slate stands in.
         let progressed = filled > 0 || (current.map { !$0.hasAudio || $0.audioExhausted } ?? false)
         stalled = progressed ? 0 : stalled + tick

@@ -160,26 +160,30 @@ extension TestMedia {
 
     /// A video whose picture encodes its own time: a flat grey frame with
     /// luma Y = lumaBase + lumaPerSecond * t (t = the frame's time), H.264
-    /// near-lossless, 25 fps, plus a 440 Hz tone.
+    /// near-lossless, 25 fps, plus a 440 Hz tone (or no sound at all).
     @discardableResult
     static func makeLumaClock(in dir: URL, name: String = "clock.mp4", seconds: Double,
-                              lumaBase: Double, lumaPerSecond: Double) throws -> URL {
+                              lumaBase: Double, lumaPerSecond: Double, withSound: Bool = true) throws -> URL {
         let out = dir.appendingPathComponent(name)
+        let sound = withSound
+            ? ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=\(seconds)", "-map", "0:v", "-map", "1:a",
+               "-c:a", "aac", "-b:a", "128k", "-ac", "2"]
+            : ["-map", "0:v"]
         try ffmpegRun([
             "-f", "lavfi", "-i",
             "color=c=gray:s=320x180:r=25:d=\(seconds),format=yuv420p,geq=lum='\(lumaBase)+\(lumaPerSecond)*T':cb=128:cr=128",
-            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=\(seconds)",
-            "-map", "0:v", "-map", "1:a",
+        ] + sound + [
             "-c:v", "libx264", "-preset", "ultrafast", "-crf", "1", "-pix_fmt", "yuv420p", "-g", "25", "-bf", "0",
-            "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-t", "\(seconds)", "-movflags", "+faststart", out.path,
+            "-t", "\(seconds)", "-movflags", "+faststart", out.path,
         ])
         return out
     }
 
     /// A short item for A/V sync: white for the first `flashFrames` frames,
     /// black after; a 1 kHz beep for the same time at the start, silence after.
-    /// Matroska with PCM audio, so no codec delay blurs the beep's position.
-    /// `seconds` should be a whole number of frames, so both streams end together.
+    /// By default PCM audio (in Matroska), so no codec delay blurs the beep's
+    /// position and, with `seconds` a whole number of frames, both streams end
+    /// together; `audioCodec` AAC (in MP4) gives streams of unequal length.
     @discardableResult
     static func makeFlashBeepItem(in dir: URL, name: String = "item.mkv", seconds: Double = 0.5,
                                   fps: Int = 25, flashFrames: Int = 2,
