@@ -74,9 +74,9 @@ final class PublishingFlagTests: XCTestCase {
     }
 
     /// A 3 s ringtone whose first 0.3 s beep at 1500 Hz, and two 2 s standby spells
-    /// (1–3 s and 4–6 s): each spell starts the ringtone from its beginning, so each
-    /// opens with the beep. Carried on from where it stopped, the second spell would
-    /// start 2 s into the ringtone, in its silence.
+    /// (1–3 s and 4.5–6.5 s): each spell starts the ringtone from its beginning, so
+    /// each opens with the beep. Carried on from where it stopped, the second spell
+    /// would start 2 s into the ringtone, in its silence.
     func testEveryStandbySpellStartsTheRingtoneFromItsBeginning() throws {
         let dir = try makeTempDir()
         try TestMedia.makeColorVideo(in: dir, name: "content.mp4", seconds: 10, color: "blue", freq: 440)
@@ -85,24 +85,24 @@ final class PublishingFlagTests: XCTestCase {
         let out = dir.appendingPathComponent("out.mp4")
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "content.mp4", ["video: true"])],
                                       output: out, extra: "standby:\n  audio: ring.wav\n")
-        let b = try makeBroadcast(yaml, in: dir, duration: 7)
+        let b = try makeBroadcast(yaml, in: dir, duration: 7.5)
         b.schedule(at: 1.0) { $0.publishing = false }
         b.schedule(at: 3.0) { $0.publishing = true }
-        b.schedule(at: 4.0) { $0.publishing = false }
-        b.schedule(at: 6.0) { $0.publishing = true }
+        b.schedule(at: 4.5) { $0.publishing = false }
+        b.schedule(at: 6.5) { $0.publishing = true }
         guard let result = runBounded(b, timeout: 90) else { return }
         XCTAssertEqual(result.exitCode, 0, "run: \(result.reason)")
 
         let audioStart = try MediaProbe.streamStartTime(out.path, type: "audio")
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
         let win = 0.02
-        let beeping = stride(from: 0.0, to: 6.98, by: win).filter { t in
+        let beeping = stride(from: 0.0, to: 7.48, by: win).filter { t in
             let w = MediaProbe.slice(pcm, rate: 16000, from: t - audioStart, to: t + win - audioStart)
             return MediaProbe.toneLevelDB(w, rate: 16000, freq: 1500) > -35
         }
-        let first = beeping.filter { $0 < 2.5 }, second = beeping.filter { $0 > 3.5 }
+        let first = beeping.filter { $0 < 3.5 }, second = beeping.filter { $0 > 3.5 }
         XCTAssertEqual(first.first ?? -1, 1.0, accuracy: 0.1, "the first spell opens with the beep: \(beeping)")
-        XCTAssertEqual(second.first ?? -1, 4.0, accuracy: 0.1, "the second spell opens with the beep too: \(beeping)")
+        XCTAssertEqual(second.first ?? -1, 4.5, accuracy: 0.1, "the second spell opens with the beep too: \(beeping)")
         for spell in [first, second] {
             XCTAssertEqual(Double(spell.count) * win, 0.3, accuracy: 0.1, "one whole 0.3 s beep per spell: \(spell)")
         }

@@ -40,8 +40,9 @@ public final class Capture: @unchecked Sendable {
     private var ticks: UInt64 = 0
     private var audioFramesOut: UInt64 = 0
     private var ringtoneStarted = false
-    /// The ringtone sounded in the last tick: a new standby spell starts it from the top.
-    private var ringtoneOnAir = false
+    /// Ticks since the ringtone last sounded: a standby spell after at least a second
+    /// without it starts it from the top (a one-tick gap between items does not).
+    private var ticksWithoutRingtone = 0
     private var actions: [(tick: UInt64, run: () -> Void)] = []
     /// Some player has played: a later failure is not "nothing playable".
     private var somethingPlayed = false
@@ -153,18 +154,26 @@ public final class Capture: @unchecked Sendable {
                 break
             }
             let pictureMissing = videoPlayer == nil || playerFrame == nil
-            let ringtoneWanted = !publishing || (pictureMissing && !auxSounding)
-            defer { ringtoneOnAir = ringtoneWanted }
-            if ringtoneWanted {
+            if !publishing || (pictureMissing && !auxSounding) {
                 if let ringtone {
                     // Like a phone's ringtone: every standby spell plays it from its beginning.
-                    if !ringtoneStarted { ringtone.start(); ringtoneStarted = true } else if !ringtoneOnAir { _ = ringtone.seek(toMs: 0) }
-                    let rendered = render(ringtone, wait: realtime ? 0 : 2)
+                    var restarted = !ringtoneStarted
+                    if !ringtoneStarted {
+                        ringtone.start()
+                        ringtoneStarted = true
+                    } else if ticksWithoutRingtone >= tickRate {
+                        restarted = ringtone.seek(toMs: 0)
+                    }
+                    ticksWithoutRingtone = 0
+                    // Just (re)started: in realtime, wait a moment for its first sound rather than skip it.
+                    let rendered = render(ringtone, wait: realtime ? (restarted ? 0.05 : 0) : 2)
                     if rendered.audioFrames > 0 {
                         Mixer.add(scratch, into: &mix, count: frames * channels, gain: 1)
                         if monitor != nil { Mixer.add(scratch, into: &local, count: frames * channels, gain: 1) }
                     }
                 }
+            } else {
+                ticksWithoutRingtone += 1
             }
             Mixer.limit(&mix)
             if let monitor {
