@@ -337,6 +337,11 @@ final class PresetLoaderTests: XCTestCase {
             "presets/t.yaml:5: players[2].playlist.items[1]: freq must be 1..24000 Hz",
             "presets/t.yaml:5: players[2].playlist.items[2]: unknown testsrc option sped",
         ])
+        // A file name with a colon is a path, not a URL; standby audio gets the same check.
+        let colon = try K.load("players:\n  - source: \"Re:Zero.mp3\"\n")
+        XCTAssertEqual(colon.players.map(\.source), [K.base + "/Re:Zero.mp3"])
+        XCTAssertEqual(K.problems("players:\n  - source: a.mp3\nstandby:\n  audio: \"rtsp://cam/ring\"\n").map(\.description),
+                       ["presets/t.yaml:4: standby.audio: not a path, file://, http(s):// or testsrc: source"])
         // A pattern by name or by videotestsrc's number is fine.
         let ok = try K.load("players:\n  - source: \"testsrc:?pattern=ball&freq=1000\"\n  - source: \"testsrc:?pattern=18\"\n")
         XCTAssertEqual(ok.players.map(\.source), ["testsrc:?pattern=ball&freq=1000", "testsrc:?pattern=18"])

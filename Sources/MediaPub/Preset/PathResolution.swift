@@ -14,10 +14,18 @@ public enum PathResolution {
         return name.lowercased()
     }
 
+    /// The scheme of a source or resource: `name://…`, or `file:`, `testsrc:`,
+    /// `memory:`; nil for a path, even one whose file name holds a colon (`Re:Zero.mp3`).
+    public static func sourceScheme(of s: String) -> String? {
+        guard let sch = scheme(of: s) else { return nil }
+        if ["file", "testsrc", "memory"].contains(sch) || s.dropFirst(sch.count + 1).hasPrefix("//") { return sch }
+        return nil
+    }
+
     /// A source string as the player gets it: URLs as written, plain paths
     /// absolute (relative to `base`, `~/` to `HOME`).
     public static func resolveSource(_ s: String, base: String, environment: [String: String] = [:]) -> String {
-        if scheme(of: s) != nil { return s }
+        if sourceScheme(of: s) != nil { return s }
         return absolutePath(s, base: base, environment: environment)
     }
 
@@ -50,7 +58,7 @@ public enum PathResolution {
     /// For a `file://` URL: its path (percent-decoded); for a plain path: the
     /// path itself; nil for other URLs.
     public static func localPath(of s: String) -> String? {
-        guard let sch = scheme(of: s) else { return s }
+        guard let sch = sourceScheme(of: s) else { return s }
         guard sch == "file" else { return nil }
         var rest = s.dropFirst("file:".count)
         if rest.hasPrefix("//") { rest = rest.dropFirst(2) }

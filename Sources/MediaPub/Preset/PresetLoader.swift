@@ -502,9 +502,9 @@ struct PresetDecoder {
     }
 
     private mutating func standbyResource(_ text: String, _ node: YAMLNode, _ key: String) -> String? {
-        if let sch = PathResolution.scheme(of: text), sch != "file" { return text }
+        if let sch = PathResolution.sourceScheme(of: text), sch != "file" { return resolvedSource(text, node, key) }
         guard let path = localFile(text, node, key, want: .file) else { return nil }
-        return PathResolution.scheme(of: text) == "file" ? text : path
+        return PathResolution.sourceScheme(of: text) == "file" ? text : path
     }
 
     static func normaliseColor(_ text: String) -> String? {
