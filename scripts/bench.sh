@@ -3,7 +3,8 @@
 # Prints output seconds per wall second (speed) and peak resident memory.
 set -euo pipefail
 bin=".build/release/mediapub"
-[ -x "$bin" ] || swift build -c release >/dev/null
+# Up to date with the sources, never a stale build; quiet unless it fails.
+build_log=$(swift build -c release 2>&1) || { echo "$build_log" >&2; exit 1; }
 seconds="${BENCH_SECONDS:-60}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 run() {

@@ -6,7 +6,8 @@
 # (beep onsets). Prints the flash-to-beep offsets and the peak memory.
 set -euo pipefail
 bin=".build/release/mediapub"
-[ -x "$bin" ] || swift build -c release >/dev/null
+# Up to date with the sources, never a stale build; quiet unless it fails.
+build_log=$(swift build -c release 2>&1) || { echo "$build_log" >&2; exit 1; }
 duration="${SOAK_DURATION:-1h}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 ffmpeg -v error -f lavfi -i "color=c=black:s=160x90:r=25:d=1,format=yuv420p,geq=lum='if(lt(T\,0.079)\,235\,16)':cb=128:cr=128" \
@@ -53,6 +54,8 @@ for i in range(0, len(pcm) - hop, hop):
     loud = rms > 10 ** (-35 / 20)
     if loud and quiet * hop / 16000 >= 0.2: beeps.append(i / 16000 + astart)
     quiet = 0 if loud else quiet + 1
+if not flashes or not beeps:
+    sys.exit(f"soak: found {len(flashes)} flashes and {len(beeps)} beeps in the recording; nothing to pair")
 offsets = []
 for f in flashes:
     b = min(beeps, key=lambda b: abs(b - f))

@@ -10,7 +10,7 @@ import XCTest
 
 final class AVSyncTests: XCTestCase {
 
-    func testFlashAndBeepStayWithinOneFrameOverAHundredItems() throws {
+    func testFlashAndBeepStayWithinHalfAFrameOverAHundredItems() throws {
         let dir = try makeTempDir()
         let item = try TestMedia.makeFlashBeepItem(in: dir, name: "item.mkv", seconds: 0.48, fps: 25, flashFrames: 2)
         try assertInSync(playing: item, times: 100, in: dir, seconds: 47...49)
@@ -19,7 +19,7 @@ final class AVSyncTests: XCTestCase {
     /// AAC in MP4 decodes to a little less or more audio than the item's picture lasts,
     /// so item changes fall anywhere within a tick, not on its edges: the picture still
     /// follows the sound to the nearest frame.
-    func testItemsWhoseSoundAndPictureDifferInLengthStayWithinOneFrame() throws {
+    func testItemsWhoseSoundAndPictureDifferInLengthStayWithinHalfAFrame() throws {
         let dir = try makeTempDir()
         let item = try TestMedia.makeFlashBeepItem(in: dir, name: "item.mp4", seconds: 0.53, fps: 25, flashFrames: 2,
                                                    audioCodec: ["-c:a", "aac", "-b:a", "128k"])
