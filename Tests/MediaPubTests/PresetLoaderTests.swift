@@ -340,6 +340,9 @@ final class PresetLoaderTests: XCTestCase {
         // A file name with a colon is a path, not a URL; standby audio gets the same check.
         let colon = try K.load("players:\n  - source: \"Re:Zero.mp3\"\n")
         XCTAssertEqual(colon.players.map(\.source), [K.base + "/Re:Zero.mp3"])
+        XCTAssertEqual(K.problems("players:\n  - source: \"https:/cdn.example.com/a.mp3\"\n").map(\.description),
+                       ["presets/t.yaml:2: players[0].source: not a path, file://, http(s):// or testsrc: source"],
+                       "a URL with one slash is a typo, not a file name")
         XCTAssertEqual(K.problems("players:\n  - source: a.mp3\nstandby:\n  audio: \"rtsp://cam/ring\"\n").map(\.description),
                        ["presets/t.yaml:4: standby.audio: not a path, file://, http(s):// or testsrc: source"])
         // A pattern by name or by videotestsrc's number is fine.
@@ -444,11 +447,13 @@ final class PresetLoaderTests: XCTestCase {
               - url: null://
               - "null:"
               - ../up/x.ts
+              - "Re:Zero %H:%M.mp4"
             """)
         XCTAssertEqual(p.outputs.map(\.url), [
             "rtmp://live.example.com/app/key1", "rtmps://live.example.com:443/app/key2",
             "srt://0.0.0.0:9000?mode=listener&latency=200", "srt://:9001?mode=listener",
             "file:///var/rec/x-%Y%m%d.mp4", "file:///srv/mp/rec/out.MKV", "null://", "null:", "file:///srv/up/x.ts",
+            "file:///srv/mp/Re:Zero %H:%M.mp4",
         ])
     }
 

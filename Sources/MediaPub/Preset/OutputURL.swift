@@ -19,7 +19,7 @@ public enum OutputURL {
         func fail(_ why: String) -> Result<String, Failure> { .failure(Failure(message: why)) }
         if url.isEmpty { return fail("an output needs a url") }
 
-        guard let scheme = PathResolution.scheme(of: url) else {
+        guard let scheme = PathResolution.urlScheme(of: url, known: ["null", "file", "rtmp", "rtmps", "srt"]) else {
             let path = PathResolution.absolutePath(url, base: base, environment: environment)
             if let why = checkExtension(path, shown: shown) { return fail(why) }
             return .success("file://" + path)

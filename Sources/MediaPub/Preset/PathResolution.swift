@@ -14,13 +14,20 @@ public enum PathResolution {
         return name.lowercased()
     }
 
-    /// The scheme of a source or resource: `name://…`, or `file:`, `testsrc:`,
-    /// `memory:`; nil for a path, even one whose file name holds a colon (`Re:Zero.mp3`).
-    public static func sourceScheme(of s: String) -> String? {
+    /// The scheme of a URL, or nil for a path. A `known` scheme counts with or without
+    /// slashes (`rtmp:host` is a malformed URL, not a file name); any other `name:` only
+    /// before a slash (`rtsp://cam`, the typo `https:/cdn/a.mp3`), so a file name with a
+    /// colon (`Re:Zero.mp3`) is a path.
+    public static func urlScheme(of s: String, known: Set<String>) -> String? {
         guard let sch = scheme(of: s) else { return nil }
-        if ["file", "testsrc", "memory"].contains(sch) || s.dropFirst(sch.count + 1).hasPrefix("//") { return sch }
-        return nil
+        return known.contains(sch) || s.dropFirst(sch.count + 1).hasPrefix("/") ? sch : nil
     }
+
+    /// The schemes a source or a standby resource may have.
+    public static let sourceSchemes: Set<String> = ["file", "http", "https", "testsrc", "memory"]
+
+    /// The scheme of a source or resource string, or nil for a path.
+    public static func sourceScheme(of s: String) -> String? { urlScheme(of: s, known: sourceSchemes) }
 
     /// A source string as the player gets it: URLs as written, plain paths
     /// absolute (relative to `base`, `~/` to `HOME`).
