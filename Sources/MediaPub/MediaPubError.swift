@@ -21,4 +21,15 @@ public enum MediaPubError: Error, CustomStringConvertible, Equatable {
         case .usage(let why): return why
         }
     }
+
+    /// `reason` of a MediaPubError, the description of any other error.
+    static func reason(of error: Error) -> String { (error as? MediaPubError)?.reason ?? "\(error)" }
+
+    /// The message without the source or output it names, for callers that name it themselves.
+    public var reason: String {
+        switch self {
+        case .badSource(_, let why), .sourceFailed(_, let why), .output(_, let why): return why
+        default: return description
+        }
+    }
 }

@@ -38,7 +38,6 @@ public final class Capture: @unchecked Sendable {
     private var publishingFlag: Bool
     private var stopRequested = false
     private var ticks: UInt64 = 0
-    private var audioFramesOut: UInt64 = 0
     private var ringtoneStarted = false
     /// Ticks since the ringtone last sounded: a standby spell after at least a second
     /// without it starts it from the top (a one-tick gap between items does not).
@@ -121,8 +120,9 @@ public final class Capture: @unchecked Sendable {
             }
             let frames = Int(audioFrames(atTick: n + 1) - audioFrames(atTick: n))
             let tick = time(ofTick: n + 1) - pts
-            mix = [Float](repeating: 0, count: frames * channels)
-            if monitor != nil { local = [Float](repeating: 0, count: frames * channels) }
+            // Silence to mix into, reused from tick to tick (a tick's length varies by a sample at most).
+            Mixer.silence(&mix, count: frames * channels)
+            if monitor != nil { Mixer.silence(&local, count: frames * channels) }
             if scratch.count < frames * channels { scratch = [Float](repeating: 0, count: frames * channels) }
 
             /// A player's audio for this tick into `scratch` (silence where it has none).
@@ -187,7 +187,7 @@ public final class Capture: @unchecked Sendable {
                 reason = .encoderFailed
                 break
             }
-            let audioPTS = UInt(audioFramesOut * GStreamer.second / UInt64(format.sampleRate))
+            let audioPTS = UInt(audioFrames(atTick: n) * GStreamer.second / UInt64(format.sampleRate))
             let audio = mix.withUnsafeBytes { Buffer(copying: $0) }
             let audioDuration = UInt(UInt64(frames) * GStreamer.second / UInt64(format.sampleRate))
             if sink?.pushAudio(audio.retimed(pts: audioPTS, duration: audioDuration)) == false {
@@ -197,7 +197,6 @@ public final class Capture: @unchecked Sendable {
             n += 1
             lock.lock()
             ticks = n
-            audioFramesOut += UInt64(frames)
             lock.unlock()
         }
         sink?.endOfStream()

@@ -10,6 +10,15 @@ enum Mixer {
         }
     }
 
+    /// `buffer` as `count` samples of silence, in its own storage when the count is unchanged.
+    static func silence(_ buffer: inout [Float], count: Int) {
+        if buffer.count == count {
+            buffer.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        } else {
+            buffer = [Float](repeating: 0, count: count)
+        }
+    }
+
     /// Keeps every sample within full scale: a limit, never a wrap.
     static func limit(_ mix: inout [Float]) {
         mix.withUnsafeMutableBufferPointer { buf in

@@ -32,9 +32,7 @@ enum Slate {
         guard case .uri(let uri, _) = spec, let caps = format.videoCaps else {
             throw MediaPubError.badSource(source, "not an image")
         }
-        if let path = spec.localPath, !FileManager.default.isReadableFile(atPath: path) {
-            throw MediaPubError.badSource(source, "standby image: " + (FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"))
-        }
+        try spec.checkReadable(source)
         let pipeline = try Pipeline(description:
             "uridecodebin uri=\(GStreamer.quote(uri)) ! videoconvert ! videoscale add-borders=true ! \(caps) ! appsink name=slate sync=false max-buffers=1")
         defer { pipeline.setState(GST_STATE_NULL) }

@@ -179,10 +179,7 @@ final class DecodeSession: @unchecked Sendable {
     }
 
     private func load() {
-        if case .none = memory, let path = spec.localPath, !FileManager.default.isReadableFile(atPath: path) {
-            onEvent(self, .failed(FileManager.default.fileExists(atPath: path) ? "cannot read the file (permissions?)" : "no such file"))
-            return
-        }
+        do { try spec.checkReadable(source) } catch { onEvent(self, .failed(MediaPubError.reason(of: error))); return }
         switch memory {
         case .none: break
         case .data(let data): serveFromMemory(data)
@@ -191,7 +188,7 @@ final class DecodeSession: @unchecked Sendable {
                 let data: Data
                 if let path = spec.localPath {
                     guard let bytes = FileManager.default.contents(atPath: path) else {
-                        onEvent(self, .failed(FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"))
+                        onEvent(self, .failed("cannot read the file"))
                         return
                     }
                     data = bytes
@@ -201,7 +198,7 @@ final class DecodeSession: @unchecked Sendable {
                 if isClosed { return }
                 serveFromMemory(data)
             } catch {
-                if case MediaPubError.sourceFailed(_, let why) = error { onEvent(self, .failed(why)) } else { onEvent(self, .failed("\(error)")) }
+                onEvent(self, .failed(MediaPubError.reason(of: error)))
                 return
             }
         }
@@ -239,7 +236,10 @@ final class DecodeSession: @unchecked Sendable {
     private func handle(_ message: BusMessage) {
         switch message {
         case .endOfStream: decodedAll()
-        case .error(_, let text): onEvent(self, .failed(text))
+        case .error(_, let text):
+            // Broken from now on: what is queued plays out, nobody waits for more.
+            lock.lock(); broken = true; lock.unlock()
+            onEvent(self, .failed(text))
         case .tags(let title, let artist, let album):
             guard title != nil || artist != nil || album != nil else { break }
             lock.lock()
@@ -262,6 +262,7 @@ final class DecodeSession: @unchecked Sendable {
     }
 
     var duration: UInt? { pipeline.duration }
+    var durationMs: Int? { duration.map { Int($0 / 1_000_000) } }
 
     /// Prerolled and playing: its streams are known.
     var isReady: Bool { lock.lock(); defer { lock.unlock() }; return ready }
@@ -280,9 +281,6 @@ final class DecodeSession: @unchecked Sendable {
 
     /// Media position (ms) of what has been consumed.
     var positionMs: Int { mediaStartMs + Int(Double(playhead) / 1e6 * rate) }
-
-    /// Decoding stopped with an error: drain what is queued, then end.
-    func markBroken() { lock.lock(); broken = true; lock.unlock() }
 
     private var isBroken: Bool { lock.lock(); defer { lock.unlock() }; return broken }
 
@@ -309,7 +307,6 @@ final class DecodeSession: @unchecked Sendable {
     }
 
     var hasAudio: Bool { lock.lock(); defer { lock.unlock() }; return audioSink != nil }
-    var hasVideo: Bool { lock.lock(); defer { lock.unlock() }; return videoSink != nil }
 
     /// The audio stream ended and every sample of it was consumed.
     var audioExhausted: Bool {

@@ -28,7 +28,6 @@ public final class MediaPlayer: @unchecked Sendable {
     private var upcomingPosition: Int?
     private var currentReady = false
     private var failuresInARow = 0
-    private var lastError: String?
     private var frozenFrame: Buffer?
     /// Bytes given with `load(data:name:)`, decoded from memory.
     private var memoryData: Data?
@@ -90,7 +89,7 @@ public final class MediaPlayer: @unchecked Sendable {
 
     public var durationMs: Int? {
         lock.lock(); let s = current; lock.unlock()
-        return s?.duration.map { Int($0 / 1_000_000) }
+        return s?.durationMs
     }
 
     /// Called with the lock held.
@@ -98,7 +97,6 @@ public final class MediaPlayer: @unchecked Sendable {
         guard new != state || error != nil else { return }
         state = new
         if new == .playing { playedSinceStart = true }
-        if let error { lastError = error }
         let handler = eventHandler
         queue.async { handler(.state(new, error: error)) }
         lock.broadcast()
@@ -189,11 +187,18 @@ public final class MediaPlayer: @unchecked Sendable {
         return ok
     }
 
+    /// `value` when it lies in `range`, else a usage error that names `name` and the range.
+    private static func checked(_ value: Double, in range: ClosedRange<Double>, _ name: String) throws -> Double {
+        guard range.contains(value) else {
+            let g = { (x: Double) in String(format: "%g", x) }
+            throw MediaPubError.usage("\(name) \(g(value)) is out of range \(g(range.lowerBound))..\(g(range.upperBound))")
+        }
+        return value
+    }
+
     /// Play speed 0.5...4.0 with the pitch kept (a rate seek through scaletempo).
     public func setSpeed(_ speed: Double) throws {
-        guard PlayerConfig.speedRange.contains(speed) else {
-            throw MediaPubError.usage("speed \(speed) is out of range 0.5..4.0")
-        }
+        let speed = try MediaPlayer.checked(speed, in: PlayerConfig.speedRange, "speed")
         lock.lock(); defer { lock.unlock() }
         config.speed = speed
         dropUpcoming()
@@ -202,9 +207,7 @@ public final class MediaPlayer: @unchecked Sendable {
 
     /// Voice changer: -12...12 semitones, 0 is off.
     public func setPitch(_ semitones: Double) throws {
-        guard PlayerConfig.pitchRange.contains(semitones) else {
-            throw MediaPubError.usage("pitch \(semitones) is out of range -12..12")
-        }
+        let semitones = try MediaPlayer.checked(semitones, in: PlayerConfig.pitchRange, "pitch")
         lock.lock(); defer { lock.unlock() }
         config.pitch = semitones
         dropUpcoming()
@@ -305,7 +308,7 @@ public final class MediaPlayer: @unchecked Sendable {
             }
             return session
         } catch {
-            let message = "\(error)"
+            let message = MediaPubError.reason(of: error)
             queue.async { [weak self] in self?.itemFailed(source: source, message: message) }
             return nil
         }
@@ -338,7 +341,7 @@ public final class MediaPlayer: @unchecked Sendable {
                 retries = 0
                 if state == .loading { setState(.playing) }
                 track = .track(index: playlist.index, source: playlist.current,
-                               durationMs: session.duration.map { Int($0 / 1_000_000) }, tags: session.currentTags)
+                               durationMs: session.durationMs, tags: session.currentTags)
             }
         case .decodedAll:
             if isCurrent { preloadNextLocked() }
@@ -366,12 +369,13 @@ public final class MediaPlayer: @unchecked Sendable {
     /// retried; media that broke after it played ends there (what decoded still
     /// plays out); anything else is skipped (a playlist) or fails the player.
     private func itemFailedLocked(source: String, message: String) {
-        let isNetwork = source.lowercased().hasPrefix("http://") || source.lowercased().hasPrefix("https://")
+        let isNetwork = ["http", "https"].contains(PathResolution.sourceScheme(of: source) ?? "")
         // GStreamer's generic streaming error says nothing a user can act on.
         let reason = message.hasPrefix("Internal data stream error")
             ? (isNetwork ? "cannot read from the server (connection refused, failed or dropped)" : "cannot be read")
             : message
-        let text = "\(SecretMask.mask(url: source)): \(reason)"
+        // GStreamer's text may quote the location: its secrets go too.
+        let text = "\(SecretMask.mask(url: source)): \(SecretMask.scrub(reason, secretsOf: source))"
         if isNetwork, MediaPlayer.isTransient(message), retries < maxRetries, state != .stopped {
             // A network source that fails is retried (1 s, 2 s, 4 s) before it is skipped.
             retries += 1
@@ -395,7 +399,6 @@ public final class MediaPlayer: @unchecked Sendable {
             // Corrupt, truncated or dropped after it played: what decoded plays out,
             // then the item ends as at its end (the next one is prepared now).
             emit(.warning("player \(id): \(text); moving on after what decoded"))
-            session.markBroken()
             preloadNextLocked()
             return
         }
@@ -451,7 +454,7 @@ public final class MediaPlayer: @unchecked Sendable {
             currentReady = next.isReady
             if currentReady {
                 emit(.track(index: playlist.index, source: playlist.current,
-                            durationMs: next.duration.map { Int($0 / 1_000_000) }, tags: next.currentTags))
+                            durationMs: next.durationMs, tags: next.currentTags))
             } else {
                 setState(.loading)
             }
@@ -472,7 +475,7 @@ public final class MediaPlayer: @unchecked Sendable {
         let step = max(100, Int(config.progressInterval * 1000))
         if let last = lastProgressMs, position >= last, position - last < step { return }
         lastProgressMs = position - position % step
-        emit(.progress(positionMs: position, durationMs: session.duration.map { Int($0 / 1_000_000) }))
+        emit(.progress(positionMs: position, durationMs: session.durationMs))
     }
 
     // MARK: capture side

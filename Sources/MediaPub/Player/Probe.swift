@@ -11,9 +11,7 @@ public enum Probe {
             return ["source": source, "duration_ms": NSNull(), "seekable": false,
                     "streams": [["type": "video", "codec": "test pattern"], ["type": "audio", "codec": "sine"]], "tags": [:]]
         }
-        if let path = spec.localPath, !FileManager.default.isReadableFile(atPath: path) {
-            throw MediaPubError.badSource(source, FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file")
-        }
+        try spec.checkReadable(source)
         var error: UnsafeMutablePointer<GError>? = nil
         guard let discoverer = gst_discoverer_new(GstClockTime(GStreamer.clockTime(timeout)), &error) else {
             throw MediaPubError.pipeline("discoverer: \(GStreamerError.consume(error))")

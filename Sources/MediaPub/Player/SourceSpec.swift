@@ -44,8 +44,8 @@ enum SourceSpec: Equatable {
             return
         } else if source.hasPrefix("/") {
             uri = URL(fileURLWithPath: source).absoluteString
-        } else if let scheme = source.split(separator: ":", maxSplits: 1).first, source.contains("://"),
-                  ["file", "http", "https"].contains(scheme.lowercased()) {
+        } else if let scheme = PathResolution.sourceScheme(of: source), source.contains("://"),
+                  ["file", "http", "https"].contains(scheme) {
             uri = source
         } else {
             throw MediaPubError.badSource(source, "not a path, file://, http(s):// or testsrc: source")
@@ -60,10 +60,10 @@ enum SourceSpec: Equatable {
         return URL(string: uri)?.path
     }
 
-    var neverEnds: Bool {
-        switch self {
-        case .testPattern: return true
-        case .uri(_, let isImage): return isImage
-        }
+    /// Throws, naming `source`, when it is a local file that is missing or unreadable.
+    func checkReadable(_ source: String) throws {
+        guard let path = localPath, !FileManager.default.isReadableFile(atPath: path) else { return }
+        throw MediaPubError.sourceFailed(source, FileManager.default.fileExists(atPath: path) ? "cannot read the file (permissions?)" : "no such file")
     }
+
 }

@@ -441,11 +441,8 @@ struct PresetDecoder {
         let resolved = PathResolution.resolveSource(text, base: base, environment: environment)
         do {
             _ = try SourceSpec(resolved)
-        } catch MediaPubError.badSource(_, let why) {
-            report(node, key, why)
-            return nil
         } catch {
-            report(node, key, "\(error)")
+            report(node, key, MediaPubError.reason(of: error))
             return nil
         }
         return resolved
