@@ -77,6 +77,9 @@ final class PlayerControlTests: XCTestCase {
         guard let p = b.player("main") else { return XCTFail("no player") }
         for bad in [0.49, 4.01, 0, -1] { XCTAssertThrowsError(try p.setSpeed(bad), "speed \(bad)") }
         for bad in [-12.5, 12.5, 24] { XCTAssertThrowsError(try p.setPitch(bad), "pitch \(bad)") }
+        // The message names the control, the value and the range it takes.
+        XCTAssertThrowsError(try p.setSpeed(5)) { XCTAssertEqual("\($0)", "speed 5 is out of range 0.5..4") }
+        XCTAssertThrowsError(try p.setPitch(24)) { XCTAssertEqual("\($0)", "pitch 24 is out of range -12..12") }
         XCTAssertNoThrow(try p.setSpeed(1.0))
         XCTAssertNoThrow(try p.setPitch(0))
         guard let result = runBounded(b, timeout: 60) else { return }

@@ -26,24 +26,24 @@ final class PlayerPitchSpeedTests: XCTestCase {
     }
 
     func testPitchUpTwelveSemitonesDoublesTheFrequencyAndKeepsTheDuration() throws {
-        let rec = try record(seconds: 4, fields: ["pitch: 12"])
-        XCTAssertEqual(rec.duration, 4, accuracy: 0.2, "duration unchanged by pitch")
-        let f = MediaProbe.dominantFrequency(rec.pcm, rate: 16000) ?? 0
-        XCTAssertEqual(f, 880, accuracy: 15, "440 Hz one octave up")
-        // The original tone is gone, not merely joined by the shifted one.
-        let mid = MediaProbe.slice(rec.pcm, rate: 16000, from: 1, to: 3)
-        XCTAssertLessThan(MediaProbe.toneLevelDB(mid, rate: 16000, freq: 440),
-                          MediaProbe.toneLevelDB(mid, rate: 16000, freq: 880) - 20, "no 440 Hz left")
+        try assertPitch(semitones: 12, gives: 880, accuracy: 15, "440 Hz one octave up")
     }
 
     func testPitchDownTwelveSemitonesHalvesTheFrequencyAndKeepsTheDuration() throws {
-        let rec = try record(seconds: 4, fields: ["pitch: -12"])
-        XCTAssertEqual(rec.duration, 4, accuracy: 0.2, "duration unchanged by pitch")
+        try assertPitch(semitones: -12, gives: 220, accuracy: 10, "440 Hz one octave down")
+    }
+
+    /// A 4 s 440 Hz source with `pitch: semitones` records 4 s at `frequency`, and the
+    /// original tone is gone, not merely joined by the shifted one.
+    private func assertPitch(semitones: Int, gives frequency: Double, accuracy: Double, _ what: String,
+                             file: StaticString = #filePath, line: UInt = #line) throws {
+        let rec = try record(seconds: 4, fields: ["pitch: \(semitones)"])
+        XCTAssertEqual(rec.duration, 4, accuracy: 0.2, "duration unchanged by pitch", file: file, line: line)
         let f = MediaProbe.dominantFrequency(rec.pcm, rate: 16000) ?? 0
-        XCTAssertEqual(f, 220, accuracy: 10, "440 Hz one octave down")
+        XCTAssertEqual(f, frequency, accuracy: accuracy, what, file: file, line: line)
         let mid = MediaProbe.slice(rec.pcm, rate: 16000, from: 1, to: 3)
         XCTAssertLessThan(MediaProbe.toneLevelDB(mid, rate: 16000, freq: 440),
-                          MediaProbe.toneLevelDB(mid, rate: 16000, freq: 220) - 20, "no 440 Hz left")
+                          MediaProbe.toneLevelDB(mid, rate: 16000, freq: frequency) - 20, "no 440 Hz left", file: file, line: line)
     }
 
     func testSpeedTwoPlaysTenSecondsInFiveWithTheToneUnchanged() throws {

@@ -65,27 +65,27 @@ enum Ports {
         return UInt16(bigEndian: out.sin_port)
     }
 
-    private static func canBind(port: UInt16, type: Int32) -> Bool {
+    /// Opens a socket of `type`, applies `call` (bind or connect) to 127.0.0.1:port
+    /// and closes it again: whether the call succeeded.
+    private static func onLoopback(port: UInt16, type: Int32,
+                                   _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Bool {
         let fd = socket(AF_INET, type, 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var addr = loopback(port)
         let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         return rc == 0
     }
 
+    private static func canBind(port: UInt16, type: Int32) -> Bool {
+        onLoopback(port: port, type: type) { bind($0, $1, $2) }
+    }
+
     /// True when something accepts a TCP connection on 127.0.0.1:port.
     static func tcpAccepts(_ port: UInt16) -> Bool {
-        let fd = socket(AF_INET, tcp, 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var addr = loopback(port)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return rc == 0
+        onLoopback(port: port, type: tcp) { connect($0, $1, $2) }
     }
 
     /// True when a UDP socket is bound to `port` (any address), read from
