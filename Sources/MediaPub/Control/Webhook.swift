@@ -21,8 +21,8 @@ final class Webhook: @unchecked Sendable {
         shown = SecretMask.mask(webhook: url)
     }
 
-    func send(_ event: [String: Any]) {
-        guard let body = try? JSONSerialization.data(withJSONObject: event, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+    /// Queues one event, as `Events` serialised it.
+    func send(_ body: Data) {
         lock.lock()
         guard backlog < maxBacklog else {
             let warn = !warnedFull
