@@ -72,9 +72,20 @@ final class ControlSocketTests: XCTestCase {
     }
 
     func testCtlWithoutARunningInstanceFailsClearly() throws {
-        let r = try CLI.run(["ctl", "--socket", "/tmp/no-such-mediapub-\(UUID().uuidString).sock", "status"], timeout: 10)
+        let path = "/tmp/no-such-mediapub-\(UUID().uuidString).sock"
+        let r = try CLI.run(["ctl", "--socket", path, "status"], timeout: 10)
         XCTAssertEqual(r.status, 1, r.summary("ctl"))
         XCTAssertTrue(r.stderr.contains("no-such-mediapub"), r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: path).count - 1, 1, "the path once: \(r.stderr)")
+        XCTAssertTrue(r.stderr.contains("(is mediapub running?)"), r.stderr)
+
+        // A path no Unix socket can have: said so, without guessing that nothing runs.
+        let long = "/tmp/" + String(repeating: "x", count: 200) + ".sock"
+        let tooLong = try CLI.run(["ctl", "--socket", long, "status"], timeout: 10)
+        XCTAssertEqual(tooLong.status, 1, tooLong.summary("ctl"))
+        XCTAssertTrue(tooLong.stderr.contains("too long"), tooLong.stderr)
+        XCTAssertEqual(tooLong.stderr.components(separatedBy: long).count - 1, 1, "the path once: \(tooLong.stderr)")
+        XCTAssertFalse(tooLong.stderr.contains("is mediapub running"), tooLong.stderr)
     }
 }
 

@@ -79,7 +79,9 @@ public final class ControlServer: @unchecked Sendable {
     public static func send(_ command: [String], to path: String, timeout: Double = 10) throws -> [String: Any] {
         let socket: UnixSocket
         do { socket = try UnixSocket.connect(to: path) } catch {
-            throw MediaPubError.usage("cannot reach \(path): \(error) (is mediapub running?)")
+            // No socket file, or one nobody answers on: no instance there.
+            let notRunning = (error as? SystemError).map { [ENOENT, ECONNREFUSED].contains($0.code) } ?? false
+            throw MediaPubError.usage("cannot reach \(path): \(error)" + (notRunning ? " (is mediapub running?)" : ""))
         }
         let request = try JSONSerialization.data(withJSONObject: ["command": command])
         try socket.write(String(decoding: request, as: UTF8.self) + "\n")
