@@ -139,24 +139,7 @@ case "probe":
 case "ctl":
     guard !args.positional.isEmpty else { fail("ctl needs a command (status, publish on|off, pause, seek PLAYER 90s, quit, ...)\n\(usage)") }
     let path: String
-    if let given = args.control {
-        path = given
-    } else {
-        // One instance running: its socket. Several: name one with --socket.
-        let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { $0 + "/mediapub" }
-        let candidates: [String]
-        if let folder {
-            candidates = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".sock") }.map { folder + "/" + $0 }
-        } else {
-            candidates = ((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [])
-                .filter { $0.hasPrefix("mediapub-") && $0.hasSuffix(".sock") }.map { "/tmp/" + $0 }
-        }
-        guard candidates.count == 1 else {
-            fail(candidates.isEmpty ? "ctl: no running instance found; give --socket PATH"
-                 : "ctl: several instances (\(candidates.joined(separator: ", "))); give --socket PATH")
-        }
-        path = candidates[0]
-    }
+    do { path = try args.control ?? ControlServer.discover() } catch { fail("ctl: \(error)") }
     do {
         let reply = try ControlServer.send(args.positional, to: path)
         let data = try JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -2,6 +2,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 final class ControlSocketTests: XCTestCase {
 
@@ -86,6 +87,33 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertTrue(tooLong.stderr.contains("too long"), tooLong.stderr)
         XCTAssertEqual(tooLong.stderr.components(separatedBy: long).count - 1, 1, "the path once: \(tooLong.stderr)")
         XCTAssertFalse(tooLong.stderr.contains("is mediapub running"), tooLong.stderr)
+    }
+}
+
+final class ControlSocketDiscoveryTests: XCTestCase {
+    /// `ctl` without `--socket` finds the one instance at the default path, by the rules the run uses.
+    func testCtlFindsTheDefaultSocketOfTheOneRunningInstance() throws {
+        let runtime = try makeTempDir()
+        let env = ["XDG_RUNTIME_DIR": runtime.path]
+        let preset = try writeFile(runtime, "t.yaml", E2EPreset.basic(name: "found", source: E2EPreset.testsrc, outputs: ["null://"]))
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "20s"], env: env)
+        let socket = runtime.appendingPathComponent("mediapub/found.sock").path
+        XCTAssertEqual(ControlServer.defaultPath(name: "found", environment: env), socket)
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: socket) }, "socket appears")
+        XCTAssertEqual(try ControlServer.discover(environment: env), socket)
+
+        let status = try CLI.run(["ctl", "status"], env: env, timeout: 10)
+        XCTAssertEqual(status.status, 0, status.summary("ctl status"))
+        XCTAssertTrue(status.stdout.contains("\"name\":\"found\""), status.stdout)
+
+        let none = try CLI.run(["ctl", "status"], env: ["XDG_RUNTIME_DIR": try makeTempDir().path], timeout: 10)
+        XCTAssertEqual(none.status, 2, none.summary("ctl status, nothing running"))
+        XCTAssertTrue(none.stderr.contains("no running instance found; give --socket PATH"), none.stderr)
+        run.terminate(SIGTERM)
+        XCTAssertTrue(run.waitForExit(timeout: 15))
+
+        // An empty XDG_RUNTIME_DIR counts as unset, for the run and for ctl alike.
+        XCTAssertEqual(ControlServer.defaultPath(name: "n", environment: ["XDG_RUNTIME_DIR": ""]), "/tmp/mediapub-n.sock")
     }
 }
 
