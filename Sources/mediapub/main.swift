@@ -72,7 +72,13 @@ func parse(_ argv: [String]) -> Arguments {
         case "--help", "-h": print(usage); exit(0)
         case "--version": print("\(version)\n\(Versions.libraries)"); exit(0)
         case "--preset": args.presetFile = value(arg)
-        case "--output": args.options.outputs.append(value(arg))
+        case "--output":
+            // Checked and made absolute like a preset's outputs (relative to where mediapub runs).
+            switch OutputURL.resolve(value(arg), base: FileManager.default.currentDirectoryPath,
+                                     environment: ProcessInfo.processInfo.environment) {
+            case .success(let url): args.options.outputs.append(url)
+            case .failure(let why): fail("--output \(why.message)")
+            }
         case "--duration":
             let text = value(arg)
             guard let d = MediaTime.parseDuration(text), d > 0 else { fail("--duration \(text): not a duration (90s, 10m, 1h30m, 01:30:00)") }

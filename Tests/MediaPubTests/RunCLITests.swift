@@ -87,6 +87,29 @@ final class RunCLITests: XCTestCase {
             XCTAssertTrue(r.stderr.contains(args[0]), "names \(args[0]): \(r.stderr)")
         }
     }
+
+    /// `--output` is checked like a preset's outputs before anything starts: exit 2, the
+    /// (masked) URL named, the stream key never shown.
+    func testBadOutputURLsAreUsageErrorsThatNameThem() throws {
+        let dir = try makeTempDir()
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["null://"]))
+        let key = "outKey8d7c6b"
+        for (url, named) in [("rtmp://127.0.0.1/live", "\"rtmp://127.0.0.1/live\" needs an app and a stream key"),
+                             ("rtmp://127.0.0.1:99999/live/\(key)", "\"rtmp://127.0.0.1:99999/live/****\" has a bad port"),
+                             ("out", "\"out\": a file output must end in .mp4, .mkv, .flv or .ts")] {
+            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s", "--output", url],
+                                cwd: dir, timeout: 30)
+            XCTAssertEqual(r.status, 2, r.summary("--output \(url)"))
+            XCTAssertTrue(r.stderr.contains("--output \(named)"), r.summary("--output \(url)"))
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "one line: \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains(key) || r.stdout.contains(key), r.summary("--output \(url)"))
+        }
+        // A plain path is relative to where mediapub runs.
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s", "--output", "rec.ts"],
+                            cwd: dir, timeout: 30)
+        XCTAssertEqual(r.status, 0, r.summary("--output rec.ts"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("rec.ts").path), r.summary("--output rec.ts"))
+    }
 }
 
 final class MonitorTests: XCTestCase {
