@@ -146,8 +146,14 @@ case "ctl":
     guard !args.positional.isEmpty else { fail("ctl needs a command (status, publish on|off, pause, seek PLAYER 90s, quit, ...)\n\(usage)") }
     let path: String
     do { path = try args.control ?? ControlServer.discover() } catch { fail("ctl: \(error)") }
+    var command = args.positional
+    // `load PLAYER ./x.mp3` typed at a shell means the shell's directory, not the preset's.
+    if command.count > 2, command[0] == "load" {
+        command[2] = PathResolution.resolveSource(command[2], base: FileManager.default.currentDirectoryPath,
+                                                  environment: ProcessInfo.processInfo.environment)
+    }
     do {
-        let reply = try ControlServer.send(args.positional, to: path)
+        let reply = try ControlServer.send(command, to: path)
         let data = try JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
         exit((reply["ok"] as? Bool) == true ? 0 : 1)

@@ -72,6 +72,30 @@ final class ControlSocketTests: XCTestCase {
         try assertDecodesCleanly(out.path)
     }
 
+    /// `ctl load PLAYER x.wav` with a relative path: the ctl's current directory, not the preset's folder.
+    func testCtlLoadOfARelativePathMeansTheCurrentDirectory() throws {
+        let dir = try makeTempDir()
+        let here = dir.appendingPathComponent("here")
+        try FileManager.default.createDirectory(at: here, withIntermediateDirectories: true)
+        try TestMedia.makeAudio(in: here, name: "x.wav", seconds: 10, ext: "wav")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["null://"]))
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "30s", "--control", socket])
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: socket) }, "socket appears")
+
+        let load = try CLI.run(["ctl", "--socket", socket, "load", "main", "./x.wav"], cwd: here, timeout: 20)
+        XCTAssertEqual(load.status, 0, load.summary("ctl load"))
+        let wanted = here.appendingPathComponent("x.wav").path
+        var source = ""
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) {
+            let status = try? ctl(socket, ["status"]).reply["status"] as? [String: Any]
+            source = (status?["players"] as? [[String: Any]])?.first?["source"] as? String ?? ""
+            return source == wanted
+        }, "the player plays \(wanted), not \(source)")
+        run.terminate(SIGTERM)
+        XCTAssertTrue(run.waitForExit(timeout: 15))
+    }
+
     func testCtlWithoutARunningInstanceFailsClearly() throws {
         let path = "/tmp/no-such-mediapub-\(UUID().uuidString).sock"
         let r = try CLI.run(["ctl", "--socket", path, "status"], timeout: 10)
