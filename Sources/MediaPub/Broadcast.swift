@@ -287,15 +287,24 @@ public final class Broadcast: @unchecked Sendable {
                 result = RunResult(exitCode: 0, reason: text[reason] ?? "stopped")
             }
             log.info("finished: \(result.reason) after \(String(format: "%.2f", capture.outputSeconds))s of output")
+            if result.exitCode != 0 { events.emit("error", ["message": masked(result.reason)]) }
             events.emit("run.stopped", ["reason": result.reason, "exit_code": Int(result.exitCode)])
             return result
         } catch {
-            log.error("\(error)")
+            let message = masked("\(error)")
+            log.error(message)
+            events.emit("error", ["message": message])
             publisher?.finish(timeout: 5)
             for player in players { player.stop(); player.drainEvents() }
-            events.emit("run.stopped", ["reason": "\(error)", "exit_code": 1])
-            return RunResult(exitCode: 1, reason: "\(error)")
+            events.emit("run.stopped", ["reason": message, "exit_code": 1])
+            return RunResult(exitCode: 1, reason: message)
         }
+    }
+
+    /// A run-level failure as events and logs show it: the outputs' secrets masked
+    /// (errors from GStreamer sinks can quote a URL).
+    private func masked(_ text: String) -> String {
+        outputURLs.reduce(text) { SecretMask.scrub($0, secretsOf: $1) }
     }
 
     private func waitForPlayers(timeout: TimeInterval) {

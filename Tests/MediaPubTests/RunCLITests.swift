@@ -34,10 +34,16 @@ final class RunCLITests: XCTestCase {
     func testNothingPlayableExitsOneAndNamesTheSource() throws {
         let dir = try makeTempDir()
         let out = dir.appendingPathComponent("out.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "missing-source.mp4", outputs: ["file://\(out.path)"]))
-        let r = try CLI.run(["--preset", preset.path, "--no-realtime"], timeout: 60)
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("nothing playable"))
         XCTAssertTrue(r.stderr.contains("missing-source.mp4"), r.stderr)
+        // SPEC §7: the failure is an `error` event with a message, then run.stopped.
+        let names = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.map { "\($0["event"] ?? "")" + (($0["message"] as? String).map { ": " + $0 } ?? "") }
+        XCTAssertEqual(Array(names.suffix(2)), ["error: nothing playable", "run.stopped"], "\(names)")
     }
 
     func testRunFormWithJSONLogsAndEventsFile() throws {
@@ -64,6 +70,7 @@ final class RunCLITests: XCTestCase {
         XCTAssertTrue(states.contains("ended"), "\(states)")
         let stopped = try XCTUnwrap(records.last { $0["event"] as? String == "run.stopped" })
         XCTAssertEqual(stopped["exit_code"] as? Int, 0)
+        XCTAssertFalse(records.contains { $0["event"] as? String == "error" }, "no error event for a run that succeeds")
         XCTAssertNotNil(records.first?["ts"] as? String)
         let p = try assertH264AAC(out.path)
         XCTAssertEqual(p.duration ?? 0, 2, accuracy: 0.2)
