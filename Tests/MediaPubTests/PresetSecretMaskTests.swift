@@ -23,9 +23,13 @@ final class PresetSecretMaskTests: XCTestCase {
             ("null:", "null:"),
             ("/plain/path.mp4", "/plain/path.mp4"),
         ]
-        for (url, masked) in table {
-            XCTAssertEqual(SecretMask.mask(url: url), masked, url)
-        }
+        assertEach(table, SecretMask.mask(url:))
+    }
+
+    /// Each `(url, shown)` of `table`: `mask(url) == shown`.
+    private func assertEach(_ table: [(String, String)], _ mask: (String) -> String,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        for (url, shown) in table { XCTAssertEqual(mask(url), shown, url, file: file, line: line) }
     }
 
     func testWebhookShowsSchemeAndHostOnly() {
@@ -42,8 +46,6 @@ final class PresetSecretMaskTests: XCTestCase {
             ("u:pw@h.example/x", "h.example/…"),
             ("not-a-url", "not-a-url"),
         ]
-        for (url, shown) in table {
-            XCTAssertEqual(SecretMask.mask(webhook: url), shown, url)
-        }
+        assertEach(table, SecretMask.mask(webhook:))
     }
 }
