@@ -210,10 +210,11 @@ public final class Broadcast: @unchecked Sendable {
         var metrics: MetricsServer? = nil
         if let spec = options.metrics {
             do {
-                metrics = try MetricsServer(spec: spec) { [weak self] in
+                let server = try MetricsServer(spec: spec) { [weak self] in
                     self.map { MetricsServer.exposition($0.status()) } ?? ""
                 }
-                log.info("metrics at http://\(spec.contains(":") && !spec.hasPrefix(":") ? spec : "127.0.0.1:" + spec.trimmingCharacters(in: [":"]))/metrics")
+                log.info("metrics at http://\(server.address)/metrics")
+                metrics = server
             } catch {
                 log.warn("\(error); running without metrics")
             }
@@ -249,12 +250,12 @@ public final class Broadcast: @unchecked Sendable {
                 else { log.warn("monitor: off when running as fast as possible (use --realtime)") }
             }
             defer { monitor?.stop() }
-            let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
-                                  publishing: publishing, realtime: realtime, stopAfter: stopAfter,
-                                  stopAtEnd: preset.stop.atEnd, monitor: monitor, sink: publisher)
+            // Made under the lock: a `publish on|off` arriving meanwhile is the flag it starts with.
             lock.lock()
+            let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
+                                  publishing: wantedPublishing, realtime: realtime, stopAfter: stopAfter,
+                                  stopAtEnd: preset.stop.atEnd, monitor: monitor, sink: publisher)
             self.capture = capture
-            capture.publishing = wantedPublishing
             let stopEarly = stopRequested || failure != nil
             for (at, action) in scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
             scheduled = []
@@ -286,15 +287,24 @@ public final class Broadcast: @unchecked Sendable {
                 result = RunResult(exitCode: 0, reason: text[reason] ?? "stopped")
             }
             log.info("finished: \(result.reason) after \(String(format: "%.2f", capture.outputSeconds))s of output")
+            if result.exitCode != 0 { events.emit("error", ["message": masked(result.reason)]) }
             events.emit("run.stopped", ["reason": result.reason, "exit_code": Int(result.exitCode)])
             return result
         } catch {
-            log.error("\(error)")
+            let message = masked("\(error)")
+            log.error(message)
+            events.emit("error", ["message": message])
             publisher?.finish(timeout: 5)
             for player in players { player.stop(); player.drainEvents() }
-            events.emit("run.stopped", ["reason": "\(error)", "exit_code": 1])
-            return RunResult(exitCode: 1, reason: "\(error)")
+            events.emit("run.stopped", ["reason": message, "exit_code": 1])
+            return RunResult(exitCode: 1, reason: message)
         }
+    }
+
+    /// A run-level failure as events and logs show it: the outputs' secrets masked
+    /// (errors from GStreamer sinks can quote a URL).
+    private func masked(_ text: String) -> String {
+        outputURLs.reduce(text) { SecretMask.scrub($0, secretsOf: $1) }
     }
 
     private func waitForPlayers(timeout: TimeInterval) {

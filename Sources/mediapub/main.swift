@@ -72,7 +72,13 @@ func parse(_ argv: [String]) -> Arguments {
         case "--help", "-h": print(usage); exit(0)
         case "--version": print("\(version)\n\(Versions.libraries)"); exit(0)
         case "--preset": args.presetFile = value(arg)
-        case "--output": args.options.outputs.append(value(arg))
+        case "--output":
+            // Checked and made absolute like a preset's outputs (relative to where mediapub runs).
+            switch OutputURL.resolve(value(arg), base: FileManager.default.currentDirectoryPath,
+                                     environment: ProcessInfo.processInfo.environment) {
+            case .success(let url): args.options.outputs.append(url)
+            case .failure(let why): fail("--output \(why.message)")
+            }
         case "--duration":
             let text = value(arg)
             guard let d = MediaTime.parseDuration(text), d > 0 else { fail("--duration \(text): not a duration (90s, 10m, 1h30m, 01:30:00)") }
@@ -139,26 +145,15 @@ case "probe":
 case "ctl":
     guard !args.positional.isEmpty else { fail("ctl needs a command (status, publish on|off, pause, seek PLAYER 90s, quit, ...)\n\(usage)") }
     let path: String
-    if let given = args.control {
-        path = given
-    } else {
-        // One instance running: its socket. Several: name one with --socket.
-        let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { $0 + "/mediapub" }
-        let candidates: [String]
-        if let folder {
-            candidates = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".sock") }.map { folder + "/" + $0 }
-        } else {
-            candidates = ((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [])
-                .filter { $0.hasPrefix("mediapub-") && $0.hasSuffix(".sock") }.map { "/tmp/" + $0 }
-        }
-        guard candidates.count == 1 else {
-            fail(candidates.isEmpty ? "ctl: no running instance found; give --socket PATH"
-                 : "ctl: several instances (\(candidates.joined(separator: ", "))); give --socket PATH")
-        }
-        path = candidates[0]
+    do { path = try args.control ?? ControlServer.discover() } catch { fail("ctl: \(error)") }
+    var command = args.positional
+    // `load PLAYER ./x.mp3` typed at a shell means the shell's directory, not the preset's.
+    if command.count > 2, command[0] == "load" {
+        command[2] = PathResolution.resolveSource(command[2], base: FileManager.default.currentDirectoryPath,
+                                                  environment: ProcessInfo.processInfo.environment)
     }
     do {
-        let reply = try ControlServer.send(args.positional, to: path)
+        let reply = try ControlServer.send(command, to: path)
         let data = try JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
         exit((reply["ok"] as? Bool) == true ? 0 : 1)

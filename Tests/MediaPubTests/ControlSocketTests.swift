@@ -2,6 +2,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 final class ControlSocketTests: XCTestCase {
 
@@ -71,10 +72,72 @@ final class ControlSocketTests: XCTestCase {
         try assertDecodesCleanly(out.path)
     }
 
+    /// `ctl load PLAYER x.wav` with a relative path: the ctl's current directory, not the preset's folder.
+    func testCtlLoadOfARelativePathMeansTheCurrentDirectory() throws {
+        let dir = try makeTempDir()
+        let here = dir.appendingPathComponent("here")
+        try FileManager.default.createDirectory(at: here, withIntermediateDirectories: true)
+        try TestMedia.makeAudio(in: here, name: "x.wav", seconds: 10, ext: "wav")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["null://"]))
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "30s", "--control", socket])
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: socket) }, "socket appears")
+
+        let load = try CLI.run(["ctl", "--socket", socket, "load", "main", "./x.wav"], cwd: here, timeout: 20)
+        XCTAssertEqual(load.status, 0, load.summary("ctl load"))
+        let wanted = here.appendingPathComponent("x.wav").path
+        var source = ""
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) {
+            let status = try? ctl(socket, ["status"]).reply["status"] as? [String: Any]
+            source = (status?["players"] as? [[String: Any]])?.first?["source"] as? String ?? ""
+            return source == wanted
+        }, "the player plays \(wanted), not \(source)")
+        run.terminate(SIGTERM)
+        XCTAssertTrue(run.waitForExit(timeout: 15))
+    }
+
     func testCtlWithoutARunningInstanceFailsClearly() throws {
-        let r = try CLI.run(["ctl", "--socket", "/tmp/no-such-mediapub-\(UUID().uuidString).sock", "status"], timeout: 10)
+        let path = "/tmp/no-such-mediapub-\(UUID().uuidString).sock"
+        let r = try CLI.run(["ctl", "--socket", path, "status"], timeout: 10)
         XCTAssertEqual(r.status, 1, r.summary("ctl"))
         XCTAssertTrue(r.stderr.contains("no-such-mediapub"), r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: path).count - 1, 1, "the path once: \(r.stderr)")
+        XCTAssertTrue(r.stderr.contains("(is mediapub running?)"), r.stderr)
+
+        // A path no Unix socket can have: said so, without guessing that nothing runs.
+        let long = "/tmp/" + String(repeating: "x", count: 200) + ".sock"
+        let tooLong = try CLI.run(["ctl", "--socket", long, "status"], timeout: 10)
+        XCTAssertEqual(tooLong.status, 1, tooLong.summary("ctl"))
+        XCTAssertTrue(tooLong.stderr.contains("too long"), tooLong.stderr)
+        XCTAssertEqual(tooLong.stderr.components(separatedBy: long).count - 1, 1, "the path once: \(tooLong.stderr)")
+        XCTAssertFalse(tooLong.stderr.contains("is mediapub running"), tooLong.stderr)
+    }
+}
+
+final class ControlSocketDiscoveryTests: XCTestCase {
+    /// `ctl` without `--socket` finds the one instance at the default path, by the rules the run uses.
+    func testCtlFindsTheDefaultSocketOfTheOneRunningInstance() throws {
+        let runtime = try makeTempDir()
+        let env = ["XDG_RUNTIME_DIR": runtime.path]
+        let preset = try writeFile(runtime, "t.yaml", E2EPreset.basic(name: "found", source: E2EPreset.testsrc, outputs: ["null://"]))
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "20s"], env: env)
+        let socket = runtime.appendingPathComponent("mediapub/found.sock").path
+        XCTAssertEqual(ControlServer.defaultPath(name: "found", environment: env), socket)
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: socket) }, "socket appears")
+        XCTAssertEqual(try ControlServer.discover(environment: env), socket)
+
+        let status = try CLI.run(["ctl", "status"], env: env, timeout: 10)
+        XCTAssertEqual(status.status, 0, status.summary("ctl status"))
+        XCTAssertTrue(status.stdout.contains("\"name\":\"found\""), status.stdout)
+
+        let none = try CLI.run(["ctl", "status"], env: ["XDG_RUNTIME_DIR": try makeTempDir().path], timeout: 10)
+        XCTAssertEqual(none.status, 2, none.summary("ctl status, nothing running"))
+        XCTAssertTrue(none.stderr.contains("no running instance found; give --socket PATH"), none.stderr)
+        run.terminate(SIGTERM)
+        XCTAssertTrue(run.waitForExit(timeout: 15))
+
+        // An empty XDG_RUNTIME_DIR counts as unset, for the run and for ctl alike.
+        XCTAssertEqual(ControlServer.defaultPath(name: "n", environment: ["XDG_RUNTIME_DIR": ""]), "/tmp/mediapub-n.sock")
     }
 }
 

@@ -483,7 +483,7 @@ final class PresetLoaderTests: XCTestCase {
     func testWebhook() throws {
         XCTAssertEqual(try K.load("players: [{source: a}]\nevents: {webhook: \"https://h/x\"}\n").events.webhook, "https://h/x")
         XCTAssertEqual(K.problems("players: [{source: a}]\nevents:\n  webhook: ftp://h/x\n").map(\.description),
-                       ["presets/t.yaml:3: events.webhook: \"ftp://h/x\" is not an http:// or https:// URL"])
+                       ["presets/t.yaml:3: events.webhook: \"ftp://h/…\" is not an http:// or https:// URL"])
     }
 
     func testNames() throws {

@@ -91,14 +91,17 @@ final class PresetResolvedYAMLTests: XCTestCase {
                                           message: "STREAM_KEY is not set")])
         }
 
-        // the resolved form masks the key, and reads back to the same preset but for it
+        // the resolved form masks the key and the webhook's path, and reads back to the same preset but for them
         let resolved = p.resolvedYAML()
         XCTAssertFalse(resolved.contains("live_123_abc"))
+        XCTAssertFalse(resolved.contains("hooks.example.com/mediapub"), resolved)
         XCTAssertTrue(resolved.contains("rtmp://live.example.com/app/****"))
         var again = try PresetLoader.parse(yaml: resolved, file: p.file, baseDirectory: p.baseDirectory,
                                            environment: [:], overrides: [])
         XCTAssertEqual(again.outputs[0].url, "rtmp://live.example.com/app/****")
+        XCTAssertEqual(again.events.webhook, "https://hooks.example.com/…")
         again.outputs[0] = p.outputs[0]
+        again.events = p.events
         XCTAssertEqual(again, p)
     }
 

@@ -23,8 +23,29 @@ final class PresetSecretMaskTests: XCTestCase {
             ("null:", "null:"),
             ("/plain/path.mp4", "/plain/path.mp4"),
         ]
-        for (url, masked) in table {
-            XCTAssertEqual(SecretMask.mask(url: url), masked, url)
-        }
+        assertEach(table, SecretMask.mask(url:))
+    }
+
+    /// Each `(url, shown)` of `table`: `mask(url) == shown`.
+    private func assertEach(_ table: [(String, String)], _ mask: (String) -> String,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        for (url, shown) in table { XCTAssertEqual(mask(url), shown, url, file: file, line: line) }
+    }
+
+    func testWebhookShowsSchemeAndHostOnly() {
+        let table: [(String, String)] = [
+            ("https://hooks.slack.com/services/T0/B0/XYZsecret", "https://hooks.slack.com/…"),
+            ("https://discord.com/api/webhooks/123/tokenABC", "https://discord.com/…"),
+            ("https://h.example?token=K9", "https://h.example/…"),
+            ("http://u:pw@127.0.0.1:8080/hook", "http://127.0.0.1:8080/…"),
+            ("https://token@h.example", "https://h.example/…"),
+            ("https://h.example#frag", "https://h.example/…"),
+            ("HTTPS://h.example:443", "HTTPS://h.example:443"),
+            ("https://hooks.example.com/mediapub", "https://hooks.example.com/…"),
+            ("htps:hooks.slack.com/services/T0/B0/XYZsecret", "htps:hooks.slack.com/…"),
+            ("u:pw@h.example/x", "h.example/…"),
+            ("not-a-url", "not-a-url"),
+        ]
+        assertEach(table, SecretMask.mask(webhook:))
     }
 }

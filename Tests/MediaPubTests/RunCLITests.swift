@@ -34,10 +34,16 @@ final class RunCLITests: XCTestCase {
     func testNothingPlayableExitsOneAndNamesTheSource() throws {
         let dir = try makeTempDir()
         let out = dir.appendingPathComponent("out.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "missing-source.mp4", outputs: ["file://\(out.path)"]))
-        let r = try CLI.run(["--preset", preset.path, "--no-realtime"], timeout: 60)
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("nothing playable"))
         XCTAssertTrue(r.stderr.contains("missing-source.mp4"), r.stderr)
+        // SPEC §7: the failure is an `error` event with a message, then run.stopped.
+        let names = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.map { "\($0["event"] ?? "")" + (($0["message"] as? String).map { ": " + $0 } ?? "") }
+        XCTAssertEqual(Array(names.suffix(2)), ["error: nothing playable", "run.stopped"], "\(names)")
     }
 
     func testRunFormWithJSONLogsAndEventsFile() throws {
@@ -64,6 +70,7 @@ final class RunCLITests: XCTestCase {
         XCTAssertTrue(states.contains("ended"), "\(states)")
         let stopped = try XCTUnwrap(records.last { $0["event"] as? String == "run.stopped" })
         XCTAssertEqual(stopped["exit_code"] as? Int, 0)
+        XCTAssertFalse(records.contains { $0["event"] as? String == "error" }, "no error event for a run that succeeds")
         XCTAssertNotNil(records.first?["ts"] as? String)
         let p = try assertH264AAC(out.path)
         XCTAssertEqual(p.duration ?? 0, 2, accuracy: 0.2)
@@ -86,6 +93,29 @@ final class RunCLITests: XCTestCase {
             XCTAssertEqual(r.status, 2, r.summary("\(args)"))
             XCTAssertTrue(r.stderr.contains(args[0]), "names \(args[0]): \(r.stderr)")
         }
+    }
+
+    /// `--output` is checked like a preset's outputs before anything starts: exit 2, the
+    /// (masked) URL named, the stream key never shown.
+    func testBadOutputURLsAreUsageErrorsThatNameThem() throws {
+        let dir = try makeTempDir()
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["null://"]))
+        let key = "outKey8d7c6b"
+        for (url, named) in [("rtmp://127.0.0.1/live", "\"rtmp://127.0.0.1/live\" needs an app and a stream key"),
+                             ("rtmp://127.0.0.1:99999/live/\(key)", "\"rtmp://127.0.0.1:99999/live/****\" has a bad port"),
+                             ("out", "\"out\": a file output must end in .mp4, .mkv, .flv or .ts")] {
+            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s", "--output", url],
+                                cwd: dir, timeout: 30)
+            XCTAssertEqual(r.status, 2, r.summary("--output \(url)"))
+            XCTAssertTrue(r.stderr.contains("--output \(named)"), r.summary("--output \(url)"))
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "one line: \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains(key) || r.stdout.contains(key), r.summary("--output \(url)"))
+        }
+        // A plain path is relative to where mediapub runs.
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s", "--output", "rec.ts"],
+                            cwd: dir, timeout: 30)
+        XCTAssertEqual(r.status, 0, r.summary("--output rec.ts"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("rec.ts").path), r.summary("--output rec.ts"))
     }
 }
 

@@ -133,6 +133,34 @@ final class ValidateCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("rtmp://127.0.0.1:1935/app/****"), "masked URL shown:\n\(r.stdout)")
     }
 
+    func testWebhookSecretsStayOutOfValidateOutputAndErrors() throws {
+        let path = "T0123/B0456/hookPathSecret789"
+        let token = "hookQueryToken321"
+        let yaml = E2EPreset.basic(source: E2EPreset.testsrc,
+                                   extra: "events:\n  webhook: \"https://hooks.slack.com/services/\(path)?token=\(token)\"")
+        let (preset, r) = try validate(yaml)
+        XCTAssertEqual(r.status, 0, r.summary("validate"))
+        XCTAssertTrue(r.stdout.contains("https://hooks.slack.com/…"), "scheme and host shown:\n\(r.stdout)")
+        for secret in ["T0123", "hookPathSecret789", token] {
+            XCTAssertFalse(r.stdout.contains(secret) || r.stderr.contains(secret), "\(secret) printed:\n\(r.summary("validate"))")
+        }
+        // The printed preset is a valid preset again.
+        let resolved = try writeFile(preset.deletingLastPathComponent(), "resolved.yaml", r.stdout)
+        let again = try CLI.run(["validate", resolved.path], timeout: 30)
+        XCTAssertEqual(again.status, 0, again.summary("validate of the printed preset"))
+
+        // Not an http(s) URL: the error names the host, never the path or query.
+        let wrong = E2EPreset.basic(source: E2EPreset.testsrc,
+                                    extra: "events:\n  webhook: \"htps://hooks.slack.com/services/\(path)?token=\(token)\"")
+        let (file, bad) = try validate(wrong)
+        XCTAssertEqual(bad.status, 2, bad.summary("validate"))
+        XCTAssertTrue(bad.stderr.contains("\(file.path):18: events.webhook: \"htps://hooks.slack.com/…\" is not an http"),
+                      bad.summary("validate"))
+        for secret in ["T0123", "hookPathSecret789", token] {
+            XCTAssertFalse(bad.stdout.contains(secret) || bad.stderr.contains(secret), "\(secret) printed:\n\(bad.summary("validate"))")
+        }
+    }
+
     // MARK: each error class -> exit 2, FILE:LINE: KEY
 
     /// Lines 1-3 of every error-class preset.

@@ -70,11 +70,11 @@ enum ControlCommands {
             return ok
         case "speed":
             let p = try player(0)
-            do { try p.setSpeed(try number(1, "speed")) } catch let e as MediaPubError { throw Failure(message: "\(e)") }
+            try p.setSpeed(try number(1, "speed"))
             return ok
         case "pitch":
             let p = try player(0)
-            do { try p.setPitch(try number(1, "pitch")) } catch let e as MediaPubError { throw Failure(message: "\(e)") }
+            try p.setPitch(try number(1, "pitch"))
             return ok
         case "repeat":
             let p = try player(0)

@@ -12,12 +12,30 @@ public final class ControlServer: @unchecked Sendable {
     private let lock = NSLock()
     private var running = true
 
-    /// The default path: `$XDG_RUNTIME_DIR/mediapub/NAME.sock`, else `/tmp/mediapub-NAME.sock`.
+    /// Where default sockets live: `$XDG_RUNTIME_DIR/mediapub/NAME.sock`, else
+    /// (unset or empty) `/tmp/mediapub-NAME.sock`.
+    private static func defaultFolder(_ environment: [String: String]) -> (folder: String, prefix: String) {
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return (runtime + "/mediapub", "") }
+        return ("/tmp", "mediapub-")
+    }
+
+    /// The default path of instance `name`.
     public static func defaultPath(name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            return runtime + "/mediapub/\(name).sock"
+        let (folder, prefix) = defaultFolder(environment)
+        return "\(folder)/\(prefix)\(name).sock"
+    }
+
+    /// `mediapub ctl` without `--socket`: the one socket at a default path.
+    /// None or several: an error that says to give `--socket PATH`.
+    public static func discover(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        let (folder, prefix) = defaultFolder(environment)
+        let found = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".sock") }.sorted().map { "\(folder)/\($0)" }
+        guard found.count == 1 else {
+            throw MediaPubError.usage(found.isEmpty ? "no running instance found; give --socket PATH"
+                                      : "several instances (\(found.joined(separator: ", "))); give --socket PATH")
         }
-        return "/tmp/mediapub-\(name).sock"
+        return found[0]
     }
 
     public init(path: String, handle: @escaping ([String: Any]) -> [String: Any]) throws {
@@ -79,7 +97,9 @@ public final class ControlServer: @unchecked Sendable {
     public static func send(_ command: [String], to path: String, timeout: Double = 10) throws -> [String: Any] {
         let socket: UnixSocket
         do { socket = try UnixSocket.connect(to: path) } catch {
-            throw MediaPubError.usage("cannot reach \(path): \(error) (is mediapub running?)")
+            // No socket file, or one nobody answers on: no instance there.
+            let notRunning = (error as? SystemError).map { [ENOENT, ECONNREFUSED].contains($0.code) } ?? false
+            throw MediaPubError.usage("cannot reach \(path): \(error)" + (notRunning ? " (is mediapub running?)" : ""))
         }
         let request = try JSONSerialization.data(withJSONObject: ["command": command])
         try socket.write(String(decoding: request, as: UTF8.self) + "\n")

@@ -5,7 +5,7 @@ import Foundation
 public final class Events: @unchecked Sendable {
     private let lock = NSLock()
     private var handles: [FileHandle] = []
-    private var listeners: [([String: Any]) -> Void] = []
+    private var listeners: [(Data) -> Void] = []
 
     public init() {}
 
@@ -24,7 +24,8 @@ public final class Events: @unchecked Sendable {
         handles.append(handle)
     }
 
-    public func addListener(_ listener: @escaping ([String: Any]) -> Void) {
+    /// `listener` gets each event as the JSON object the destinations get (no newline).
+    public func addListener(_ listener: @escaping (Data) -> Void) {
         lock.lock(); listeners.append(listener); lock.unlock()
     }
 
@@ -37,12 +38,13 @@ public final class Events: @unchecked Sendable {
         for handle in handles { handle.write(data + Data("\n".utf8)) }
         let listeners = self.listeners
         lock.unlock()
-        for listener in listeners { listener(object) }
+        for listener in listeners { listener(data) }
     }
 
+    /// ISO 8601 in UTC with milliseconds; one format for every event and JSON log line.
+    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     static func timestamp(_ date: Date = Date()) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        timestampStyle.format(date)
     }
 }

@@ -4,6 +4,8 @@ import Foundation
 /// (loopback unless an address is given).
 public final class MetricsServer: @unchecked Sendable {
     private let listener: UnixSocket
+    /// Where it listens, `ADDR:PORT` (the address filled in when `spec` had none).
+    public let address: String
     private let render: () -> String
     private let lock = NSLock()
     private var running = true
@@ -15,6 +17,7 @@ public final class MetricsServer: @unchecked Sendable {
         guard let port = UInt16(parts.last ?? ""), port > 0 else {
             throw MediaPubError.usage("--metrics \(spec): expected ADDR:PORT, e.g. 127.0.0.1:9300")
         }
+        address = "\(host):\(port)"
         do { listener = try UnixSocket.listen(tcpHost: host, port: port) } catch {
             throw MediaPubError.usage("--metrics \(spec): \(error)")
         }

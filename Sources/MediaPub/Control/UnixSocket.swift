@@ -3,7 +3,8 @@ import Foundation
 import Glibc
 #endif
 
-/// A failed system call: the call's name and errno's text.
+/// A failed system call: the call's name and errno's text. Callers name the
+/// path or address the call was about (once).
 struct SystemError: Error, CustomStringConvertible {
     let call: String
     let code: Int32
@@ -32,8 +33,9 @@ final class UnixSocket {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            throw MediaPubError.usage("control socket path too long: \(path)")
+        let room = MemoryLayout.size(ofValue: addr.sun_path)
+        guard bytes.count < room else {
+            throw MediaPubError.usage("too long for a Unix socket path (\(bytes.count) bytes; at most \(room - 1))")
         }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in
             raw.copyBytes(from: bytes)
@@ -56,7 +58,7 @@ final class UnixSocket {
         defer { umask(oldMask) }
         try withUnsafePointer(to: &addr) { p in
             try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                try syscall("bind \(path)") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                try syscall("bind") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
         }
         chmod(path, 0o600)
@@ -70,7 +72,7 @@ final class UnixSocket {
         var addr = try address(path)
         try withUnsafePointer(to: &addr) { p in
             try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                try syscall("connect \(path)") { Glibc.connect(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                try syscall("connect") { Glibc.connect(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
         }
         return sock
@@ -88,7 +90,7 @@ final class UnixSocket {
         guard inet_pton(AF_INET, host, &addr.sin_addr) == 1 else { throw MediaPubError.usage("not an IPv4 address: \(host)") }
         try withUnsafePointer(to: &addr) { p in
             try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                try syscall("bind \(host):\(port)") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                try syscall("bind") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
         }
         try syscall("listen") { Glibc.listen(fd, 16) }

@@ -12,24 +12,17 @@ final class Webhook: @unchecked Sendable {
     private var warnedFull = false
     private let maxBacklog = 1000
 
-    /// What logs show of the webhook: scheme and host only (Slack, Discord and
-    /// Teams hooks carry their secret in the path).
+    /// What logs show of the webhook: `SecretMask.mask(webhook:)`, scheme and host only.
     private let shown: String
 
     init(url: String, log: Logger) {
         self.url = url
         self.log = log
-        if let scheme = url.range(of: "://") {
-            let rest = url[scheme.upperBound...]
-            let host = rest.split(separator: "/", maxSplits: 1).first.map { $0.split(separator: "@").last.map(String.init) ?? "" } ?? ""
-            shown = String(url[..<scheme.upperBound]) + host + "/…"
-        } else {
-            shown = "webhook"
-        }
+        shown = SecretMask.mask(webhook: url)
     }
 
-    func send(_ event: [String: Any]) {
-        guard let body = try? JSONSerialization.data(withJSONObject: event, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+    /// Queues one event, as `Events` serialised it.
+    func send(_ body: Data) {
         lock.lock()
         guard backlog < maxBacklog else {
             let warn = !warnedFull

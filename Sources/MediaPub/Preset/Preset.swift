@@ -206,9 +206,6 @@ public struct OutputConfig: Equatable, Sendable {
     public init(url: String) {
         self.url = url
     }
-
-    /// The URL with its secrets hidden, for anything shown to people.
-    public var maskedURL: String { SecretMask.mask(url: url) }
 }
 
 public struct ReconnectConfig: Equatable, Sendable {

@@ -147,7 +147,7 @@ struct PresetDecoder {
                 if (sch == "http" || sch == "https") && s.contains("://") && s.count > (sch!.count + 3) {
                     events.webhook = s
                 } else {
-                    report(w, "events.webhook", "\"\(SecretMask.mask(url: s))\" is not an http:// or https:// URL")
+                    report(w, "events.webhook", "\"\(SecretMask.mask(webhook: s))\" is not an http:// or https:// URL")
                 }
             }
         }

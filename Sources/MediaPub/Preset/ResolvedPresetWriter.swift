@@ -79,7 +79,7 @@ struct ResolvedPresetWriter {
         line(0, "monitor: \(p.monitor)")
         if let hook = p.events.webhook {
             line(0, "events:")
-            line(1, "webhook: \(quote(url(hook)))")
+            line(1, "webhook: \(quote(maskSecrets ? SecretMask.mask(webhook: hook) : hook))")
         } else {
             line(0, "events: {}")
         }

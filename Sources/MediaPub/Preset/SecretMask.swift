@@ -76,6 +76,24 @@ public enum SecretMask {
         return out
     }
 
+    /// A webhook as logs, errors and the resolved preset show it: `scheme://host[:port]`
+    /// and `/…` for whatever else it had (Slack, Discord and Teams hooks carry their
+    /// secret in the path; others in the query, user info or fragment). Not a
+    /// `scheme://` URL: its host-like start the same way, user info dropped.
+    public static func mask(webhook url: String) -> String {
+        let prefix: Substring, authority: Substring, rest: Substring
+        if let parts = Parts(url) {
+            (prefix, authority, rest) = (parts.prefix, Substring(parts.authority), Substring(parts.rest))
+        } else {
+            let end = url.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? url.endIndex
+            (prefix, authority, rest) = ("", url[..<end], url[end...])
+        }
+        let host = (authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority)
+            .prefix { $0 != "#" }
+        let hidden = !rest.isEmpty || host.count != authority.count
+        return prefix + host + (hidden ? "/…" : "")
+    }
+
     /// - `rtmp(s)://host[:port]/app/KEY...` → `rtmp(s)://host[:port]/app/****`
     ///   (everything after the app segment, query included)
     /// - `user:pass@` (or `token@`) in any URL → `****@`
