@@ -39,11 +39,11 @@ final class Encoder: @unchecked Sendable {
         let kbps = max(1, video.bitrate / 1000)
         let useX264 = video.encoder == .x264 || (video.encoder == .auto && GStreamer.hasElement("x264enc"))
         if useX264 {
-            guard GStreamer.hasElement("x264enc") else { throw MediaPubError.missingElement("x264enc", "gstreamer1.0-plugins-ugly") }
+            guard GStreamer.hasElement("x264enc") else { throw GStreamer.missing("x264enc") }
             return "x264enc bitrate=\(kbps) key-int-max=\(keyframes) speed-preset=\(video.encoderPreset) tune=zerolatency bframes=0 "
                 + "! video/x-h264,profile=high"
         }
-        guard GStreamer.hasElement("openh264enc") else { throw MediaPubError.missingElement("openh264enc", "gstreamer1.0-plugins-bad") }
+        guard GStreamer.hasElement("openh264enc") else { throw GStreamer.missing("openh264enc") }
         return "openh264enc bitrate=\(video.bitrate) gop-size=\(keyframes) rate-control=bitrate"
     }
 
@@ -53,6 +53,6 @@ final class Encoder: @unchecked Sendable {
     static func audioEncoder(_ audio: AudioConfig) throws -> String {
         if GStreamer.hasElement("avenc_aac") { return "avenc_aac bitrate=\(audio.bitrate)" }
         if GStreamer.hasElement("voaacenc") { return "voaacenc bitrate=\(audio.bitrate)" }
-        throw MediaPubError.missingElement("avenc_aac", "gstreamer1.0-libav")
+        throw GStreamer.missing("avenc_aac")
     }
 }

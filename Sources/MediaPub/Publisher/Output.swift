@@ -93,7 +93,7 @@ final class Output: @unchecked Sendable {
         openedAt = Date()
         if target.isNetwork {
             queue.async { [self] in
-                do { try connect() } catch { fail("\(error)") }
+                connectOrFail()
             }
         } else {
             try connect()
@@ -216,7 +216,18 @@ final class Output: @unchecked Sendable {
         pipeline?.setState(GST_STATE_NULL)
     }
 
-    private func fail(_ why: String) {
+    private func connectOrFail() {
+        do {
+            try connect()
+        } catch MediaPubError.missingElement(let element, let package) {
+            // No retry brings an element that is not installed.
+            fail(MediaPubError.missingElement(element, package).description, forGood: true)
+        } catch {
+            fail("\(error)")
+        }
+    }
+
+    private func fail(_ why: String, forGood: Bool = false) {
         let message = SecretMask.scrub(why, secretsOf: url)
         lock.lock()
         if finishing || state == .failed || state == .stopped { lock.unlock(); eos.signal(); return }
@@ -226,7 +237,7 @@ final class Output: @unchecked Sendable {
         let now = Date()
         if now.timeIntervalSince(connectedAt) > 30 { firstFailure = nil; backoff = reconnect.initial }
         if firstFailure == nil { firstFailure = now }
-        let givingUp = !target.isNetwork || now.timeIntervalSince(firstFailure!) >= reconnect.giveUpAfter
+        let givingUp = forGood || !target.isNetwork || now.timeIntervalSince(firstFailure!) >= reconnect.giveUpAfter
         state = givingUp ? .failed : .reconnecting
         let delay = backoff
         backoff = min(reconnect.max, backoff * 2)
@@ -245,7 +256,7 @@ final class Output: @unchecked Sendable {
                 if !stale { reconnects += 1 }
                 lock.unlock()
                 if stale { return }
-                do { try connect() } catch { fail("\(error)") }
+                connectOrFail()
             }
         }
     }
@@ -263,7 +274,7 @@ final class Output: @unchecked Sendable {
             }
             lock.unlock()
             if stop { return }
-            do { try connect() } catch { fail("\(error)") }
+            connectOrFail()
         }
     }
 
