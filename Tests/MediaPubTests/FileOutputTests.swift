@@ -3,6 +3,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 final class FileOutputTests: XCTestCase {
 
@@ -87,5 +88,31 @@ final class FileOutputTests: XCTestCase {
         XCTAssertTrue(formats[0].contains("matroska"), formats[0])
         XCTAssertEqual(formats[1], "flv")
         XCTAssertEqual(formats[2], "mpegts")
+    }
+
+    func testOutputURLsAndPathsNameTheirTarget() throws {
+        let targets: [(String, OutputTarget)] = [
+            ("/tmp/a.mp4", .file(path: "/tmp/a.mp4", container: "mp4")),
+            ("rec/b.MKV", .file(path: "rec/b.MKV", container: "mkv")),
+            ("Re:Zero.flv", .file(path: "Re:Zero.flv", container: "flv")),   // a colon in a file name
+            ("memory:take1.mp4", .file(path: "memory:take1.mp4", container: "mp4")),
+            ("file:///tmp/a%20b.ts", .file(path: "/tmp/a b.ts", container: "ts")),
+            ("file://localhost/tmp/c.flv", .file(path: "/tmp/c.flv", container: "flv")),
+            ("RTMP://h/app/key", .rtmp("RTMP://h/app/key")),
+            ("rtmps://h/app/key", .rtmp("rtmps://h/app/key")),
+            ("srt://h:9000?mode=caller", .srt("srt://h:9000?mode=caller")),
+            ("null://", .null),
+            ("null:", .null),
+        ]
+        for (url, target) in targets { XCTAssertEqual(try OutputTarget(url), target, url) }
+        let refused: [(String, String)] = [
+            ("out.avi", "output out.avi: unsupported container .avi (use .mp4, .mkv, .flv or .ts)"),
+            ("rtmp:h/app/key", "output rtmp:… is not a URL like rtmp://host/…"),   // the key not shown
+            ("http://h/a.mp4", "output http://h/a.mp4: not a supported output (rtmp://, rtmps://, srt://, file://, null:// or a file path)"),
+            ("file://rel.mp4", "output file://rel.mp4: needs an absolute path: file:///path/name.mp4"),
+        ]
+        for (url, message) in refused {
+            XCTAssertThrowsError(try OutputTarget(url), url) { XCTAssertEqual("\($0)", message) }
+        }
     }
 }
