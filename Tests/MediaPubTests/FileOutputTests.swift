@@ -115,4 +115,26 @@ final class FileOutputTests: XCTestCase {
             XCTAssertThrowsError(try OutputTarget(url), url) { XCTAssertEqual("\($0)", message) }
         }
     }
+
+    func testARecordingThatCannotBeOpenedNamesThePathAndTheReason() throws {
+        let dir = try makeTempDir()
+        let out = dir.appendingPathComponent("no-such-folder/rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["file://\(out.path)"]))
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "2s", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 1, r.summary("unwritable recording"))
+        let reason = "Could not open file \"\(out.path)\" for writing: No such file or directory"
+        XCTAssertTrue(r.stderr.contains("error: output file://\(out.path): \(reason)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("warn: output file://\(out.path): failed: \(reason)"), r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: "output file://").count - 1,
+                       r.stderr.split(separator: "\n").filter { $0.contains("output file://") }.count, "one prefix a line: \(r.stderr)")
+        let records = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let failed = try XCTUnwrap(records.first { $0["event"] as? String == "output.state" && $0["state"] as? String == "failed" })
+        XCTAssertEqual(failed["error"] as? String, reason)
+        let stopped = try XCTUnwrap(records.last { $0["event"] as? String == "run.stopped" })
+        XCTAssertEqual(stopped["reason"] as? String, "output file://\(out.path): \(reason)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+    }
 }

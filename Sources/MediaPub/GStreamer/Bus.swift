@@ -64,12 +64,37 @@ final class Bus: @unchecked Sendable {
         if wasRunning, thread != nil, Thread.current != thread { done.wait() }
     }
 
+    /// Takes the first ERROR message waiting on the bus, if any, without waiting: the
+    /// reason of a state change that failed (filesink: "Could not open file … for
+    /// writing: No such file or directory"). Call it while the watch is not running.
+    func popError() -> (source: String, message: String)? {
+        guard let message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR) else { return nil }
+        defer { cshim_message_unref(message) }
+        var error: UnsafeMutablePointer<GError>? = nil
+        var debug: UnsafeMutablePointer<gchar>? = nil
+        gst_message_parse_error(message, &error, &debug)
+        var text = GStreamerError.consume(error)
+        if let debug {
+            // The errno text, when the element gave one ("system error: Permission denied").
+            let details = String(cString: debug)
+            g_free(debug)
+            if let range = details.range(of: "system error: "),
+               let reason = details[range.upperBound...].split(separator: "\n").first {
+                text = (text.hasSuffix(".") ? String(text.dropLast()) : text) + ": " + reason
+            }
+        }
+        return (Bus.sourceName(message), text)
+    }
+
+    /// The name of the element that posted `message`.
+    private static func sourceName(_ message: UnsafeMutablePointer<GstMessage>) -> String {
+        guard let src = cshim_message_src(message), let name = gst_object_get_name(src) else { return "?" }
+        defer { g_free(name) }
+        return String(cString: name)
+    }
+
     static func parse(_ message: UnsafeMutablePointer<GstMessage>) -> BusMessage {
-        let source: String = {
-            guard let src = cshim_message_src(message), let name = gst_object_get_name(src) else { return "?" }
-            defer { g_free(name) }
-            return String(cString: name)
-        }()
+        let source = sourceName(message)
         switch cshim_message_type(message) {
         case GST_MESSAGE_EOS:
             return .endOfStream
