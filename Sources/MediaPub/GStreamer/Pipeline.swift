@@ -5,14 +5,11 @@ import Foundation
 /// A GstPipeline built from a gst-launch style description. Owns one reference;
 /// goes to NULL before that reference is dropped.
 final class Pipeline: Element, @unchecked Sendable {
-    let description: String
-
     init(description: String) throws {
         GStreamer.initialize()
         let element = try Pipeline.parse("pipeline") { context, error in
             gst_parse_launch_full(description, context, GST_PARSE_FLAG_NONE, error)
         }
-        self.description = description
         if cshim_is_pipeline(element) != 0 {
             super.init(owning: element)
         } else {

@@ -124,7 +124,7 @@ final class Output: @unchecked Sendable {
         lock.unlock()
         if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             // The element that refused says why, on the bus (not watched yet, so still there).
-            let why = bus.popError()?.message ?? "cannot start"
+            let why = bus.popError() ?? "cannot start"
             teardown()
             throw MediaPubError.output(url, SecretMask.scrub(why, secretsOf: url))
         }
