@@ -11,6 +11,7 @@ final class Publisher: TimelineSink, @unchecked Sendable {
     private var encoderError: String?
     /// Encoded streams not yet at their end; `encodedDone` is signalled once, when none is left.
     private var streamsLeft = 0
+    private var started = false
     private let encodedDone = DispatchSemaphore(value: 0)
 
     private let onEncoderFailure: (String) -> Void
@@ -54,6 +55,7 @@ final class Publisher: TimelineSink, @unchecked Sendable {
         if encoder.pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw MediaPubError.pipeline("the encoder cannot start")
         }
+        lock.lock(); started = true; lock.unlock()
     }
 
     var error: String? { lock.lock(); defer { lock.unlock() }; return encoderError }
@@ -80,7 +82,9 @@ final class Publisher: TimelineSink, @unchecked Sendable {
 
     /// Waits for the encoder to drain, then finishes every output (EOS, files finalised).
     func finish(timeout: TimeInterval = 20) {
-        _ = encodedDone.wait(timeout: .now() + timeout)
+        // An encoder that never started (an output failed to open) has nothing to drain.
+        lock.lock(); let running = started; lock.unlock()
+        if running { _ = encodedDone.wait(timeout: .now() + timeout) }
         let group = DispatchGroup()
         for output in outputs {
             DispatchQueue.global().async(group: group) { output.finish(timeout: 10) }
