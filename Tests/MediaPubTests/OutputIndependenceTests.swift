@@ -60,6 +60,16 @@ final class OutputIndependenceTests: XCTestCase {
         }
     }
 
+    func testABufferIsMadeWithItsTimestamps() {
+        GStreamer.initialize()
+        let bytes: [UInt8] = [1, 2, 3, 4]
+        let buffer = bytes.withUnsafeBytes { Buffer(copying: $0, pts: 40_000_000, duration: 20_000_000) }
+        XCTAssertEqual(buffer.pts, 40_000_000)
+        XCTAssertEqual(buffer.withBytes { Array($0) }, bytes)
+        XCTAssertEqual(buffer.retimed(pts: 60_000_000, duration: nil).pts, 60_000_000)
+        XCTAssertEqual(buffer.pts, 40_000_000, "retimed leaves the original alone")
+    }
+
     /// GStreamer with every installed plugin but the one that holds `element`:
     /// the environment for a child process (no plugin is uninstalled).
     private func gstreamerWithout(_ element: String, in dir: URL) throws -> [String: String] {
