@@ -3,6 +3,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 final class FileOutputTests: XCTestCase {
 
@@ -87,5 +88,55 @@ final class FileOutputTests: XCTestCase {
         XCTAssertTrue(formats[0].contains("matroska"), formats[0])
         XCTAssertEqual(formats[1], "flv")
         XCTAssertEqual(formats[2], "mpegts")
+    }
+
+    func testOutputURLsAndPathsNameTheirTarget() throws {
+        let targets: [(String, OutputTarget)] = [
+            ("/tmp/a.mp4", .file(path: "/tmp/a.mp4", container: "mp4")),
+            ("rec/b.MKV", .file(path: "rec/b.MKV", container: "mkv")),
+            ("Re:Zero.flv", .file(path: "Re:Zero.flv", container: "flv")),   // a colon in a file name
+            ("memory:take1.mp4", .file(path: "memory:take1.mp4", container: "mp4")),
+            ("file:///tmp/a%20b.ts", .file(path: "/tmp/a b.ts", container: "ts")),
+            ("file://localhost/tmp/c.flv", .file(path: "/tmp/c.flv", container: "flv")),
+            ("RTMP://h/app/key", .rtmp("RTMP://h/app/key")),
+            ("rtmps://h/app/key", .rtmp("rtmps://h/app/key")),
+            ("srt://h:9000?mode=caller", .srt("srt://h:9000?mode=caller")),
+            ("null://", .null),
+            ("null:", .null),
+        ]
+        for (url, target) in targets { XCTAssertEqual(try OutputTarget(url), target, url) }
+        let refused: [(String, String)] = [
+            ("out.avi", "output out.avi: unsupported container .avi (use .mp4, .mkv, .flv or .ts)"),
+            ("rtmp:h/app/key", "output rtmp:… is not a URL like rtmp://host/…"),   // the key not shown
+            ("http://h/a.mp4", "output http://h/a.mp4: not a supported output (rtmp://, rtmps://, srt://, file://, null:// or a file path)"),
+            ("file://rel.mp4", "output file://rel.mp4: needs an absolute path: file:///path/name.mp4"),
+        ]
+        for (url, message) in refused {
+            XCTAssertThrowsError(try OutputTarget(url), url) { XCTAssertEqual("\($0)", message) }
+        }
+    }
+
+    func testARecordingThatCannotBeOpenedNamesThePathAndTheReason() throws {
+        let dir = try makeTempDir()
+        let out = dir.appendingPathComponent("no-such-folder/rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["file://\(out.path)"]))
+        let started = Date()
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "2s", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 1, r.summary("unwritable recording"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3, "nothing to drain: an encoder that never started is not waited for")
+        let reason = "Could not open file \"\(out.path)\" for writing: No such file or directory"
+        XCTAssertTrue(r.stderr.contains("error: output file://\(out.path): \(reason)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("warn: output file://\(out.path): failed: \(reason)"), r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: "output file://").count - 1,
+                       r.stderr.split(separator: "\n").filter { $0.contains("output file://") }.count, "one prefix a line: \(r.stderr)")
+        let records = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let failed = try XCTUnwrap(records.first { $0["event"] as? String == "output.state" && $0["state"] as? String == "failed" })
+        XCTAssertEqual(failed["error"] as? String, reason)
+        let stopped = try XCTUnwrap(records.last { $0["event"] as? String == "run.stopped" })
+        XCTAssertEqual(stopped["reason"] as? String, "output file://\(out.path): \(reason)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
 }

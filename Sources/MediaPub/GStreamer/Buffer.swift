@@ -19,13 +19,24 @@ final class Buffer: @unchecked Sendable {
         self.init(owning: buffer)
     }
 
-    /// A shallow copy (memory shared) whose timing fields can be changed freely.
+    /// A new buffer holding a copy of `bytes`, stamped with `pts` and `duration` (no DTS).
+    convenience init(copying bytes: UnsafeRawBufferPointer, pts: UInt, duration: UInt?) {
+        self.init(copying: bytes)
+        stamp(pts: pts, duration: duration)
+    }
+
+    /// A shallow copy (memory shared) stamped with `pts` and `duration` (no DTS).
     func retimed(pts: UInt, duration: UInt?) -> Buffer {
         let copy = Buffer(owning: cshim_buffer_copy(raw))
-        cshim_buffer_set_pts(copy.raw, GstClockTime(pts))
-        cshim_buffer_set_dts(copy.raw, GstClockTime(GStreamer.none))
-        if let duration { cshim_buffer_set_duration(copy.raw, GstClockTime(duration)) }
+        copy.stamp(pts: pts, duration: duration)
         return copy
+    }
+
+    /// Only for a buffer nobody else holds yet.
+    private func stamp(pts: UInt, duration: UInt?) {
+        cshim_buffer_set_pts(raw, GstClockTime(pts))
+        cshim_buffer_set_dts(raw, GstClockTime(GStreamer.none))
+        if let duration { cshim_buffer_set_duration(raw, GstClockTime(duration)) }
     }
 
     /// A shallow copy with PTS and DTS moved back by `offset` (forward when negative), never below zero.

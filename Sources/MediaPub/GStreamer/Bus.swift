@@ -6,9 +6,7 @@ import Foundation
 enum BusMessage {
     case endOfStream
     case error(source: String, message: String)
-    case warning(source: String, message: String)
     case tags(title: String?, artist: String?, album: String?)
-    case durationChanged
     case other
 }
 
@@ -35,8 +33,7 @@ final class Bus: @unchecked Sendable {
         running = true
         lock.unlock()
         let thread = Thread { [self] in
-            let mask = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
-                | GST_MESSAGE_WARNING.rawValue | GST_MESSAGE_TAG.rawValue | GST_MESSAGE_DURATION_CHANGED.rawValue)
+            let mask = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_TAG.rawValue)
             while self.isRunning {
                 guard let message = gst_bus_timed_pop_filtered(self.bus, 100_000_000, mask) else { continue }
                 let parsed = Bus.parse(message)
@@ -64,23 +61,44 @@ final class Bus: @unchecked Sendable {
         if wasRunning, thread != nil, Thread.current != thread { done.wait() }
     }
 
+    /// Takes the first ERROR message waiting on the bus, if any, without waiting: the
+    /// reason of a state change that failed (filesink: "Could not open file … for
+    /// writing: No such file or directory"). Call it while the watch is not running.
+    func popError() -> String? {
+        guard let message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR) else { return nil }
+        defer { cshim_message_unref(message) }
+        return Bus.errorText(message, withSystemError: true)
+    }
+
+    /// The text of an ERROR message; `withSystemError` adds the errno text when the
+    /// element gave one in its debug details ("system error: Permission denied").
+    private static func errorText(_ message: UnsafeMutablePointer<GstMessage>, withSystemError: Bool = false) -> String {
+        var error: UnsafeMutablePointer<GError>? = nil
+        var debug: UnsafeMutablePointer<gchar>? = nil
+        gst_message_parse_error(message, &error, &debug)
+        let text = GStreamerError.consume(error)
+        guard let debug else { return text }
+        let details = String(cString: debug)
+        g_free(debug)
+        guard withSystemError, let range = details.range(of: "system error: "),
+              let reason = details[range.upperBound...].split(separator: "\n").first else { return text }
+        return (text.hasSuffix(".") ? String(text.dropLast()) : text) + ": " + reason
+    }
+
+    /// The name of the element that posted `message`.
+    private static func sourceName(_ message: UnsafeMutablePointer<GstMessage>) -> String {
+        guard let src = cshim_message_src(message), let name = gst_object_get_name(src) else { return "?" }
+        defer { g_free(name) }
+        return String(cString: name)
+    }
+
     static func parse(_ message: UnsafeMutablePointer<GstMessage>) -> BusMessage {
-        let source: String = {
-            guard let src = cshim_message_src(message), let name = gst_object_get_name(src) else { return "?" }
-            defer { g_free(name) }
-            return String(cString: name)
-        }()
+        let source = sourceName(message)
         switch cshim_message_type(message) {
         case GST_MESSAGE_EOS:
             return .endOfStream
-        case GST_MESSAGE_ERROR, GST_MESSAGE_WARNING:
-            var error: UnsafeMutablePointer<GError>? = nil
-            var debug: UnsafeMutablePointer<gchar>? = nil
-            let isError = cshim_message_type(message) == GST_MESSAGE_ERROR
-            if isError { gst_message_parse_error(message, &error, &debug) } else { gst_message_parse_warning(message, &error, &debug) }
-            if let debug { g_free(debug) }
-            let text = GStreamerError.consume(error)
-            return isError ? .error(source: source, message: text) : .warning(source: source, message: text)
+        case GST_MESSAGE_ERROR:
+            return .error(source: source, message: errorText(message))
         case GST_MESSAGE_TAG:
             var tags: UnsafeMutablePointer<GstTagList>? = nil
             gst_message_parse_tag(message, &tags)
@@ -91,8 +109,6 @@ final class Bus: @unchecked Sendable {
                 return String(cString: value)
             }
             return .tags(title: tag("title"), artist: tag("artist"), album: tag("album"))
-        case GST_MESSAGE_DURATION_CHANGED:
-            return .durationChanged
         default:
             return .other
         }

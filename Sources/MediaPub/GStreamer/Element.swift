@@ -11,12 +11,6 @@ public class Element: @unchecked Sendable {
         self.raw = raw
     }
 
-    /// Adds a reference of its own to an element somebody else owns.
-    init(borrowing raw: UnsafeMutablePointer<GstElement>) {
-        gst_object_ref(UnsafeMutableRawPointer(raw))
-        self.raw = raw
-    }
-
     /// A new element from an installed factory, or nil when there is none.
     convenience init?(factory: String) {
         GStreamer.initialize()
@@ -38,12 +32,6 @@ public class Element: @unchecked Sendable {
         return nicks
     }
 
-    var name: String {
-        guard let cName = gst_object_get_name(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstObject.self)) else { return "?" }
-        defer { g_free(cName) }
-        return String(cString: cName)
-    }
-
     func set(_ property: String, double value: Double) { cshim_object_set_double(raw, property, value) }
 
     @discardableResult
@@ -55,10 +43,6 @@ public class Element: @unchecked Sendable {
     func waitState(timeout: Double) -> GstStateChangeReturn {
         var current = GST_STATE_NULL, pending = GST_STATE_NULL
         return gst_element_get_state(raw, &current, &pending, GstClockTime(GStreamer.clockTime(timeout)))
-    }
-
-    func sendEvent(_ event: UnsafeMutablePointer<GstEvent>) -> Bool {
-        gst_element_send_event(raw, event) != 0
     }
 
     func staticPad(_ name: String) -> Pad? {

@@ -52,6 +52,22 @@ public enum GStreamer {
         return true
     }
 
+    /// The Debian/Ubuntu package that installs an element, for "install X" hints.
+    static func package(providing element: String) -> String {
+        let packages: [String: [String]] = [
+            "gstreamer1.0-plugins-good": ["flvmux", "matroskamux", "mp4mux", "qtmux"],
+            "gstreamer1.0-plugins-bad": ["rtmp2sink", "srtsink", "mpegtsmux", "hlsdemux", "pitch", "openh264enc", "voaacenc"],
+            "gstreamer1.0-plugins-ugly": ["x264enc"],
+            "gstreamer1.0-libav": ["avenc_aac"],
+        ]
+        return packages.first { $0.value.contains(element) }?.key ?? "the GStreamer plugin that provides it"
+    }
+
+    /// The error for an element that is not installed, naming the package to install.
+    static func missing(_ element: String) -> MediaPubError {
+        .missingElement(element, package(providing: element))
+    }
+
     /// Quotes a string for a gst_parse_launch description.
     static func quote(_ s: String) -> String {
         "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""

@@ -5,20 +5,11 @@ import Foundation
 /// A GstPipeline built from a gst-launch style description. Owns one reference;
 /// goes to NULL before that reference is dropped.
 final class Pipeline: Element, @unchecked Sendable {
-    let description: String
-
     init(description: String) throws {
         GStreamer.initialize()
-        var error: UnsafeMutablePointer<GError>? = nil
-        let element = gst_parse_launch(description, &error)
-        if let error {
-            let message = GStreamerError.consume(error)
-            if let element { gst_object_unref(UnsafeMutableRawPointer(element)) }
-            throw GStreamerError("cannot build pipeline: \(message)")
+        let element = try Pipeline.parse("pipeline") { context, error in
+            gst_parse_launch_full(description, context, GST_PARSE_FLAG_NONE, error)
         }
-        guard let element else { throw GStreamerError("cannot build pipeline") }
-        gst_object_ref_sink(UnsafeMutableRawPointer(element))
-        self.description = description
         if cshim_is_pipeline(element) != 0 {
             super.init(owning: element)
         } else {
@@ -55,14 +46,9 @@ final class Pipeline: Element, @unchecked Sendable {
     /// Builds a bin from a description (unlinked pads ghosted), adds it and
     /// brings it to the pipeline's state. Returns the bin.
     func addBin(description: String) throws -> Element {
-        var error: UnsafeMutablePointer<GError>? = nil
-        let made = gst_parse_bin_from_description(description, 1, &error)
-        if let error {
-            if let made { gst_object_unref(UnsafeMutableRawPointer(made)) }
-            throw GStreamerError("cannot build \(description): \(GStreamerError.consume(error))")
+        let made = try Pipeline.parse("pipeline branch") { context, error in
+            gst_parse_bin_from_description_full(description, 1, context, GST_PARSE_FLAG_NONE, error)
         }
-        guard let made else { throw GStreamerError("cannot build \(description)") }
-        gst_object_ref_sink(UnsafeMutableRawPointer(made))
         let element = Element(owning: made)
         gst_bin_add(bin, made)
         gst_element_sync_state_with_parent(made)
@@ -70,6 +56,45 @@ final class Pipeline: Element, @unchecked Sendable {
     }
 
     func makeBus() -> Bus { Bus(pipeline: self) }
+
+    /// Runs one gst_parse call and returns what it built, sunk (a reference of our own).
+    /// An element that is not installed is `MediaPubError.missingElement` with the package
+    /// to install; any other error names `what` and GStreamer's reason, never the
+    /// description (it holds URLs, stream keys among them).
+    private static func parse(
+        _ what: String,
+        _ call: (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> UnsafeMutablePointer<GstElement>?
+    ) throws -> UnsafeMutablePointer<GstElement> {
+        let context = gst_parse_context_new()
+        defer { gst_parse_context_free(context) }
+        var error: UnsafeMutablePointer<GError>? = nil
+        let made = call(context, &error)
+        if let error {
+            // Without FATAL_ERRORS a partly built pipeline may come back with the error.
+            if let made { gst_object_unref(UnsafeMutableRawPointer(made)) }
+            let reason = GStreamerError.consume(error)
+            if let missing = missingElements(context).first {
+                throw GStreamer.missing(missing)
+            }
+            throw GStreamerError("cannot build \(what): \(reason)")
+        }
+        guard let made else { throw GStreamerError("cannot build \(what)") }
+        gst_object_ref_sink(UnsafeMutableRawPointer(made))
+        return made
+    }
+
+    /// The factory names a parse asked for and did not find.
+    private static func missingElements(_ context: OpaquePointer?) -> [String] {
+        guard let names = gst_parse_context_get_missing_elements(context) else { return [] }
+        defer { g_strfreev(names) }
+        var found: [String] = []
+        var i = 0
+        while let name = names[i] {
+            found.append(String(cString: name))
+            i += 1
+        }
+        return found
+    }
 
     /// Duration of the media, if known.
     var duration: UInt? {

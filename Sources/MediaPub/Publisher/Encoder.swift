@@ -13,21 +13,23 @@ final class Encoder: @unchecked Sendable {
 
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig) throws {
         GStreamer.initialize()
+        // Every element is named for its stream, so that an error names the stream it stopped.
         var parts: [String] = []
         if let video, let v = format.video, let caps = format.videoCaps {
             let keyframes = max(1, Int((video.keyframeInterval * Double(v.fps)).rounded()))
-            parts.append("appsrc name=vsrc format=time is-live=false block=true max-bytes=\(format.videoFrameBytes * 4) "
-                + "caps=\"\(caps),framerate=\(v.fps)/1\" ! queue max-size-buffers=8 ! "
+            parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes * 4) "
+                + "caps=\"\(caps),framerate=\(v.fps)/1\" ! queue name=video-queue max-size-buffers=8 ! "
                 + (try Encoder.videoEncoder(video, keyframes: keyframes))
-                + " ! h264parse ! appsink name=venc sync=false")
+                + " ! h264parse name=video-parse ! appsink name=video-sink sync=false")
         }
-        parts.append("appsrc name=asrc format=time is-live=false block=true max-bytes=\(format.sampleRate * format.channels * 4) "
-            + "caps=\"\(format.audioCaps)\" ! queue ! audioconvert ! audioresample ! "
-            + (try Encoder.audioEncoder(audio)) + " ! aacparse ! appsink name=aenc sync=false")
+        parts.append("appsrc name=audio-src format=time is-live=false block=true max-bytes=\(format.sampleRate * format.channels * 4) "
+            + "caps=\"\(format.audioCaps)\" ! queue name=audio-queue ! audioconvert name=audio-convert ! "
+            + "audioresample name=audio-resample ! " + (try Encoder.audioEncoder(audio))
+            + " ! aacparse name=audio-parse ! appsink name=audio-sink sync=false")
         pipeline = try Pipeline(description: parts.joined(separator: " "))
-        videoSrc = pipeline.appSrc(named: "vsrc")
-        videoSink = pipeline.appSink(named: "venc")
-        guard let asrc = pipeline.appSrc(named: "asrc"), let asink = pipeline.appSink(named: "aenc") else {
+        videoSrc = pipeline.appSrc(named: "video-src")
+        videoSink = pipeline.appSink(named: "video-sink")
+        guard let asrc = pipeline.appSrc(named: "audio-src"), let asink = pipeline.appSink(named: "audio-sink") else {
             throw MediaPubError.pipeline("encoder: missing audio elements")
         }
         audioSrc = asrc
@@ -35,24 +37,29 @@ final class Encoder: @unchecked Sendable {
         bus = pipeline.makeBus()
     }
 
+    /// The stream ("video" or "audio") an element of the encoding pipeline belongs to.
+    static func stream(ofElement name: String) -> String? {
+        name.hasPrefix("video-") ? "video" : name.hasPrefix("audio-") ? "audio" : nil
+    }
+
     static func videoEncoder(_ video: VideoConfig, keyframes: Int) throws -> String {
         let kbps = max(1, video.bitrate / 1000)
         let useX264 = video.encoder == .x264 || (video.encoder == .auto && GStreamer.hasElement("x264enc"))
         if useX264 {
-            guard GStreamer.hasElement("x264enc") else { throw MediaPubError.missingElement("x264enc", "gstreamer1.0-plugins-ugly") }
-            return "x264enc bitrate=\(kbps) key-int-max=\(keyframes) speed-preset=\(video.encoderPreset) tune=zerolatency bframes=0 "
-                + "! video/x-h264,profile=high"
+            guard GStreamer.hasElement("x264enc") else { throw GStreamer.missing("x264enc") }
+            return "x264enc name=video-encoder bitrate=\(kbps) key-int-max=\(keyframes) speed-preset=\(video.encoderPreset) "
+                + "tune=zerolatency bframes=0 ! capsfilter name=video-caps caps=video/x-h264,profile=high"
         }
-        guard GStreamer.hasElement("openh264enc") else { throw MediaPubError.missingElement("openh264enc", "gstreamer1.0-plugins-bad") }
-        return "openh264enc bitrate=\(video.bitrate) gop-size=\(keyframes) rate-control=bitrate"
+        guard GStreamer.hasElement("openh264enc") else { throw GStreamer.missing("openh264enc") }
+        return "openh264enc name=video-encoder bitrate=\(video.bitrate) gop-size=\(keyframes) rate-control=bitrate"
     }
 
     /// The encoder delay of AAC-LC (FFmpeg's and VisualOn's encoders alike).
     static let aacPrimingSamples = 1024
 
     static func audioEncoder(_ audio: AudioConfig) throws -> String {
-        if GStreamer.hasElement("avenc_aac") { return "avenc_aac bitrate=\(audio.bitrate)" }
-        if GStreamer.hasElement("voaacenc") { return "voaacenc bitrate=\(audio.bitrate)" }
-        throw MediaPubError.missingElement("avenc_aac", "gstreamer1.0-libav")
+        if GStreamer.hasElement("avenc_aac") { return "avenc_aac name=audio-encoder bitrate=\(audio.bitrate)" }
+        if GStreamer.hasElement("voaacenc") { return "voaacenc name=audio-encoder bitrate=\(audio.bitrate)" }
+        throw GStreamer.missing("avenc_aac")
     }
 }

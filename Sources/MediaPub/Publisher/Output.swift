@@ -92,11 +92,9 @@ final class Output: @unchecked Sendable {
     func open() throws {
         openedAt = Date()
         if target.isNetwork {
-            queue.async { [self] in
-                do { try connect() } catch { fail("\(error)") }
-            }
-        } else {
-            try connect()
+            queue.async { [self] in connectOrFail() }
+        } else if let error = connectOrFail() {
+            throw error
         }
     }
 
@@ -116,9 +114,6 @@ final class Output: @unchecked Sendable {
         lock.lock()
         generation += 1
         let connection = generation
-        lock.unlock()
-        bus.start(name: "output") { [weak self] message in self?.handle(message, connection: connection) }
-        lock.lock()
         self.pipeline = pipeline
         self.bus = bus
         videoSrc = pipeline.appSrc(named: "v")
@@ -128,9 +123,13 @@ final class Output: @unchecked Sendable {
         connectedAt = Date()
         lock.unlock()
         if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
-            throw MediaPubError.output(url, "cannot start")
+            // The element that refused says why, on the bus (not watched yet, so still there).
+            let why = bus.popError() ?? "cannot start"
+            teardown()
+            throw MediaPubError.output(url, SecretMask.scrub(why, secretsOf: url))
         }
-
+        // Watched from here on: what was posted meanwhile waits on the bus.
+        bus.start(name: "output") { [weak self] message in self?.handle(message, connection: connection) }
     }
 
     /// Encoder streaming thread: pass a sample on, rebased so that every
@@ -216,7 +215,26 @@ final class Output: @unchecked Sendable {
         pipeline?.setState(GST_STATE_NULL)
     }
 
-    private func fail(_ why: String) {
+    /// Connects; a failure is reported (state and event, as for any failure) and returned.
+    @discardableResult
+    private func connectOrFail() -> Error? {
+        do {
+            try connect()
+            return nil
+        } catch {
+            switch error {
+            case MediaPubError.missingElement:
+                fail("\(error)", forGood: true)   // no retry brings an element that is not installed
+            case MediaPubError.output(_, let why):
+                fail(why)   // the state report names the output already
+            default:
+                fail("\(error)")
+            }
+            return error
+        }
+    }
+
+    private func fail(_ why: String, forGood: Bool = false) {
         let message = SecretMask.scrub(why, secretsOf: url)
         lock.lock()
         if finishing || state == .failed || state == .stopped { lock.unlock(); eos.signal(); return }
@@ -226,7 +244,7 @@ final class Output: @unchecked Sendable {
         let now = Date()
         if now.timeIntervalSince(connectedAt) > 30 { firstFailure = nil; backoff = reconnect.initial }
         if firstFailure == nil { firstFailure = now }
-        let givingUp = !target.isNetwork || now.timeIntervalSince(firstFailure!) >= reconnect.giveUpAfter
+        let givingUp = forGood || !target.isNetwork || now.timeIntervalSince(firstFailure!) >= reconnect.giveUpAfter
         state = givingUp ? .failed : .reconnecting
         let delay = backoff
         backoff = min(reconnect.max, backoff * 2)
@@ -245,7 +263,7 @@ final class Output: @unchecked Sendable {
                 if !stale { reconnects += 1 }
                 lock.unlock()
                 if stale { return }
-                do { try connect() } catch { fail("\(error)") }
+                connectOrFail()
             }
         }
     }
@@ -263,7 +281,7 @@ final class Output: @unchecked Sendable {
             }
             lock.unlock()
             if stop { return }
-            do { try connect() } catch { fail("\(error)") }
+            connectOrFail()
         }
     }
 

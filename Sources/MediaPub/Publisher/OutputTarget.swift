@@ -7,21 +7,32 @@ enum OutputTarget: Equatable {
     case srt(String)
     case null
 
+    /// The URL schemes an output may have; any other name followed by `:/` is refused,
+    /// anything else is a file path.
+    static let schemes: Set<String> = ["rtmp", "rtmps", "srt", "null", "file"]
+
     init(_ url: String) throws {
-        let lower = url.lowercased()
-        if lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://") {
-            self = .rtmp(url)
-        } else if lower.hasPrefix("srt://") {
-            self = .srt(url)
-        } else if lower.hasPrefix("null:") {
+        let scheme = PathResolution.urlScheme(of: url, known: OutputTarget.schemes)
+        let hasSlashes = scheme.map { url.dropFirst($0.count + 1).hasPrefix("//") } ?? false
+        switch scheme {
+        case "rtmp", "rtmps", "srt":
+            // Not shown: without the slashes the stream key cannot be told apart to be masked.
+            guard hasSlashes else { throw MediaPubError.usage("output \(scheme!):… is not a URL like \(scheme!)://host/…") }
+            self = scheme == "srt" ? .srt(url) : .rtmp(url)
+        case "null":
             self = .null
-        } else {
-            let path = lower.hasPrefix("file://") ? (URL(string: url)?.path ?? String(url.dropFirst(7))) : url
+        case nil, "file":
+            guard let path = scheme == nil ? url : PathResolution.localPath(of: url), path.hasPrefix("/") || scheme == nil else {
+                throw MediaPubError.output(url, "needs an absolute path: file:///path/name.mp4")
+            }
             let ext = (path as NSString).pathExtension.lowercased()
-            guard ["mp4", "mkv", "flv", "ts"].contains(ext) else {
-                throw MediaPubError.output(url, "unsupported container .\(ext) (use .mp4, .mkv, .flv or .ts)")
+            guard OutputURL.fileExtensions.contains(ext) else {
+                let known = OutputURL.fileExtensions.map { "." + $0 }
+                throw MediaPubError.output(url, "unsupported container .\(ext) (use \(known.dropLast().joined(separator: ", ")) or \(known.last!))")
             }
             self = .file(path: path, container: ext)
+        default:
+            throw MediaPubError.output(url, "not a supported output (rtmp://, rtmps://, srt://, file://, null:// or a file path)")
         }
     }
 

@@ -9,7 +9,9 @@ final class Publisher: TimelineSink, @unchecked Sendable {
     private let log: Logger
     private let lock = NSLock()
     private var encoderError: String?
-    private var encodedEOS = 0
+    /// Encoded streams not yet at their end; `encodedDone` is signalled once, when none is left.
+    private var streamsLeft = 0
+    private var started = false
     private let encodedDone = DispatchSemaphore(value: 0)
 
     private let onEncoderFailure: (String) -> Void
@@ -20,6 +22,7 @@ final class Publisher: TimelineSink, @unchecked Sendable {
         self.log = log
         self.onEncoderFailure = onEncoderFailure
         encoder = try Encoder(format: format, video: video, audio: audio)
+        streamsLeft = encoder.videoSink == nil ? 1 : 2
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
         outputs = try urls.map {
             try Output(url: $0, hasVideo: video != nil, audioPriming: priming, reconnect: reconnect, onState: onOutputState)
@@ -31,14 +34,13 @@ final class Publisher: TimelineSink, @unchecked Sendable {
         let outputs = self.outputs
         encoder.videoSink?.setHandlers(sample: { sample in
             for output in outputs { output.offer(sample, isVideo: true) }
-        }, eos: { [weak self] in self?.encodedStreamEnded() })
+        }, eos: { [weak self] in self?.encodedStreamsEnded(1) })
         encoder.audioSink.setHandlers(sample: { sample in
             for output in outputs { output.offer(sample, isVideo: false) }
-        }, eos: { [weak self] in self?.encodedStreamEnded() })
+        }, eos: { [weak self] in self?.encodedStreamsEnded(1) })
         encoder.bus.start(name: "encoder") { [weak self] message in
             guard let self, case .error(let source, let text) = message else { return }
-            let stage = source.hasPrefix("a") || source.contains("aac") ? "audio" : source.hasPrefix("v") || source.contains("264") ? "video" : "the"
-            let why = "\(stage) encoder stopped (\(source)): \(text)"
+            let why = "\(Encoder.stream(ofElement: source) ?? "the") encoder stopped (\(source)): \(text)"
             self.lock.lock()
             let first = self.encoderError == nil
             if first { self.encoderError = why }
@@ -48,17 +50,25 @@ final class Publisher: TimelineSink, @unchecked Sendable {
             self.onEncoderFailure(why)
             // Unblock a capture waiting to push into the dead encoder (off the bus thread).
             DispatchQueue.global().async { self.encoder.pipeline.setState(GST_STATE_NULL) }
-            self.encodedDone.signal()
-            self.encodedDone.signal()
+            self.encodedStreamsEnded(nil)   // nothing more comes out of a dead encoder
         }
         if encoder.pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw MediaPubError.pipeline("the encoder cannot start")
         }
+        lock.lock(); started = true; lock.unlock()
     }
 
     var error: String? { lock.lock(); defer { lock.unlock() }; return encoderError }
 
-    private func encodedStreamEnded() { encodedDone.signal() }
+    /// `count` encoded streams ended (nil: all of them).
+    private func encodedStreamsEnded(_ count: Int?) {
+        lock.lock()
+        let wasLeft = streamsLeft
+        streamsLeft = count.map { max(0, streamsLeft - $0) } ?? 0
+        let allEnded = wasLeft > 0 && streamsLeft == 0
+        lock.unlock()
+        if allEnded { encodedDone.signal() }
+    }
 
     // MARK: TimelineSink
 
@@ -72,9 +82,9 @@ final class Publisher: TimelineSink, @unchecked Sendable {
 
     /// Waits for the encoder to drain, then finishes every output (EOS, files finalised).
     func finish(timeout: TimeInterval = 20) {
-        let streams = encoder.videoSink == nil ? 1 : 2
-        let deadline = DispatchTime.now() + timeout
-        for _ in 0..<streams { _ = encodedDone.wait(timeout: deadline) }
+        // An encoder that never started (an output failed to open) has nothing to drain.
+        lock.lock(); let running = started; lock.unlock()
+        if running { _ = encodedDone.wait(timeout: .now() + timeout) }
         let group = DispatchGroup()
         for output in outputs {
             DispatchQueue.global().async(group: group) { output.finish(timeout: 10) }
