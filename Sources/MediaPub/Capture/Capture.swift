@@ -120,6 +120,7 @@ public final class Capture: @unchecked Sendable {
             }
             let frames = Int(audioFrames(atTick: n + 1) - audioFrames(atTick: n))
             let tick = time(ofTick: n + 1) - pts
+            let audioDuration = UInt(UInt64(frames) * GStreamer.second / UInt64(format.sampleRate))
             // Silence to mix into, reused from tick to tick (a tick's length varies by a sample at most).
             Mixer.silence(&mix, count: frames * channels)
             if monitor != nil { Mixer.silence(&local, count: frames * channels) }
@@ -178,8 +179,9 @@ public final class Capture: @unchecked Sendable {
             Mixer.limit(&mix)
             if let monitor {
                 Mixer.limit(&local)
-                monitor.push(local.withUnsafeBytes { Buffer(copying: $0) }
-                    .retimed(pts: pts, duration: UInt(UInt64(frames) * GStreamer.second / UInt64(format.sampleRate))))
+                monitor.push(local.withUnsafeBytes {
+                    Buffer(copying: $0, pts: pts, duration: audioDuration)
+                })
             }
 
             if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slate,
@@ -188,9 +190,8 @@ public final class Capture: @unchecked Sendable {
                 break
             }
             let audioPTS = UInt(audioFrames(atTick: n) * GStreamer.second / UInt64(format.sampleRate))
-            let audio = mix.withUnsafeBytes { Buffer(copying: $0) }
-            let audioDuration = UInt(UInt64(frames) * GStreamer.second / UInt64(format.sampleRate))
-            if sink?.pushAudio(audio.retimed(pts: audioPTS, duration: audioDuration)) == false {
+            let audio = mix.withUnsafeBytes { Buffer(copying: $0, pts: audioPTS, duration: audioDuration) }
+            if sink?.pushAudio(audio) == false {
                 reason = .encoderFailed
                 break
             }

@@ -12,6 +12,10 @@ public enum OutputURL {
 
     public static let fileExtensions = ["mp4", "mkv", "flv", "ts"]
 
+    /// The URL schemes an output may have; any other name followed by `:/` is refused,
+    /// anything else is a file path.
+    public static let schemes: Set<String> = ["rtmp", "rtmps", "srt", "null", "file"]
+
     public static func resolve(_ text: String, base: String,
                                environment: [String: String] = [:]) -> Result<String, Failure> {
         let url = text.trimmingCharacters(in: .whitespaces)
@@ -19,7 +23,7 @@ public enum OutputURL {
         func fail(_ why: String) -> Result<String, Failure> { .failure(Failure(message: why)) }
         if url.isEmpty { return fail("an output needs a url") }
 
-        guard let scheme = PathResolution.urlScheme(of: url, known: ["null", "file", "rtmp", "rtmps", "srt"]) else {
+        guard let scheme = PathResolution.urlScheme(of: url, known: schemes) else {
             let path = PathResolution.absolutePath(url, base: base, environment: environment)
             if let why = checkExtension(path, shown: shown) { return fail(why) }
             return .success("file://" + path)
@@ -35,7 +39,8 @@ public enum OutputURL {
             if let why = checkExtension(path, shown: shown) { return fail(why) }
             return .success(url)
         case "rtmp", "rtmps":
-            guard hasSlashes else { return fail("\(shown) is not a URL like \(scheme)://host/app/key") }
+            // Not shown: without the slashes the stream key cannot be told apart to be masked.
+            guard hasSlashes else { return fail("\(scheme):… is not a URL like \(scheme)://host/app/key") }
             let (authority, path, _) = split(url, scheme: scheme)
             let host = hostPort(authority).host
             let segments = path.split(separator: "/")
@@ -48,7 +53,7 @@ public enum OutputURL {
             }
             return .success(url)
         case "srt":
-            guard hasSlashes else { return fail("\(shown) is not a URL like srt://host:port") }
+            guard hasSlashes else { return fail("srt:… is not a URL like srt://host:port") }
             let (authority, _, query) = split(url, scheme: scheme)
             let hp = hostPort(authority)
             guard let p = hp.port, let port = p, (1...65535).contains(port) else {

@@ -7,12 +7,8 @@ enum OutputTarget: Equatable {
     case srt(String)
     case null
 
-    /// The URL schemes an output may have; any other name followed by `:/` is refused,
-    /// anything else is a file path.
-    static let schemes: Set<String> = ["rtmp", "rtmps", "srt", "null", "file"]
-
     init(_ url: String) throws {
-        let scheme = PathResolution.urlScheme(of: url, known: OutputTarget.schemes)
+        let scheme = PathResolution.urlScheme(of: url, known: OutputURL.schemes)
         let hasSlashes = scheme.map { url.dropFirst($0.count + 1).hasPrefix("//") } ?? false
         switch scheme {
         case "rtmp", "rtmps", "srt":
