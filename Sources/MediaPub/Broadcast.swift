@@ -163,9 +163,14 @@ public final class Broadcast: @unchecked Sendable {
         case .progress(let position, let duration):
             events.emit("player.progress", ["player": player.id, "position_ms": position, "duration_ms": duration as Any? ?? NSNull()])
         case .warning(let text):
-            log.warn(text)
-            events.emit("warning", ["message": text])
+            warning(text)
         }
+    }
+
+    /// A warning for the log and the event stream alike.
+    private func warning(_ text: String) {
+        log.warn(text)
+        events.emit("warning", ["message": text])
     }
 
     private func outputState(_ output: Output, _ state: OutputState, _ error: String?) {
@@ -261,7 +266,12 @@ public final class Broadcast: @unchecked Sendable {
             scheduled = []
             lock.unlock()
             if stopEarly { capture.requestStop() }
-            for output in publisher.outputs { log.info("output \(output.displayName)") }
+            for output in publisher.outputs {
+                log.info("output \(output.displayName)")
+                if let renamed = output.renamedRecording {
+                    warning("\(renamed.requested) exists already and is left as it is: recording to \(renamed.written) instead")
+                }
+            }
             log.info("running \(preset.name): \(realtime ? "realtime" : "as fast as possible")"
                 + (stopAfter.map { " for \(MediaTime.formatDuration($0))" } ?? ""))
             setRunState("running")

@@ -53,6 +53,8 @@ final class Output: @unchecked Sendable {
     private var rateKbps = 0
     private var backoff: TimeInterval
     private var finishing = false
+    /// The file a recording writes, created when the output opens.
+    private var recording: RecordingFile?
     private var eos = DispatchSemaphore(value: 0)
 
     init(url: String, hasVideo: Bool, audioPriming: TimeInterval = 0, reconnect: ReconnectConfig,
@@ -70,7 +72,10 @@ final class Output: @unchecked Sendable {
 
     /// What people are shown: the masked URL, or the file actually written.
     var displayName: String {
-        if case .file(let path, _) = target { return "recording to " + OutputTarget.expand(path, at: openedAt) }
+        if case .file(let path, _) = target {
+            lock.lock(); let written = recording?.path; lock.unlock()
+            return "recording to " + (written ?? OutputTarget.expand(path, at: openedAt))
+        }
         if case .srt(let url) = target, url.contains("mode=listener") { return "\(maskedURL) (viewers connect here)" }
         return maskedURL
     }
@@ -87,6 +92,14 @@ final class Output: @unchecked Sendable {
                             bitrateKbps: state == .publishing ? rateKbps : 0, error: lastError)
     }
 
+    /// When the recording went beside a file (or folder) that was already at its
+    /// path: what was asked for and what is written instead.
+    var renamedRecording: (requested: String, written: String)? {
+        lock.lock(); defer { lock.unlock() }
+        guard let recording, recording.renamed else { return nil }
+        return (recording.requested, recording.path)
+    }
+
     /// Opens the output: files at once (nothing of the recording may be lost),
     /// network outputs on the output's own queue (a slow server stalls nobody).
     func open() throws {
@@ -100,6 +113,17 @@ final class Output: @unchecked Sendable {
 
     private func connect() throws {
         teardown()   // never two pipelines for one output
+        var location: String? = nil
+        if case .file(let path, _) = target {
+            // A file of this run's own: whatever is at the path already is never opened.
+            lock.lock(); let made = recording; lock.unlock()
+            let file: RecordingFile
+            do { file = try made ?? RecordingFile.create(OutputTarget.expand(path, at: openedAt)) } catch {
+                throw MediaPubError.output(url, MediaPubError.reason(of: error))
+            }
+            lock.lock(); recording = file; lock.unlock()
+            location = file.path
+        }
         var parts: [String] = []
         let limits = target.isNetwork
             ? "max-bytes=16000000 block=false leaky-type=downstream"
@@ -108,7 +132,7 @@ final class Output: @unchecked Sendable {
             parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! mux.")
         }
         parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! mux.")
-        parts.append(target.muxAndSink(at: openedAt))
+        parts.append(target.muxAndSink(location: location))
         let pipeline = try Pipeline(description: parts.joined(separator: " "))
         let bus = pipeline.makeBus()
         lock.lock()
@@ -305,10 +329,12 @@ final class Output: @unchecked Sendable {
         let final: OutputState = state == .failed ? .failed : .stopped
         state = final
         let wroteNothing = bytes == 0
+        let recording = self.recording
         lock.unlock()
-        if wroteNothing, case .file(let path, _) = target {
-            // A recording that never got a picture or a sound is no file at all.
-            try? FileManager.default.removeItem(atPath: OutputTarget.expand(path, at: openedAt))
+        if wroteNothing {
+            // A recording that never got a picture or a sound is no file at all; only
+            // the file this run created goes, never what stood at the path before.
+            recording?.removeIfStillOurs()
         }
         onState(self, final, nil)
     }

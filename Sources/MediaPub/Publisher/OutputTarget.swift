@@ -51,7 +51,8 @@ enum OutputTarget: Equatable {
     }
 
     /// The muxer and sink of a gst-launch description; the muxer is named `mux`.
-    func muxAndSink(at date: Date = Date()) -> String {
+    /// A file is written at `location` (the file this run created), else at its path.
+    func muxAndSink(location: String? = nil) -> String {
         switch self {
         case .file(let path, let container):
             let mux: String
@@ -61,7 +62,7 @@ enum OutputTarget: Equatable {
             case "flv": mux = "flvmux name=mux streamable=false"
             default: mux = "mpegtsmux name=mux"
             }
-            return "\(mux) ! filesink name=sink sync=false location=\(GStreamer.quote(OutputTarget.expand(path, at: date)))"
+            return "\(mux) ! filesink name=sink sync=false location=\(GStreamer.quote(location ?? path))"
         case .rtmp(let url):
             return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=false location=\(GStreamer.quote(url))"
         case .srt(let url):

@@ -1,0 +1,85 @@
+// SPEC §8: an output path that names something mediapub did not create (a
+// folder, an earlier recording) is left untouched; mediapub removes only files
+// it wrote in this run. Checked byte for byte, the new recording with ffprobe.
+
+import Foundation
+import XCTest
+@testable import MediaPub
+
+final class RecordingSafetyTests: XCTestCase {
+
+    /// Bytes that are no media at all: a run that opened the file would change them.
+    private func plantFile(_ url: URL) throws -> Data {
+        let bytes = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try bytes.write(to: url)
+        return bytes
+    }
+
+    private func warnings(_ events: URL) throws -> [String] {
+        try EventLog.read(events).filter { $0["event"] as? String == "warning" }.compactMap { $0["message"] as? String }
+    }
+
+    func testAnEarlierRecordingIsNeitherTruncatedNorRemovedAndTheNewOneGoesBesideIt() throws {
+        let dir = try makeTempDir()
+        let earlier = dir.appendingPathComponent("rec.mp4")
+        let planted = try plantFile(earlier)
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [earlier.path]))
+
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("recording beside an earlier one"))
+        XCTAssertEqual(try Data(contentsOf: earlier), planted, "the earlier recording is untouched")
+        let beside = dir.appendingPathComponent("rec-1.mp4")
+        let p = try assertH264AAC(beside.path)
+        XCTAssertEqual(p.duration ?? 0, 1, accuracy: 0.2, p.rawJSON)
+        let said = "\(earlier.path) exists already and is left as it is: recording to \(beside.path) instead"
+        XCTAssertEqual(try warnings(events), [said])
+        XCTAssertTrue(r.stderr.contains("warn: \(said)"), r.stderr)
+
+        // A second run takes the next free name; neither earlier file changes.
+        let first = try Data(contentsOf: beside)
+        let again = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s"], timeout: 60)
+        XCTAssertEqual(again.status, 0, again.summary("second run"))
+        XCTAssertEqual(try Data(contentsOf: earlier), planted)
+        XCTAssertEqual(try Data(contentsOf: beside), first)
+        _ = try assertH264AAC(dir.appendingPathComponent("rec-2.mp4").path)
+    }
+
+    func testARunThatFailsBeforeWritingRemovesOnlyItsOwnEmptyFile() throws {
+        let dir = try makeTempDir()
+        let earlier = dir.appendingPathComponent("rec.mp4")
+        let planted = try plantFile(earlier)
+        // Nothing playable: the run ends with exit 1 before a byte is recorded.
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: dir.appendingPathComponent("missing.mp4").path,
+                                                                   outputs: [earlier.path]))
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime"], timeout: 60)
+        XCTAssertEqual(r.status, 1, r.summary("nothing playable"))
+        XCTAssertEqual(try Data(contentsOf: earlier), planted, "the earlier recording is untouched")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["rec.mp4", "t.yaml"],
+                       "the run's own empty file is gone, nothing else")
+    }
+
+    func testAFolderAtTheOutputPathIsLeftWhole() throws {
+        let dir = try makeTempDir()
+        let folder = dir.appendingPathComponent("d.mp4")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let inside = folder.appendingPathComponent("sub/keep.txt")
+        let planted = try plantFile(inside)
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["file://\(folder.path)"]))
+
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("a folder at the output path"))
+        XCTAssertEqual(try Data(contentsOf: inside), planted, "the folder and its contents are untouched")
+        let beside = dir.appendingPathComponent("d-1.mp4")
+        _ = try assertH264AAC(beside.path)
+        XCTAssertEqual(try warnings(events),
+                       ["\(folder.path) exists already and is left as it is: recording to \(beside.path) instead"])
+    }
+
+    func testNumberedNamesKeepTheExtension() {
+        XCTAssertEqual(RecordingFile.numbered("/r/rec.mp4", 1), "/r/rec-1.mp4")
+        XCTAssertEqual(RecordingFile.numbered("/r/show.2026-12-01.ts", 12), "/r/show.2026-12-01-12.ts")
+        XCTAssertEqual(RecordingFile.numbered("rec", 2), "rec-2")
+    }
+}
