@@ -461,7 +461,7 @@ final class PresetLoaderTests: XCTestCase {
         let probs = K.problems("""
             players: [{source: a}]
             outputs:
-              - url: rtmp://live.example.com/app
+              - url: rtmp://live.example.com/sk_live_abc123
               - url: srt://host?mode=caller
               - url: srt://host:9000?mode=rendezvous&passphrase=hunter22hunter22
               - url: rec/out.avi
@@ -470,7 +470,7 @@ final class PresetLoaderTests: XCTestCase {
               - {}
             """)
         XCTAssertEqual(probs.map(\.description), [
-            "presets/t.yaml:3: outputs[0].url: \"rtmp://live.example.com/app\" needs an app and a stream key: rtmp://host/app/key",
+            "presets/t.yaml:3: outputs[0].url: \"rtmp://live.example.com/****\" needs an app and a stream key: rtmp://host/app/key",
             "presets/t.yaml:4: outputs[1].url: \"srt://host?mode=caller\" needs host:port, like srt://host:9000",
             "presets/t.yaml:5: outputs[2].url: \"srt://host:9000?mode=rendezvous&passphrase=****\": mode must be caller or listener",
             "presets/t.yaml:6: outputs[3].url: \"rec/out.avi\": a file output must end in .mp4, .mkv, .flv or .ts",

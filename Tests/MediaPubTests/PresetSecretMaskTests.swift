@@ -8,7 +8,14 @@ final class PresetSecretMaskTests: XCTestCase {
             ("rtmp://live.example.com:1935/app/abc123?x=1", "rtmp://live.example.com:1935/app/****"),
             ("rtmps://a.b/live2/key/more/segments", "rtmps://a.b/live2/****"),
             ("rtmp://user:pass@host/app/key", "rtmp://****@host/app/****"),
-            ("rtmp://host/app", "rtmp://host/app"),
+            // A lone segment may be the key itself (platform URLs pasted without the app).
+            ("rtmp://host/app", "rtmp://host/****"),
+            ("rtmp://live.example.com/sk_live_abc123", "rtmp://live.example.com/****"),
+            ("rtmp://live.example.com/live?key=sk_live_abc123", "rtmp://live.example.com/live/****"),
+            ("rtmp://live.example.com/?key=sk_live_abc123", "rtmp://live.example.com/****"),
+            ("rtmp://host", "rtmp://host"),
+            ("rtmp:host/app/sk_live_abc123", "rtmp:****"),
+            ("srt:host:9000?passphrase=topsecret123", "srt:host:9000?passphrase=****"),
             ("srt://host:9000?mode=caller&passphrase=topsecret123&latency=200",
              "srt://host:9000?mode=caller&passphrase=****&latency=200"),
             ("srt://host:9000?streamid=#!::r=live/k,m=publish&mode=caller",
@@ -24,6 +31,13 @@ final class PresetSecretMaskTests: XCTestCase {
             ("/plain/path.mp4", "/plain/path.mp4"),
         ]
         assertEach(table, SecretMask.mask(url:))
+    }
+
+    func testErrorsQuotingAKeyInAnyShapeAreScrubbed() {
+        for url in ["rtmp://h/sk_live_abc123", "rtmp://h/live?key=sk_live_abc123", "rtmp://h/live/sk_live_abc123"] {
+            let scrubbed = SecretMask.scrub("could not connect to \(url) (stream sk_live_abc123)", secretsOf: url)
+            XCTAssertFalse(scrubbed.contains("abc123"), scrubbed)
+        }
     }
 
     /// Each `(url, shown)` of `table`: `mask(url) == shown`.

@@ -30,12 +30,16 @@ public enum SecretMask {
 
         var isRTMP: Bool { scheme == "rtmp" || scheme == "rtmps" }
 
-        /// `/app/key…` of an RTMP URL: the app and everything after it.
-        var rtmpAppAndKey: (app: Substring, key: Substring)? {
+        /// `/app/key…` of an RTMP URL: the app (nil when a lone segment may be the key
+        /// itself, `rtmp://host/KEY`) and everything after it, query included.
+        var rtmpAppAndKey: (app: Substring?, key: Substring)? {
             let body = rest.hasPrefix("/") ? rest.dropFirst() : Substring(rest)
-            guard let slash = body.firstIndex(of: "/") else { return nil }
-            let key = body[body.index(after: slash)...]
-            return key.isEmpty ? nil : (body[..<slash], key)
+            guard !body.isEmpty else { return nil }
+            guard let end = body.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return (nil, body) }
+            let key = body[end...].drop { $0 == "/" }
+            let app = body[..<end]
+            if app.isEmpty { return (nil, body) }
+            return key.isEmpty ? (nil, app) : (app, key)
         }
 
         /// The query's `name=value` pairs, in order (values may be empty).
@@ -95,12 +99,20 @@ public enum SecretMask {
     }
 
     /// - `rtmp(s)://host[:port]/app/KEY...` → `rtmp(s)://host[:port]/app/****`
-    ///   (everything after the app segment, query included)
+    ///   (everything after the app segment, query included); a lone segment may be
+    ///   the key itself (`rtmp://host/KEY`): `rtmp://host/****`
     /// - `user:pass@` (or `token@`) in any URL → `****@`
     /// - query parameters named in `secretParameters` → `name=****`
+    /// - `rtmp:` without slashes: nothing after the scheme is shown
     /// - `file://`, `null:`, plain paths: unchanged
     public static func mask(url: String) -> String {
-        guard let parts = Parts(url) else { return url }
+        guard let parts = Parts(url) else {
+            // Not scheme://…: whatever its shape, no key or secret parameter is shown.
+            if let colon = url.firstIndex(of: ":"), ["rtmp", "rtmps"].contains(url[..<colon].lowercased()) {
+                return url[...colon] + mask
+            }
+            return maskQuery(url)
+        }
         let scheme = parts.scheme
         if scheme == "file" || scheme == "null" { return url }
         var authority = parts.authority
@@ -111,18 +123,20 @@ public enum SecretMask {
 
         if parts.isRTMP {
             // rest: /app/key...  → keep /app/, mask what follows (query included)
-            if let app = parts.rtmpAppAndKey?.app { rest = "/" + app + "/" + mask }
+            if let (app, _) = parts.rtmpAppAndKey { rest = "/" + (app.map { $0 + "/" } ?? "") + mask }
             return "\(parts.prefix)\(authority)\(rest)"
         }
+        return "\(parts.prefix)\(authority)\(maskQuery(rest))"
+    }
 
-        // query parameters
-        if let q = rest.firstIndex(of: "?") {
-            let params = parts.queryPairs.map { name, value -> String in
-                guard let value else { return String(name) }
-                return secretParameters.contains(name.lowercased()) && !value.isEmpty ? "\(name)=\(mask)" : "\(name)=\(value)"
-            }
-            rest = rest[..<q] + "?" + params.joined(separator: "&")
+    /// `text` with the values of its secret query parameters masked.
+    private static func maskQuery(_ text: String) -> String {
+        guard let q = text.firstIndex(of: "?") else { return text }
+        let params = text[text.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { param -> String in
+            guard let eq = param.firstIndex(of: "=") else { return String(param) }
+            let name = param[..<eq], value = param[param.index(after: eq)...]
+            return secretParameters.contains(name.lowercased()) && !value.isEmpty ? "\(name)=\(mask)" : String(param)
         }
-        return "\(parts.prefix)\(authority)\(rest)"
+        return text[..<q] + "?" + params.joined(separator: "&")
     }
 }
