@@ -17,6 +17,7 @@ usage:
 
 run options:
   --output URL          an output (repeatable); replaces the preset's outputs
+  --output-env NAME     an output whose URL is in environment variable NAME (keeps keys out of `ps`)
   --duration DUR        stop after DUR: 90s, 10m, 2h, 1h30m, 01:30:00
   --set KEY=VALUE       override a preset field: video.bitrate=3000k, players.music.publish_volume=40
   --realtime / --no-realtime
@@ -72,12 +73,21 @@ func parse(_ argv: [String]) -> Arguments {
         case "--help", "-h": print(usage); exit(0)
         case "--version": print("\(version)\n\(Versions.libraries)"); exit(0)
         case "--preset": args.presetFile = value(arg)
-        case "--output":
+        case "--output", "--output-env":
+            let given = value(arg)
+            var text = given
+            if arg == "--output-env" {
+                // The URL (and its key) stays out of the command line, and so out of `ps`.
+                guard let fromEnvironment = ProcessInfo.processInfo.environment[given], !fromEnvironment.isEmpty else {
+                    fail("--output-env \(given): the environment variable \(given) is not set (it should hold the output URL)")
+                }
+                text = fromEnvironment
+            }
             // Checked and made absolute like a preset's outputs (relative to where mediapub runs).
-            switch OutputURL.resolve(value(arg), base: FileManager.default.currentDirectoryPath,
+            switch OutputURL.resolve(text, base: FileManager.default.currentDirectoryPath,
                                      environment: ProcessInfo.processInfo.environment) {
             case .success(let url): args.options.outputs.append(url)
-            case .failure(let why): fail("--output \(why.message)")
+            case .failure(let why): fail("\(arg == "--output" ? "--output" : "--output-env \(given):") \(why.message)")
             }
         case "--duration":
             let text = value(arg)
@@ -133,6 +143,8 @@ case "validate":
 
 case "probe":
     guard let source = args.positional.first else { fail("probe needs a SOURCE\n\(usage)") }
+    LibraryLog.install(Logger(level: args.logLevel, format: args.logFormat))
+    LibraryLog.addSecrets(of: [source])
     do {
         let info = try Probe.run(source: PathResolution.resolveSource(source, base: FileManager.default.currentDirectoryPath))
         let data = try JSONSerialization.data(withJSONObject: info, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
@@ -175,6 +187,8 @@ default:
         }
     }
     let log = Logger(level: args.logLevel, format: args.logFormat)
+    // GStreamer's and GLib's own lines: in the chosen format, secrets masked.
+    LibraryLog.install(log)
     var options = args.options
     options.controlPath = args.control ?? ControlServer.defaultPath(name: preset.name)
     let events = Events()
