@@ -66,7 +66,11 @@ enum OutputTarget: Equatable {
         case .rtmp(let url):
             return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=false location=\(GStreamer.quote(url))"
         case .srt(let url):
-            return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false uri=\(GStreamer.quote(url))"
+            // srtsink reads its URI as a URI, where `#` starts a fragment: a stream id in the
+            // access-control syntax (`#!::r=live/cam1,u=alice`) would be cut off and never sent.
+            // Escaped, srtsink unescapes it back to what was written.
+            let escaped = url.replacingOccurrences(of: "#", with: "%23")
+            return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false uri=\(GStreamer.quote(escaped))"
         case .null:
             return "mpegtsmux name=mux ! fakesink name=sink sync=false"
         }
