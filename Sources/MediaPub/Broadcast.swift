@@ -55,6 +55,9 @@ public final class Broadcast: @unchecked Sendable {
             throw MediaPubError.usage("\(preset.file): no outputs: add outputs to the preset or give --output URL")
         }
         for url in outputURLs { _ = try OutputTarget(url) }
+        // Whatever GStreamer logs of these (GST_DEBUG), it logs masked.
+        let sources = preset.players.flatMap { [$0.source].compactMap { $0 } + ($0.playlist?.items ?? []) }
+        LibraryLog.addSecrets(of: outputURLs + sources + [preset.standby.image, preset.standby.audio, preset.events.webhook].compactMap { $0 })
     }
 
     var outputURLs: [String] { options.outputs.isEmpty ? preset.outputs.map(\.url) : options.outputs }

@@ -44,6 +44,20 @@ public final class Logger: @unchecked Sendable {
         lock.lock(); write(line); lock.unlock()
     }
 
+    /// A line a library printed of its own (GStreamer, GLib), already masked: shown
+    /// whatever the level (its library's own setting chose it), in this logger's format.
+    func library(_ level: LogLevel, _ text: String, source: String) {
+        let line: String
+        switch format {
+        case .text:
+            line = text
+        case .json:
+            let object: [String: Any] = ["ts": Events.timestamp(), "level": level.name, "msg": text, "source": source]
+            line = (try? String(data: JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), encoding: .utf8)) ?? text
+        }
+        lock.lock(); write(line); lock.unlock()
+    }
+
     public func error(_ m: @autoclosure () -> String) { log(.error, m()) }
     public func warn(_ m: @autoclosure () -> String) { log(.warn, m()) }
     public func info(_ m: @autoclosure () -> String) { log(.info, m()) }

@@ -218,6 +218,7 @@ public final class MediaPlayer: @unchecked Sendable {
 
     /// Replaces the resource: stop, load, start (SPEC §6 `load`).
     public func load(source: String) {
+        LibraryLog.addSecrets(of: [source])
         lock.lock(); defer { lock.unlock() }
         memoryData = nil
         replacePlaylist(Playlist(source: source, repeat: config.repeat))

@@ -1,0 +1,165 @@
+import CGStreamer
+import Foundation
+import Synchronization
+
+/// What GStreamer and GLib print of their own (`GST_DEBUG` lines, GLib warnings,
+/// and what x264, libav and libsrt say through GStreamer) goes through
+/// mediapub's logger: in its format (text or JSON lines) and with every secret
+/// masked: those of the URLs the run was given, and any URL by its shape.
+public enum LibraryLog {
+    private struct State {
+        var logger: Logger?
+        var urls: [String] = []
+        /// The secrets of those URLs, as written and as GStreamer escapes them in a
+        /// structure (`streamid=(string)"\#\!::r\=live…"`), longest first.
+        var secrets: [String] = []
+        /// What a line is searched for: each URL, each secret, and `://`.
+        var needles: [[CChar]] = ["://".utf8CString.map { $0 }]
+    }
+
+    private static let state = Mutex(State())
+
+    /// Sends library log lines to `logger` from now on (the latest call wins).
+    /// `GST_DEBUG` still chooses what GStreamer logs; mediapub's `--log-level` does not hide it.
+    public static func install(_ logger: Logger) {
+        state.withLock { $0.logger = logger }
+        _ = hooked
+    }
+
+    /// URLs (outputs, sources, webhook) whose keys, passwords and secret
+    /// parameters are masked wherever a library log line quotes them, whole or in part.
+    public static func addSecrets(of urls: [String]) {
+        let wanted = urls.filter { !SecretMask.secrets(of: $0).isEmpty }
+        guard !wanted.isEmpty else { return }
+        state.withLock { s in
+            for url in wanted where !s.urls.contains(url) { s.urls.append(url) }
+            let plain = s.urls.flatMap { SecretMask.secrets(of: $0) }
+            s.secrets = Array(Set(plain + plain.map(structureEscaped))).sorted { $0.count > $1.count }
+            s.needles = Array(Set(s.urls + s.secrets + ["://"])).map { $0.utf8CString.map { $0 } }
+        }
+    }
+
+    /// A string as a GstStructure prints it: a backslash before every character
+    /// other than letters, digits and `_-+/:.`.
+    static func structureEscaped(_ text: String) -> String {
+        var out = ""
+        for c in text.unicodeScalars {
+            let plain = (c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c))) || "_-+/:.".unicodeScalars.contains(c)
+            if !plain && c.isASCII { out.append("\\") }
+            out.unicodeScalars.append(c)
+        }
+        return out
+    }
+
+    /// `line` as it may be shown: every known URL and secret, and every URL, masked.
+    /// Most lines hold neither and are passed on as they are, after a byte search.
+    static func masked(_ line: String) -> String {
+        let (urls, secrets, needles) = state.withLock { ($0.urls, $0.secrets, $0.needles) }
+        guard needles.contains(where: { contains(line, $0) }) else { return line }
+        var out = line
+        for url in urls where out.contains(url) { out = out.replacingOccurrences(of: url, with: SecretMask.mask(url: url)) }
+        for secret in secrets where out.contains(secret) { out = out.replacingOccurrences(of: secret, with: SecretMask.mask) }
+        return maskURLs(in: out)
+    }
+
+    /// Whether `needle` (NUL-terminated) occurs in `text` (strstr, no copy for native strings).
+    private static func contains(_ text: String, _ needle: [CChar]) -> Bool {
+        text.withCString { hay in needle.withUnsafeBufferPointer { n in n.baseAddress.map { strstr(hay, $0) != nil } ?? false } }
+    }
+
+    /// Each `scheme://…` in `text` (up to a space, a quote or a bracket) as `SecretMask.mask(url:)` shows it.
+    static func maskURLs(in text: String) -> String {
+        guard text.contains("://") else { return text }
+        let chars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var i = 0
+        let stops: Set<Unicode.Scalar> = [" ", "\t", "\n", "\"", "'", "<", ">", "(", ")", "[", "]", "{", "}", "`"]
+        func isSchemeChar(_ c: Unicode.Scalar) -> Bool {
+            (c.properties.isAlphabetic && c.isASCII) || ("0"..."9").contains(c) || c == "+" || c == "-" || c == "."
+        }
+        while i < chars.count {
+            // At "://": the scheme is what precedes it, the URL runs to the next stop.
+            if chars[i] == ":", i + 2 < chars.count, chars[i + 1] == "/", chars[i + 2] == "/" {
+                var start = i
+                while start > 0, isSchemeChar(chars[start - 1]) { start -= 1 }
+                if start < i {
+                    var end = i + 3
+                    while end < chars.count, !stops.contains(chars[end]) { end += 1 }
+                    let schemeLength = i - start
+                    out.removeLast(schemeLength)
+                    var url = String.UnicodeScalarView()
+                    url.append(contentsOf: chars[start..<end])
+                    out.append(contentsOf: SecretMask.mask(url: String(url)).unicodeScalars)
+                    i = end
+                    continue
+                }
+            }
+            out.append(chars[i])
+            i += 1
+        }
+        return String(out)
+    }
+
+    private static func emit(_ level: LogLevel, _ line: String, source: String) {
+        guard let logger = state.withLock({ $0.logger }) else { return }
+        logger.library(level, masked(line), source: source)
+    }
+
+    // MARK: the hooks (process-wide, set once)
+
+    private static let hooked: Void = {
+        GStreamer.initialize()
+        gst_debug_remove_log_function(gst_debug_log_default)
+        gst_debug_add_log_function(gstreamerLine, nil, nil)
+        g_log_set_writer_func(glibLine, nil, nil)
+    }()
+
+    private static let gstreamerLine: GstLogFunction = { category, level, file, function, line, object, message, _ in
+        guard let text = gst_debug_log_get_line(category, level, file, function, line, object, message) else { return }
+        defer { g_free(text) }
+        var s = String(cString: text)
+        while s.hasSuffix("\n") { s.removeLast() }
+        let mapped: LogLevel
+        switch level {
+        case GST_LEVEL_ERROR: mapped = .error
+        case GST_LEVEL_WARNING, GST_LEVEL_FIXME: mapped = .warn
+        case GST_LEVEL_INFO: mapped = .info
+        default: mapped = .debug
+        }
+        LibraryLog.emit(mapped, s, source: "gstreamer")
+    }
+
+    private static let glibLine: GLogWriterFunc = { flags, fields, count, _ in
+        var message = "", domain: String? = nil
+        if let fields {
+            for i in 0..<Int(count) {
+                let field = fields[i]
+                guard let key = field.key, let value = field.value else { continue }
+                let text: String
+                if field.length < 0 {
+                    text = String(cString: value.assumingMemoryBound(to: CChar.self))
+                } else {
+                    text = String(decoding: UnsafeRawBufferPointer(start: value, count: Int(field.length)), as: UTF8.self)
+                }
+                switch String(cString: key) {
+                case "MESSAGE": message = text
+                case "GLIB_DOMAIN": domain = text
+                default: break
+                }
+            }
+        }
+        let bits = flags.rawValue
+        let level: LogLevel, name: String
+        if bits & (G_LOG_LEVEL_ERROR.rawValue | G_LOG_LEVEL_CRITICAL.rawValue) != 0 {
+            (level, name) = (.error, bits & G_LOG_LEVEL_ERROR.rawValue != 0 ? "ERROR" : "CRITICAL")
+        } else if bits & G_LOG_LEVEL_WARNING.rawValue != 0 {
+            (level, name) = (.warn, "WARNING")
+        } else {
+            // Info and debug lines only when G_MESSAGES_DEBUG asks for them, as GLib does.
+            if g_log_writer_default_would_drop(flags, domain) != 0 { return G_LOG_WRITER_HANDLED }
+            (level, name) = (bits & G_LOG_LEVEL_DEBUG.rawValue != 0 ? .debug : .info, bits & G_LOG_LEVEL_DEBUG.rawValue != 0 ? "DEBUG" : "INFO")
+        }
+        LibraryLog.emit(level, "\(domain ?? "GLib")-\(name): \(message)", source: "glib")
+        return G_LOG_WRITER_HANDLED
+    }
+}

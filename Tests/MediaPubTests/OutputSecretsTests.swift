@@ -1,0 +1,112 @@
+// SPEC §5: stream keys, passphrases and credentials never appear in logs,
+// events, errors, GStreamer's own debug log or the command line; an SRT stream
+// id in the access-control syntax is sent as written.
+
+import Foundation
+import XCTest
+
+final class OutputSecretsTests: XCTestCase {
+
+    /// Waits for an event of the running `process` (false when it ended first).
+    private func waitForEvent(_ events: URL, of process: RunningProcess, _ match: @escaping ([String: Any]) -> Bool) -> Bool {
+        Ports.waitUntil(timeout: 30) { !process.isRunning || ((try? EventLog.read(events)) ?? []).contains(where: match) }
+            && process.isRunning
+    }
+
+    func testOutputEnvKeepsTheKeyOffTheCommandLine() throws {
+        let dir = try makeTempDir()
+        let rtmp = try startRTMPServer()
+        let key = "envkey4Hq83secret"
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "live.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+        let mp = try startMediaPub(["--preset", preset.path, "--output-env", "MP_TEST_OUT", "--realtime",
+                                    "--control", dir.appendingPathComponent("c.sock").path, "--events", events.path],
+                                   env: ["MP_TEST_OUT": rtmp.url(key: key)])
+        XCTAssertTrue(waitForEvent(events, of: mp) { $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing" },
+                      "publishing: \(mp.stderr)")
+        let cmdline = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(mp.pid)/cmdline"))
+        XCTAssertFalse(String(decoding: cmdline, as: UTF8.self).contains(key), "the key is on the command line")
+        let live = try MediaProbe.probe(rtmp.url(key: key), inputOptions: ["-rw_timeout", "5000000"], timeout: 20)
+        XCTAssertEqual(live.video?.codecName, "h264", "the server gets the stream: \(live.rawJSON)")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        let eventText = try String(contentsOf: events, encoding: .utf8)
+        XCTAssertFalse(mp.stderr.contains(key) || eventText.contains(key))
+        XCTAssertTrue(mp.stderr.contains("output rtmp://127.0.0.1:\(rtmp.port)/live/****"), mp.stderr)
+
+        let unset = try CLI.run(["--preset", preset.path, "--output-env", "MP_TEST_UNSET"], unsetEnv: ["MP_TEST_UNSET"])
+        XCTAssertEqual(unset.status, 2, unset.summary("unset variable"))
+        XCTAssertEqual(unset.stderr, "mediapub: --output-env MP_TEST_UNSET: the environment variable MP_TEST_UNSET is not set (it should hold the output URL)\n")
+    }
+
+    func testAKeyIsNeverEchoedWhateverTheShapeOfTheURL() throws {
+        let dir = try makeTempDir()
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+        for url in ["rtmp://live.example.com/sk_live_abc123", "rtmp://live.example.com/live?key=sk_live_abc123",
+                    "rtmp:live.example.com/live/sk_live_abc123"] {
+            let r = try CLI.run(["--preset", preset.path, "--output", url])
+            XCTAssertEqual(r.status, 2, r.summary(url))
+            XCTAssertFalse(r.stderr.contains("abc123"), r.stderr)
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        }
+    }
+
+    /// GST_DEBUG makes GStreamer log URIs, locations and its SRT parameters; those lines
+    /// go through mediapub's logger, masked, and as JSON lines with --log-format json.
+    func testGStreamerDebugLogIsMaskedAndInTheChosenFormat() throws {
+        let dir = try makeTempDir()
+        let closed = try Ports.free()
+        let planted = ["httppw_9Xq2", "sig_7Rk4w", "rtmpkey_3Jm8", "srtpass_5Tz1abcd", "alice_6Wc0"]
+        let source = "http://bob:\(planted[0])@127.0.0.1:\(closed)/gone.mp3?sig=\(planted[1])"
+        let out = dir.appendingPathComponent("rec.mp4")
+        var yaml = E2EPreset.basic(source: E2EPreset.testsrc, outputs: [
+            out.path,
+            "rtmp://127.0.0.1:\(closed)/live/\(planted[2])",
+            "srt://127.0.0.1:\(closed)?mode=caller&passphrase=\(planted[3])&streamid=#!::r=live/cam1,u=\(planted[4])",
+        ], extra: "reconnect: {initial: 1s, max: 1s, give_up_after: 1m}")
+        // A second player on the failing HTTP source (aux only).
+        yaml = yaml.replacingOccurrences(of: "    video: true\n", with: "    video: true\n  - id: web\n    source: \"\(source)\"\n")
+        let preset = try writeFile(dir, "t.yaml", yaml).path
+
+        let r = try CLI.run(["--preset", preset, "--no-realtime", "--duration", "2s", "--log-format", "json"],
+                            env: ["GST_DEBUG": "3,GST_PIPELINE:6,rtmp2*:6,srtobject:6,souphttpsrc:5"], timeout: 90)
+        XCTAssertEqual(r.status, 0, r.summary("run with GST_DEBUG"))
+        for secret in planted { XCTAssertFalse(r.stderr.contains(secret), "\(secret) leaked:\n\(r.stderr.prefix(3000))") }
+        let lines = r.stderr.split(separator: "\n")
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        XCTAssertEqual(objects.count, lines.count, "every stderr line is a JSON object: \(lines.filter { !$0.hasPrefix("{") }.prefix(5))")
+        let gst = objects.filter { $0["source"] as? String == "gstreamer" }.compactMap { $0["msg"] as? String }
+        XCTAssertGreaterThan(gst.count, 20, "GStreamer's own lines are there")
+        XCTAssertTrue(gst.contains { $0.contains("rtmp://127.0.0.1:\(closed)/live/****") }, "the RTMP location, masked")
+        XCTAssertTrue(gst.contains { $0.contains("passphrase=") && $0.contains("****") }, "the SRT parameters, masked")
+        _ = try assertH264AAC(out.path)
+    }
+
+    func testSRTStreamIDInAccessControlSyntaxIsSentAsWritten() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free()
+        let receiverLog = dir.appendingPathComponent("srtsrc.log")
+        // GStreamer's own SRT listener logs the stream id each caller sends.
+        let receiver = try startTool("gst-launch-1.0", ["srtsrc", "uri=srt://127.0.0.1:\(port)?mode=listener", "!", "fakesink"],
+                                     env: ProcessInfo.processInfo.environment.merging(["GST_DEBUG": "srtobject:5"]) { $1 },
+                                     stdoutURL: dir.appendingPathComponent("srtsrc.out"), stderrURL: receiverLog)
+        XCTAssertTrue(Ports.waitForUDP(port), "listener up: \(receiver.stderr)")
+        let streamID = "#!::r=live/cam1,u=alice"
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path,
+                                    "--output", "srt://127.0.0.1:\(port)?mode=caller&streamid=\(streamID)"])
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) {
+            ((try? String(contentsOf: receiverLog, encoding: .utf8)) ?? "").contains("streamid: ")
+        }, "the listener saw a caller: \(mp.stderr)")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        let log = try String(contentsOf: receiverLog, encoding: .utf8)
+        let seen = log.split(separator: "\n").filter { $0.contains("streamid: ") }.map { String($0.components(separatedBy: "streamid: ").last ?? "") }
+        XCTAssertEqual(Set(seen), [streamID], log)
+        XCTAssertFalse(mp.stderr.contains("alice"), "the stream id is shown masked: \(mp.stderr)")
+    }
+}
