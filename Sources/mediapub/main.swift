@@ -17,7 +17,7 @@ usage:
 
 run options:
   --output URL          an output (repeatable); replaces the preset's outputs
-  --duration DUR        stop after DUR: 90s, 10m, 2h, 1h30m, 01:30:00
+  --duration DUR        stop after DUR: 90s, 10m, 2h, 1h30m, 01:30:00 (at most 87600h, 10 years)
   --set KEY=VALUE       override a preset field: video.bitrate=3000k, players.music.publish_volume=40
   --realtime / --no-realtime
   --events PATH         also write JSON-lines events to PATH (- for stdout)
