@@ -27,7 +27,18 @@ public final class Logger: @unchecked Sendable {
     public init(level: LogLevel = .info, format: Format = .text, write: ((String) -> Void)? = nil) {
         self.level = level
         self.format = format
-        self.write = write ?? { line in FileHandle.standardError.write((line + "\n").data(using: .utf8)!) }
+        self.write = write ?? Logger.standardError()
+    }
+
+    /// Lines to stderr (called under the logger's lock). When a write fails
+    /// (stderr is a closed pipe or on a full disk) stderr stays silent from
+    /// then on: there is nowhere left to say so, and the broadcast goes on.
+    private static func standardError() -> (String) -> Void {
+        var failed = false
+        return { line in
+            guard !failed else { return }
+            failed = FDWrite.all(STDERR_FILENO, Data((line + "\n").utf8)) != 0
+        }
     }
 
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {

@@ -18,7 +18,7 @@ usage:
 run options:
   --output URL          an output (repeatable); replaces the preset's outputs
   --output-env NAME     an output whose URL is in environment variable NAME (keeps keys out of `ps`)
-  --duration DUR        stop after DUR: 90s, 10m, 2h, 1h30m, 01:30:00
+  --duration DUR        stop after DUR: 90s, 10m, 2h, 1h30m, 01:30:00 (at most 87600h, 10 years)
   --set KEY=VALUE       override a preset field: video.bitrate=3000k, players.music.publish_volume=40
   --realtime / --no-realtime
   --events PATH         also write JSON-lines events to PATH (- for stdout)
@@ -29,7 +29,8 @@ run options:
 """
 
 func fail(_ message: String, code: Int32 = 2) -> Never {
-    FileHandle.standardError.write(("mediapub: " + message + "\n").data(using: .utf8)!)
+    // A write that fails (stderr closed or full) must not trap: the exit code still tells.
+    FDWrite.all(STDERR_FILENO, Data(("mediapub: " + message + "\n").utf8))
     exit(code)
 }
 
@@ -91,8 +92,11 @@ func parse(_ argv: [String]) -> Arguments {
             }
         case "--duration":
             let text = value(arg)
-            guard let d = MediaTime.parseDuration(text), d > 0 else { fail("--duration \(text): not a duration (90s, 10m, 1h30m, 01:30:00)") }
-            args.options.duration = d
+            switch MediaTime.duration(text) {
+            case .success(let d) where d > 0: args.options.duration = d
+            case .failure(.tooLong): fail("--duration \(text.prefix(80)): too long (at most \(MediaTime.maxDurationText))")
+            default: fail("--duration \(text.prefix(80)): not a duration (90s, 10m, 1h30m, 01:30:00)")
+            }
         case "--set":
             let kv = value(arg)
             guard kv.contains("=") else { fail("--set \(kv): expected KEY=VALUE") }
@@ -130,6 +134,9 @@ func loadPreset(_ file: String, overrides: [String]) -> Preset {
     }
 }
 
+// A reader that goes away (`--events - | head`, stderr to a closed pipe) costs
+// its own output, never the run: writes to it fail with EPIPE instead.
+signal(SIGPIPE, SIG_IGN)
 GStreamer.limitMallocArenas()
 
 let args = parse(Array(CommandLine.arguments.dropFirst()))
@@ -148,7 +155,7 @@ case "probe":
     do {
         let info = try Probe.run(source: PathResolution.resolveSource(source, base: FileManager.default.currentDirectoryPath))
         let data = try JSONSerialization.data(withJSONObject: info, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        print(String(data: data, encoding: .utf8)!)
+        print(String(decoding: data, as: UTF8.self))
         exit(0)
     } catch {
         fail("\(error)", code: 1)
@@ -175,7 +182,7 @@ case "ctl":
 
 default:
     guard let file = args.presetFile ?? args.positional.first else { fail("no preset: use --preset FILE\n\(usage)") }
-    if args.positional.count > (args.presetFile == nil ? 1 : 0) { fail("unexpected argument \(args.positional.last!)\n\(usage)") }
+    if args.positional.count > (args.presetFile == nil ? 1 : 0) { fail("unexpected argument \(args.positional.last ?? "")\n\(usage)") }
     let preset = loadPreset(file, overrides: args.overrides)
     // --lock: overlapping cron runs are refused (exit 3); the lock goes with the process.
     var lockFD: Int32 = -1

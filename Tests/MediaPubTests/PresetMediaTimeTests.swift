@@ -15,6 +15,25 @@ final class PresetMediaTimeTests: XCTestCase {
         }
     }
 
+    /// Durations have one upper bound, 87600h (10 years), so that every
+    /// conversion to ms, ns or ticks fits; longer is `.tooLong`, not a number.
+    func testDurationsAreBoundedToTenYears() {
+        XCTAssertEqual(MediaTime.maxDuration, 87_600 * 3600)
+        XCTAssertEqual(try MediaTime.duration("87600h").get(), 87_600 * 3600)
+        XCTAssertEqual(MediaTime.parseDuration("87600h"), 87_600 * 3600)
+        XCTAssertEqual(MediaTime.parseDuration("2h"), 7200)
+        for text in ["87600h1ms", "87601h", "99999999999999h", "6000000h", "999999999999999999h", "9999999999999999h",
+                     "315360001", "5256001m", String(repeating: "9", count: 400), String(repeating: "9", count: 400) + "h",
+                     "9999999999999999:00:00"] {
+            XCTAssertNil(MediaTime.parseDuration(text), text)
+            XCTAssertEqual(MediaTime.duration(text), .failure(.tooLong), text)
+        }
+        for text in ["", "abc", "-1s", "1e3", "nan", "inf", "infinity", "1e400h"] {
+            XCTAssertEqual(MediaTime.duration(text), .failure(.notADuration), text)
+        }
+        XCTAssertEqual(MediaTime.DurationError.tooLong.message, "longer than the maximum 87600h (10 years)")
+    }
+
     func testParseBitrateTable() {
         let table: [(String, Int?)] = [
             ("128k", 128_000), ("2.5M", 2_500_000), ("128000", 128_000), ("2500k", 2_500_000),

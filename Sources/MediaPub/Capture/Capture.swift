@@ -73,9 +73,17 @@ public final class Capture: @unchecked Sendable {
     /// Runs `action` on the timeline thread before the tick at `seconds` of output.
     func schedule(at seconds: Double, _ action: @escaping () -> Void) {
         lock.lock()
-        actions.append((UInt64(max(0, (seconds * Double(tickRate)).rounded())), action))
+        actions.append((tick(at: seconds), action))
         actions.sort { $0.tick < $1.tick }
         lock.unlock()
+    }
+
+    /// The tick at `seconds` of output; never traps: nan and negatives are 0,
+    /// anything past 2^62 ticks (far beyond MediaTime.maxDuration) is 2^62.
+    private func tick(at seconds: Double) -> UInt64 {
+        let t = (seconds * Double(tickRate)).rounded()
+        guard t > 0 else { return 0 }
+        return t < 0x1p62 ? UInt64(t) : 1 << 62
     }
 
     private func runActions(dueAt n: UInt64) {
@@ -94,7 +102,11 @@ public final class Capture: @unchecked Sendable {
     public var outputSeconds: Double { lock.lock(); defer { lock.unlock() }; return Double(ticks) / Double(tickRate) }
     public var framesOut: UInt64 { lock.lock(); defer { lock.unlock() }; return format.video == nil ? 0 : ticks }
 
-    private func time(ofTick n: UInt64) -> UInt { UInt(n * GStreamer.second / UInt64(tickRate)) }
+    /// Whole seconds first: n * 1e9 alone would overflow after about 5 years at 120 fps.
+    private func time(ofTick n: UInt64) -> UInt {
+        let rate = UInt64(tickRate)
+        return UInt(n / rate * GStreamer.second + n % rate * GStreamer.second / rate)
+    }
     private func audioFrames(atTick n: UInt64) -> UInt64 { n * UInt64(format.sampleRate) / UInt64(tickRate) }
 
     /// Runs the timeline on the calling thread until a stop condition; sends EOS.
@@ -102,7 +114,7 @@ public final class Capture: @unchecked Sendable {
         let channels = format.channels
         let waitBudget = realtime ? 0.0 : 10.0
         var mix = [Float](), scratch = [Float](), local = [Float]()
-        let maxTicks: UInt64? = stopAfter.map { UInt64(($0 * Double(tickRate)).rounded()) }
+        let maxTicks: UInt64? = stopAfter.map { tick(at: $0) }
         let start = DispatchTime.now().uptimeNanoseconds
         var reason = CaptureStop.requested
         var n: UInt64 = 0

@@ -28,12 +28,14 @@ enum ControlCommands {
         let args = Array(words.dropFirst())
         func player(_ index: Int) throws -> MediaPlayer {
             guard index < args.count else { throw Failure(message: "\(name): which player? (\(b.players.map(\.id).joined(separator: ", ")))") }
-            guard let p = b.player(args[index]) else { throw Failure(message: "\(name): no player \"\(args[index])\"") }
+            guard let p = b.player(args[index]) else { throw Failure(message: "\(name): no player \"\(args[index].clipped())\"") }
             return p
         }
         func players() throws -> [MediaPlayer] { args.isEmpty ? b.players : [try player(0)] }
+        /// A finite number (never nan or inf): checked before any conversion.
         func number(_ index: Int, _ what: String) throws -> Double {
             guard index < args.count, let value = Double(args[index]) else { throw Failure(message: "\(name): \(what) must be a number") }
+            guard value.isFinite else { throw Failure(message: "\(name): \(args[index].clipped()) is not a finite number") }
             return value
         }
         func onOff(_ index: Int) throws -> Bool {
@@ -41,7 +43,7 @@ enum ControlCommands {
             switch args[index].lowercased() {
             case "on", "true", "yes", "1": return true
             case "off", "false", "no", "0": return false
-            default: throw Failure(message: "\(name): expected on or off, got \(args[index])")
+            default: throw Failure(message: "\(name): expected on or off, got \(args[index].clipped())")
             }
         }
         let ok: [String: Any] = ["ok": true]
@@ -59,13 +61,27 @@ enum ControlCommands {
         case "prev": for p in try players() { p.previous() }; return ok
         case "seek":
             let p = try player(0)
-            guard args.count > 1, let seconds = MediaTime.parseDuration(args[1]) else { throw Failure(message: "seek: expected a position such as 90s or 1:30") }
-            guard p.seek(toMs: Int(seconds * 1000)) else { throw Failure(message: "seek: \(p.id) cannot seek now (state \(p.currentState.rawValue))") }
-            return ["ok": true, "position_ms": Int(seconds * 1000)]
+            guard args.count > 1 else { throw Failure(message: "seek: expected a position such as 90s or 1:30") }
+            let seconds: TimeInterval
+            switch MediaTime.duration(args[1]) {
+            case .success(let value): seconds = value
+            case .failure(.tooLong):
+                throw Failure(message: "seek: \(args[1].clipped()) is too far (at most \(MediaTime.maxDurationText))")
+            case .failure:
+                throw Failure(message: "seek: expected a position such as 90s or 1:30, got \(args[1].clipped())")
+            }
+            // At most maxDuration: the milliseconds (and the nanoseconds below) fit.
+            let ms = Int((seconds * 1000).rounded())
+            guard p.seek(toMs: ms) else { throw Failure(message: "seek: \(p.id) cannot seek now (state \(p.currentState.rawValue))") }
+            return ["ok": true, "position_ms": ms]
         case "volume":
             let p = try player(0)
             let v = try number(1, "volume")
-            guard PlayerConfig.volumeRange.contains(Int(v)) else { throw Failure(message: "volume: \(args[1]) is out of range 0..200") }
+            let range = PlayerConfig.volumeRange
+            // Range-checked as a Double: Int(1e19) would trap.
+            guard v >= Double(range.lowerBound), v <= Double(range.upperBound) else {
+                throw Failure(message: "volume: \(args[1].clipped()) is out of range \(range.lowerBound)..\(range.upperBound)")
+            }
             p.setPublishVolume(Int(v))
             return ok
         case "speed":
@@ -94,7 +110,7 @@ enum ControlCommands {
             b.requestStop()
             return ok
         default:
-            throw Failure(message: "unknown command \"\(name)\" (status, publish, pause, resume, stop, start, next, prev, seek, volume, speed, pitch, repeat, load, reconnect, quit)")
+            throw Failure(message: "unknown command \"\(name.clipped())\" (status, publish, pause, resume, stop, start, next, prev, seek, volume, speed, pitch, repeat, load, reconnect, quit)")
         }
     }
 }

@@ -160,7 +160,12 @@ public final class MediaPlayer: @unchecked Sendable {
 
     public var progressInterval: TimeInterval {
         get { lock.lock(); defer { lock.unlock() }; return config.progressInterval }
-        set { lock.lock(); config.progressInterval = max(0.1, newValue); lock.unlock() }
+        set {
+            // Kept in progressIntervalRange (nan: the default 1 s), so the ms step below cannot trap.
+            let r = PlayerConfig.progressIntervalRange
+            let value = newValue.isNaN ? 1 : min(r.upperBound, max(r.lowerBound, newValue))
+            lock.lock(); config.progressInterval = value; lock.unlock()
+        }
     }
 
     /// Repeat the current item (a single source loops; a playlist repeats its current item).
@@ -175,7 +180,8 @@ public final class MediaPlayer: @unchecked Sendable {
     @discardableResult
     public func seek(toMs ms: Int) -> Bool {
         lock.lock(); defer { lock.unlock() }
-        guard ms >= 0 else { return false }
+        // Beyond MediaTime.maxDuration the position in nanoseconds would overflow.
+        guard ms >= 0, Double(ms) <= MediaTime.maxDuration * 1000 else { return false }
         guard let session = current, currentReady else {
             guard state == .loading || state == .paused else { return false }
             reopenCurrent(atMs: ms)

@@ -3,11 +3,45 @@ import Foundation
 /// Durations (`500ms`, `2s`, `10m`, `1h30m`, `01:30:00`, `90`) and bitrates
 /// (`128k`, `2.5M`, `128000`) as written in presets and on the command line.
 public enum MediaTime {
-    /// Seconds for a duration text, or nil when it is not one (or negative).
+    /// The longest duration mediapub takes anywhere (`stop.after`, `--duration`,
+    /// `start_at`, `ctl seek`, reconnect times...): 87600h, ten years of 365
+    /// days. Anything longer is refused where it is read, so that every
+    /// conversion to milliseconds, nanoseconds (GstClockTime) or ticks fits.
+    public static let maxDuration: TimeInterval = 87_600 * 3600
+    /// `maxDuration` as written in messages.
+    public static let maxDurationText = "87600h (10 years)"
+
+    /// Why a duration text was refused; `message` is the reason, without the text.
+    public enum DurationError: Error, Equatable, Sendable, CustomStringConvertible {
+        case notADuration
+        case tooLong
+        public var message: String {
+            switch self {
+            case .notADuration: return "not a duration (like 500ms, 2s, 10m, 1h30m, 01:30:00)"
+            case .tooLong: return "longer than the maximum \(MediaTime.maxDurationText)"
+            }
+        }
+        public var description: String { message }
+    }
+
+    /// The one checked reading of a duration (presets, `--set`, `--duration`,
+    /// `ctl seek`): seconds in 0...`maxDuration`, or why not.
+    public static func duration(_ text: String) -> Result<TimeInterval, DurationError> {
+        guard let v = unboundedDuration(text) else { return .failure(.notADuration) }
+        guard v.isFinite, v <= maxDuration else { return .failure(.tooLong) }
+        return .success(v)
+    }
+
+    /// Seconds for a duration text, or nil when it is not one, is negative, or
+    /// is longer than `maxDuration` (`duration(_:)` tells which).
     /// Forms: unit sequences `1h30m15s`, `500ms`, `2.5s` (units h, m, s, ms, in
     /// that order); clock forms `01:30:00` (h:m:s) and `1:30` (m:s); a bare
     /// number is seconds.
     public static func parseDuration(_ text: String) -> TimeInterval? {
+        try? duration(text).get()
+    }
+
+    private static func unboundedDuration(_ text: String) -> TimeInterval? {
         let s = text.trimmingCharacters(in: .whitespaces).lowercased()
         guard !s.isEmpty else { return nil }
         if let v = plainNumber(s) { return v }

@@ -7,12 +7,18 @@ public enum PlaylistResolver {
         public var description: String { message }
     }
 
+    /// The largest M3U list read (about 100,000 entries).
+    static let maxM3UBytes = 16 << 20
+
     /// Entries of an M3U/M3U8 list: one per line, blank lines and `#` lines
     /// (comments, `#EXTINF`...) skipped; URLs kept; relative paths made
     /// absolute against the list's own folder.
     public static func readM3U(path: String, environment: [String: String] = [:]) throws -> [String] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure(message: "cannot read \(path)")
+        let data: [UInt8]
+        switch BoundedFile.contents(path, limit: maxM3UBytes) {
+        case .success(let bytes): data = bytes
+        case .failure(.tooLarge): throw Failure(message: "\(path) is larger than 16 MiB, the most a playlist file may be")
+        case .failure: throw Failure(message: "cannot read \(path)")
         }
         var text = String(decoding: data, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }

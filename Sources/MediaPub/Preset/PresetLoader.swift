@@ -28,26 +28,58 @@ public enum PresetLoader {
         return try decoder.decode(yaml, overrides: overrides)
     }
 
+    /// The largest preset file read: 1 MiB (a preset is a page of text; this
+    /// refuses `/dev/zero`, a log or a video given by mistake before it fills memory).
+    public static let maxPresetBytes = 1 << 20
+
     static func readText(_ file: String) throws -> String {
         func fail(_ why: String) -> PresetError {
-            PresetError(problems: [PresetProblem(file: file, line: 0, key: "preset", message: "cannot read: \(why)")])
+            PresetError(problems: [PresetProblem(file: file, line: 0, key: "preset", message: why)])
         }
-        let fd = open(file, O_RDONLY)
-        guard fd >= 0 else { throw fail(String(cString: strerror(errno))) }
+        let bytes: [UInt8]
+        switch BoundedFile.contents(file, limit: maxPresetBytes) {
+        case .success(let b): bytes = b
+        case .failure(.tooLarge):
+            throw fail("larger than \(maxPresetBytes) bytes (1 MiB), the most a preset may be; is it the right file?")
+        case .failure(let e): throw fail("cannot read: \(e)")
+        }
+        guard let text = String(bytes: bytes, encoding: .utf8) else { throw fail("cannot read: not UTF-8 text") }
+        return text
+    }
+}
+
+/// Reads a whole file, a FIFO or a device, but never more than a limit: at
+/// most `limit + 1` bytes are read, so `/dev/zero` or an endless pipe is
+/// refused at once instead of filling memory.
+enum BoundedFile {
+    enum Failure: Error, Equatable, CustomStringConvertible {
+        case tooLarge
+        case system(Int32)
+        var description: String {
+            switch self {
+            case .tooLarge: return "too large"
+            case .system(let code): return String(cString: strerror(code))
+            }
+        }
+    }
+
+    static func contents(_ path: String, limit: Int) -> Result<[UInt8], Failure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(.system(errno)) }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        while bytes.count <= limit {
+            let want = min(chunk.count, limit + 1 - bytes.count)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw fail(String(cString: strerror(errno)))
+                return .failure(.system(errno))
             }
-            if n == 0 { break }
+            if n == 0 { return .success(bytes) }
             bytes.append(contentsOf: chunk[0..<n])
         }
-        guard let text = String(bytes: bytes, encoding: .utf8) else { throw fail("not UTF-8 text") }
-        return text
+        return .failure(.tooLarge)
     }
 }
 
@@ -104,7 +136,7 @@ struct PresetDecoder {
         var name = defaultName()
         if let n = f["name"], let s = string(n, "name") {
             if isName(s, extra: ".") { name = s } else {
-                report(n, "name", "\"\(s)\" is not a valid name (letters, digits, '.', '_', '-')")
+                report(n, "name", "\"\(s.clipped())\" is not a valid name (letters, digits, '.', '_', '-')")
             }
         }
 
@@ -176,7 +208,7 @@ struct PresetDecoder {
                 v.width = w
                 v.height = h
             } else {
-                report(s, "video.size", "\"\(text)\" is not a size like 1280x720 (or 480p, 720p, 1080p, 1440p, 2160p)")
+                report(s, "video.size", "\"\(text.clipped())\" is not a size like 1280x720 (or 480p, 720p, 1080p, 1440p, 2160p)")
             }
             for k in ["width", "height"] where f[k] != nil {
                 report(f[k]!, "video.\(k)", "give either size or width/height, not both")
@@ -208,13 +240,13 @@ struct PresetDecoder {
         }
         if let n = f["encoder"], let s = string(n, "video.encoder") {
             if let e = VideoEncoderKind(rawValue: s.lowercased()) { v.encoder = e } else {
-                report(n, "video.encoder", "\"\(s)\" is not one of x264, openh264, auto")
+                report(n, "video.encoder", "\"\(s.clipped())\" is not one of x264, openh264, auto")
             }
         }
         if let n = f["encoder_preset"], let s = string(n, "video.encoder_preset") {
             if VideoConfig.encoderPresets.contains(s.lowercased()) { v.encoderPreset = s.lowercased() } else {
                 report(n, "video.encoder_preset",
-                       "\"\(s)\" is not one of \(VideoConfig.encoderPresets.joined(separator: ", "))")
+                       "\"\(s.clipped())\" is not one of \(VideoConfig.encoderPresets.joined(separator: ", "))")
             }
         }
         return v
@@ -276,7 +308,7 @@ struct PresetDecoder {
             }
             if let n = f["id"], let s = string(n, "\(path).id") {
                 if isName(s, extra: "") { p.id = s } else {
-                    report(n, "\(path).id", "\"\(s)\" is not a valid id (letters, digits, '_', '-')")
+                    report(n, "\(path).id", "\"\(s.clipped())\" is not a valid id (letters, digits, '_', '-')")
                 }
             }
             if let other = idOwners[p.id] {
@@ -354,7 +386,7 @@ struct PresetDecoder {
         var mode = PlaylistMode.loop
         if let n = f["mode"], let s = string(n, "\(path).mode") {
             if let m = PlaylistMode(rawValue: s.lowercased()) { mode = m } else {
-                report(n, "\(path).mode", "\"\(s)\" is not one of loop, shuffle, repeat-one, once")
+                report(n, "\(path).mode", "\"\(s.clipped())\" is not one of loop, shuffle, repeat-one, once")
             }
         }
         let forms = ["items", "file", "dir"].filter { f[$0] != nil }
@@ -387,7 +419,7 @@ struct PresetDecoder {
             do {
                 items = try PlaylistResolver.readM3U(path: file, environment: environment)
             } catch {
-                report(n, keyPath, "cannot read \(file)")
+                report(n, keyPath, (error as? PlaylistResolver.Failure)?.message ?? "cannot read \(file)")
                 return nil
             }
             if items.isEmpty {
@@ -485,7 +517,7 @@ struct PresetDecoder {
             } else if let text = string(n, "standby.color") {
                 if let c = Self.normaliseColor(text) { s.color = c } else {
                     report(n, "standby.color",
-                           "\"\(text)\" is not a color (\"#RRGGBB\", \"#RGB\", black, white, red, green, blue, gray)")
+                           "\"\(text.clipped())\" is not a color (\"#RRGGBB\", \"#RGB\", black, white, red, green, blue, gray)")
                 }
                 if f["image"].map({ !$0.isNull }) == true {
                     report(n, "standby.color", "image and color are exclusive: give one of them")
@@ -610,10 +642,11 @@ struct PresetDecoder {
     }
 
     /// The scalar's text for messages; values that came from the environment
-    /// are shown as written (`${VAR}`) so secrets stay out of messages.
+    /// are shown as written (`${VAR}`) so secrets stay out of messages; a long
+    /// one is cut to 80 characters.
     private func text(_ node: YAMLNode) -> String {
         let s = node.raw ?? node.scalarValue ?? ""
-        return s.trimmingCharacters(in: .whitespaces)
+        return s.trimmingCharacters(in: .whitespaces).clipped()
     }
 
     private mutating func scalar(_ node: YAMLNode, _ key: String, expected: String) -> String? {
@@ -686,7 +719,13 @@ struct PresetDecoder {
     private mutating func duration(_ node: YAMLNode, _ key: String, range: ClosedRange<TimeInterval>? = nil,
                                    also: String = "") -> TimeInterval? {
         guard let s = scalar(node, key, expected: "a duration") else { return nil }
-        guard let d = MediaTime.parseDuration(s) else {
+        let d: TimeInterval
+        switch MediaTime.duration(s) {
+        case .success(let value): d = value
+        case .failure(.tooLong):
+            report(node, key, "\(text(node)) is too long (at most \(MediaTime.maxDurationText))")
+            return nil
+        case .failure:
             let extra = also.isEmpty ? "" : " \(also)"
             report(node, key, "\"\(text(node))\" is not a duration (like 500ms, 2s, 10m, 1h30m, 01:30:00\(extra))")
             return nil
