@@ -135,35 +135,6 @@ final class UnixSocket {
         return sock
     }
 
-    /// Listens on TCP `host:port` (IPv4), e.g. 127.0.0.1:9300 for metrics.
-    static func listen(tcpHost host: String, port: UInt16) throws -> UnixSocket {
-        let fd = try syscall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
-        let sock = UnixSocket(fd: fd)
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &addr.sin_addr) == 1 else { throw MediaPubError.usage("not an IPv4 address: \(host)") }
-        try withUnsafePointer(to: &addr) { p in
-            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                try syscall("bind") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
-        try syscall("listen") { Glibc.listen(fd, 16) }
-        return sock
-    }
-
-    func accept() throws -> UnixSocket {
-        UnixSocket(fd: try syscall("accept") { Glibc.accept(fd, nil, nil) })
-    }
-
-    /// A read that waits longer than `seconds` fails instead of blocking forever.
-    func setReceiveTimeout(_ seconds: Double) {
-        var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    }
-
     /// Waits up to `timeout` seconds for something to read (or a connection).
     func readable(timeout: Double) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
