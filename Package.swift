@@ -16,10 +16,11 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
+        .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         .target(name: "CShim", dependencies: ["CGStreamer", "CCurl"]),
         .target(
             name: "MediaPub",
-            dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT"]
+            dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT", "CSoup"]
         ),
         .executableTarget(name: "mediapub", dependencies: ["MediaPub"]),
         .testTarget(name: "MediaPubTests", dependencies: ["MediaPub"]),

@@ -1,56 +1,47 @@
 import Foundation
+import CSoup
 
 /// `--metrics ADDR:PORT`: Prometheus text metrics over HTTP at `/metrics`
-/// (loopback unless an address is given).
+/// (loopback unless an address is given), served by libsoup on a thread of
+/// its own (one GMainContext): clients are served side by side, never one at
+/// a time. Bounded: a request must be read within `requestTimeout` of its
+/// start, a connection idle for `idleTimeout` is closed, at most
+/// `maxConnections` are open (a new one closes the oldest that is still
+/// sending its request), and soup caps a request head at 64 KiB.
 public final class MetricsServer: @unchecked Sendable {
-    private let listener: UnixSocket
     /// Where it listens, `ADDR:PORT` (the address filled in when `spec` had none).
     public let address: String
-    private let render: () -> String
-    private let lock = NSLock()
-    private var running = true
+    private let loop: SoupLoop
 
     /// `spec` is `PORT`, `:PORT` or `ADDR:PORT`.
-    public init(spec: String, render: @escaping () -> String) throws {
+    public convenience init(spec: String, render: @escaping () -> String) throws {
+        try self.init(spec: spec, limits: .standard, render: render)
+    }
+
+    struct Limits {
+        var requestTimeout: Double
+        var idleTimeout: UInt32
+        var maxConnections: Int
+        static let standard = Limits(requestTimeout: 5, idleTimeout: 30, maxConnections: 64)
+    }
+
+    init(spec: String, limits: Limits, render: @escaping () -> String) throws {
         let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let host = parts.count > 1 && !parts[0].isEmpty ? parts[0] : "127.0.0.1"
         guard let port = UInt16(parts.last ?? ""), port > 0 else {
             throw MediaPubError.usage("--metrics \(spec): expected ADDR:PORT, e.g. 127.0.0.1:9300")
         }
         address = "\(host):\(port)"
-        do { listener = try UnixSocket.listen(tcpHost: host, port: port) } catch {
-            throw MediaPubError.usage("--metrics \(spec): \(error)")
+        loop = SoupLoop(limits: limits, render: render)
+        if let failure = loop.start(host: host, port: port) {
+            throw MediaPubError.usage("--metrics \(spec): \(failure)")
         }
-        self.render = render
-        let thread = Thread { [weak self] in self?.serve() }
-        thread.name = "metrics"
-        thread.start()
     }
 
     deinit { stop() }
 
-    public func stop() { lock.lock(); running = false; lock.unlock() }
-    private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
-
-    private func serve() {
-        while isRunning {
-            guard listener.readable(timeout: 0.2), isRunning, let client = try? listener.accept() else { continue }
-            // One short request at a time: read the request head, answer, close.
-            // A client that stalls or floods gets 2 s and 8 KB, never the server.
-            client.setReceiveTimeout(2)
-            var head = ""
-            try? client.readLines { line in
-                head += line + "\n"
-                if line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || head.utf8.count > 8192 {
-                    throw CancellationError()
-                }
-            }
-            let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
-            let (status, body) = path == "/metrics" ? ("200 OK", render()) : ("404 Not Found", "try /metrics\n")
-            try? client.write("HTTP/1.1 \(status)\r\nContent-Type: text/plain; version=0.0.4\r\n"
-                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
-        }
-    }
+    /// Stops serving: open connections are closed, the thread is joined.
+    public func stop() { loop.stop() }
 
     /// The Prometheus exposition of a broadcast's status.
     static func exposition(_ status: [String: Any]) -> String {
@@ -80,5 +71,228 @@ public final class MetricsServer: @unchecked Sendable {
         metric("output_state", "1 for the output's current state.", "gauge", outputs.map {
             ("url=\"\(label($0["url"]))\",state=\"\(label($0["state"]))\"", 1) })
         return out
+    }
+}
+
+/// The libsoup side of the metrics endpoint. Everything but `start`/`stop`
+/// runs on its own thread, inside the GMainContext that thread iterates.
+private typealias Socket = UnsafeMutablePointer<GSocket>
+
+private final class SoupLoop: @unchecked Sendable {
+    private let limits: MetricsServer.Limits
+    private let render: () -> String
+    private let lock = NSLock()
+    private var context: OpaquePointer?      // GMainContext*
+    private var mainLoop: OpaquePointer?     // GMainLoop*
+    private var thread: Thread?
+    private var startFailure: String?
+    private let finished = DispatchSemaphore(value: 0)
+
+    // Touched only on the soup thread.
+    /// Open connections (their GSocket), with weak references that drop them when soup frees them.
+    private var sockets = Set<Socket>()
+    /// Sockets we shut down that soup has not freed yet.
+    private var doomed = Set<Socket>()
+    /// Requests still being read, oldest first.
+    private var pending: [PendingRequest] = []
+
+    init(limits: MetricsServer.Limits, render: @escaping () -> String) {
+        self.limits = limits
+        self.render = render
+    }
+
+    /// Listens and starts serving; the error text when it cannot listen.
+    func start(host: String, port: UInt16) -> String? {
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            let context = g_main_context_new()
+            g_main_context_push_thread_default(context)
+            let mainLoop = g_main_loop_new(context, 0)
+            let server = csoup_server_new()
+            let failure = listen(server, host: host, port: port)
+            if failure == nil, let server {
+                let me = Unmanaged.passUnretained(self).toOpaque()
+                soup_server_add_handler(server, nil, { _, msg, path, _, me in
+                    guard let msg, let me else { return }
+                    Unmanaged<SoupLoop>.fromOpaque(me).takeUnretainedValue().answer(msg, path: path.map { String(cString: $0) } ?? "")
+                }, me, nil)
+                csoup_connect_server(server, "request-started", { _, msg, me in
+                    guard let msg, let me else { return }
+                    Unmanaged<SoupLoop>.fromOpaque(me).takeUnretainedValue().started(msg)
+                }, me)
+            }
+            lock.lock(); self.context = context; self.mainLoop = mainLoop; startFailure = failure; lock.unlock()
+            ready.signal()
+            if failure == nil { g_main_loop_run(mainLoop) }
+            if let server {
+                soup_server_disconnect(server)
+                for request in pending { request.cancel() }
+                pending.removeAll()
+                g_object_unref(UnsafeMutableRawPointer(server))
+            }
+            // Let the disconnected connections finish closing before the context goes.
+            while g_main_context_iteration(context, 0) != 0 {}
+            g_main_loop_unref(mainLoop)
+            g_main_context_pop_thread_default(context)
+            g_main_context_unref(context)
+            finished.signal()
+        }
+        thread.name = "metrics"
+        self.thread = thread
+        thread.start()
+        ready.wait()
+        lock.lock(); let failure = startFailure; lock.unlock()
+        if failure != nil { finished.wait(); lock.lock(); mainLoop = nil; context = nil; lock.unlock() }
+        return failure
+    }
+
+    /// Binds and listens with a backlog that takes a burst of connections (GSocket's default is 10), then hands the socket to soup.
+    private func listen(_ server: UnsafeMutablePointer<SoupServer>?, host: String, port: UInt16) -> String? {
+        guard let server else { return "cannot create the HTTP server" }
+        guard let address = g_inet_socket_address_new_from_string(host, guint(port)) else {
+            return "not an IP address: \(host)"
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
+        var error: UnsafeMutablePointer<GError>?
+        func failed(_ fallback: String) -> String {
+            let text = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? fallback
+            if error != nil { g_error_free(error) }
+            return text
+        }
+        guard let socket = g_socket_new(g_socket_address_get_family(address), G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error) else {
+            return failed("cannot create a socket")
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(socket)) }
+        g_socket_set_listen_backlog(socket, SOMAXCONN)
+        guard g_socket_bind(socket, address, 1, &error) != 0, g_socket_listen(socket, &error) != 0,
+              soup_server_listen_socket(server, socket, SoupServerListenOptions(rawValue: 0), &error) != 0 else {
+            return failed("cannot listen")
+        }
+        return nil
+    }
+
+    /// Quits the loop from inside it (an idle source on its context) and joins the thread.
+    func stop() {
+        lock.lock()
+        let context = self.context, mainLoop = self.mainLoop
+        self.context = nil; self.mainLoop = nil
+        lock.unlock()
+        guard let context, let mainLoop else { return }
+        let source = g_idle_source_new()
+        g_source_set_callback(source, { loop in
+            if let loop { g_main_loop_quit(OpaquePointer(loop)) }
+            return 0
+        }, UnsafeMutableRawPointer(mainLoop), nil)
+        g_source_attach(source, context)
+        g_source_unref(source)
+        finished.wait()
+    }
+
+    // MARK: on the soup thread
+
+    private func answer(_ msg: OpaquePointer, path: String) {
+        let (status, body) = path == "/metrics" ? (UInt32(200), render()) : (UInt32(404), "try /metrics\n")
+        soup_server_message_set_status(msg, status, nil)
+        var bytes = Array(body.utf8)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            soup_server_message_set_response(msg, "text/plain; version=0.0.4", SOUP_MEMORY_COPY,
+                                             buffer.baseAddress, gsize(buffer.count))
+        }
+    }
+
+    /// A request starts: on a new connection (accepted just now), or the next
+    /// one on a kept-alive connection. Its head and body must arrive in time.
+    private func started(_ msg: OpaquePointer) {
+        // Never keep a request body in memory (no handler reads one).
+        if let body = soup_server_message_get_request_body(msg) { soup_message_body_set_accumulate(body, 0) }
+        guard let socket = soup_server_message_get_socket(msg) else { return }
+        if !sockets.contains(socket) {
+            if sockets.count - doomed.count >= limits.maxConnections {
+                // Full: make room by closing the oldest connection still sending its request.
+                guard let oldest = pending.first(where: { !doomed.contains($0.socket) }) else {
+                    shutDown(socket)
+                    return
+                }
+                shutDown(oldest.socket)
+            }
+            sockets.insert(socket)
+            g_socket_set_timeout(socket, limits.idleTimeout)
+            g_object_weak_ref(UnsafeMutablePointer<GObject>(OpaquePointer(socket)), { me, gone in
+                guard let me, let gone else { return }
+                Unmanaged<SoupLoop>.fromOpaque(me).takeUnretainedValue().forget(Socket(OpaquePointer(gone)))
+            }, Unmanaged.passUnretained(self).toOpaque())
+        }
+        let request = PendingRequest(msg: msg, socket: socket, owner: self)
+        pending.append(request)
+        request.arm(seconds: limits.requestTimeout)
+    }
+
+    private func shutDown(_ socket: Socket) {
+        doomed.insert(socket)
+        g_socket_shutdown(socket, 1, 1, nil)
+    }
+
+    private func forget(_ socket: Socket) {
+        sockets.remove(socket)
+        doomed.remove(socket)
+    }
+
+    fileprivate func requestRead(_ request: PendingRequest) {
+        request.cancel()
+        pending.removeAll { $0 === request }
+    }
+
+    fileprivate func requestTimedOut(_ request: PendingRequest) {
+        shutDown(request.socket)
+        requestRead(request)
+    }
+}
+
+/// One request being read: a deadline, and the signals that end the wait.
+/// Holds a reference on the message so that its signals can be disconnected.
+private final class PendingRequest {
+    let msg: OpaquePointer
+    let socket: Socket
+    private unowned let owner: SoupLoop
+    private var handlers: [gulong] = []
+    private var timer: UnsafeMutablePointer<GSource>?
+
+    init(msg: OpaquePointer, socket: Socket, owner: SoupLoop) {
+        self.msg = msg
+        self.socket = socket
+        self.owner = owner
+        g_object_ref(UnsafeMutableRawPointer(msg))
+    }
+
+    func arm(seconds: Double) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let done: csoup_message_cb = { _, me in
+            guard let me else { return }
+            let request = Unmanaged<PendingRequest>.fromOpaque(me).takeUnretainedValue()
+            request.owner.requestRead(request)
+        }
+        for signal in ["got-body", "finished", "disconnected"] {
+            handlers.append(csoup_connect_message(msg, signal, done, me))
+        }
+        let timer = g_timeout_source_new(guint(max(1, seconds * 1000)))
+        g_source_set_callback(timer, { me in
+            guard let me else { return 0 }
+            let request = Unmanaged<PendingRequest>.fromOpaque(me).takeUnretainedValue()
+            request.owner.requestTimedOut(request)
+            return 0
+        }, me, nil)
+        g_source_attach(timer, g_main_context_get_thread_default())
+        self.timer = timer
+    }
+
+    /// Idempotent: disconnects the signals, drops the timer and the message.
+    func cancel() {
+        guard let timer else { return }
+        self.timer = nil
+        g_source_destroy(timer)
+        g_source_unref(timer)
+        for id in handlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(msg), id) }
+        handlers.removeAll()
+        g_object_unref(UnsafeMutableRawPointer(msg))
     }
 }

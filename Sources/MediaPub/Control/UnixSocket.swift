@@ -44,16 +44,46 @@ final class UnixSocket {
         return addr
     }
 
-    /// Listens at `path` (mode 0600), replacing a stale socket file.
-    static func listen(at path: String) throws -> UnixSocket {
-        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) }
+    /// What is at a path: its device and inode, and whether it is a socket.
+    struct Identity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+        let isSocket: Bool
+        let kind: String
+
+        /// lstat(2) of `path` (a symlink is itself, never followed); nil when nothing is there.
+        static func of(_ path: String) -> Identity? {
+            var st = stat()
+            guard lstat(path, &st) == 0 else { return nil }
+            let kind: String
+            switch st.st_mode & S_IFMT {
+            case S_IFSOCK: kind = "a socket"
+            case S_IFREG: kind = "a regular file"
+            case S_IFDIR: kind = "a directory"
+            case S_IFLNK: kind = "a symbolic link"
+            default: kind = "not a socket"
+            }
+            return Identity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), isSocket: st.st_mode & S_IFMT == S_IFSOCK, kind: kind)
+        }
+    }
+
+    /// Listens at `path` (mode 0600, non-blocking), replacing a stale socket
+    /// nobody answers on; anything else at `path` is left untouched (an error).
+    /// Returns the socket and what it bound at `path`, so that only that is removed later.
+    static func listen(at path: String) throws -> (socket: UnixSocket, bound: Identity?) {
+        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         let sock = UnixSocket(fd: fd)
         var addr = try address(path)
-        // A socket someone still answers on belongs to a running instance: never steal it.
-        if (try? connect(to: path)) != nil {
-            throw MediaPubError.usage("in use by another running instance (give this one --control PATH)")
+        if let existing = Identity.of(path) {
+            // mediapub removes only what it created: a file, a directory, a link stays.
+            guard existing.isSocket else { throw MediaPubError.usage("\(existing.kind), not a socket: left untouched (give --control another path)") }
+            // A socket someone still answers on belongs to a running instance: never steal it.
+            if (try? connect(to: path)) != nil {
+                throw MediaPubError.usage("in use by another running instance (give this one --control PATH)")
+            }
+            // A stale socket of an earlier run: only if it is still that socket.
+            if Identity.of(path) == existing { unlink(path) }
         }
-        unlink(path)
         let oldMask = umask(0o177)
         defer { umask(oldMask) }
         try withUnsafePointer(to: &addr) { p in
@@ -61,9 +91,36 @@ final class UnixSocket {
                 try syscall("bind") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
         }
+        let bound = Identity.of(path)
         chmod(path, 0o600)
-        try syscall("listen") { Glibc.listen(fd, 16) }
-        return sock
+        try syscall("listen") { Glibc.listen(fd, SOMAXCONN) }
+        try sock.setNonBlocking()
+        return (sock, bound)
+    }
+
+    func setNonBlocking() throws {
+        let flags = try syscall("fcntl") { fcntl(fd, F_GETFL) }
+        try syscall("fcntl") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    }
+
+    /// A pending connection of a non-blocking listener (itself non-blocking), nil when none is waiting.
+    func acceptNonBlocking() throws -> UnixSocket? {
+        while true {
+            let client = Glibc.accept(fd, nil, nil)
+            if client >= 0 {
+                let socket = UnixSocket(fd: client)
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                try socket.setNonBlocking()
+                return socket
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            // The peer gave up before we took it: go on with the next.
+            case ECONNABORTED, EPROTO: continue
+            default: throw SystemError(call: "accept", code: errno)
+            }
+        }
     }
 
     static func connect(to path: String) throws -> UnixSocket {
@@ -76,35 +133,6 @@ final class UnixSocket {
             }
         }
         return sock
-    }
-
-    /// Listens on TCP `host:port` (IPv4), e.g. 127.0.0.1:9300 for metrics.
-    static func listen(tcpHost host: String, port: UInt16) throws -> UnixSocket {
-        let fd = try syscall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
-        let sock = UnixSocket(fd: fd)
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &addr.sin_addr) == 1 else { throw MediaPubError.usage("not an IPv4 address: \(host)") }
-        try withUnsafePointer(to: &addr) { p in
-            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                try syscall("bind") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
-        try syscall("listen") { Glibc.listen(fd, 16) }
-        return sock
-    }
-
-    func accept() throws -> UnixSocket {
-        UnixSocket(fd: try syscall("accept") { Glibc.accept(fd, nil, nil) })
-    }
-
-    /// A read that waits longer than `seconds` fails instead of blocking forever.
-    func setReceiveTimeout(_ seconds: Double) {
-        var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Waits up to `timeout` seconds for something to read (or a connection).
