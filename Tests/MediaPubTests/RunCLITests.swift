@@ -101,7 +101,7 @@ final class RunCLITests: XCTestCase {
         let dir = try makeTempDir()
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["null://"]))
         let key = "outKey8d7c6b"
-        for (url, named) in [("rtmp://127.0.0.1/live", "\"rtmp://127.0.0.1/live\" needs an app and a stream key"),
+        for (url, named) in [("rtmp://127.0.0.1/\(key)", "\"rtmp://127.0.0.1/****\" needs an app and a stream key"),
                              ("rtmp://127.0.0.1:99999/live/\(key)", "\"rtmp://127.0.0.1:99999/live/****\" has a bad port"),
                              ("out", "\"out\": a file output must end in .mp4, .mkv, .flv or .ts")] {
             let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s", "--output", url],
