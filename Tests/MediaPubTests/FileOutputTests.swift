@@ -118,14 +118,16 @@ final class FileOutputTests: XCTestCase {
 
     func testARecordingThatCannotBeOpenedNamesThePathAndTheReason() throws {
         let dir = try makeTempDir()
-        let out = dir.appendingPathComponent("no-such-folder/rec.mp4")
+        // Missing folders are made; a regular file where a folder should be cannot be.
+        try Data("not a folder".utf8).write(to: dir.appendingPathComponent("plain-file"))
+        let out = dir.appendingPathComponent("plain-file/rec.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["file://\(out.path)"]))
         let started = Date()
         let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "2s", "--events", events.path], timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("unwritable recording"))
         XCTAssertLessThan(Date().timeIntervalSince(started), 3, "nothing to drain: an encoder that never started is not waited for")
-        let reason = "Could not open file \"\(out.path)\" for writing: No such file or directory"
+        let reason = "Could not open file \"\(out.path)\" for writing: Not a directory"
         XCTAssertTrue(r.stderr.contains("error: output file://\(out.path): \(reason)"), r.stderr)
         XCTAssertTrue(r.stderr.contains("warn: output file://\(out.path): failed: \(reason)"), r.stderr)
         XCTAssertEqual(r.stderr.components(separatedBy: "output file://").count - 1,

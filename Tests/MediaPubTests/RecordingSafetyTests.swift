@@ -77,6 +77,49 @@ final class RecordingSafetyTests: XCTestCase {
                        ["\(folder.path) exists already and is left as it is: recording to \(beside.path) instead"])
     }
 
+    func testARecordingThatCannotBeOpenedFailsAloneAndMissingFoldersAreMade() throws {
+        let dir = try makeTempDir()
+        try Data("not a folder".utf8).write(to: dir.appendingPathComponent("plain-file"))
+        let bad = dir.appendingPathComponent("plain-file/rec.mp4")
+        let good = dir.appendingPathComponent("new/folders/rec.mkv")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [bad.path, good.path]))
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "2s", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("one of two recordings cannot be opened"))
+        let p = try assertH264AAC(good.path)
+        XCTAssertEqual(p.duration ?? 0, 2, accuracy: 0.2, p.rawJSON)
+        let failed = try EventLog.read(events).filter { $0["event"] as? String == "output.state" && $0["state"] as? String == "failed" }
+        XCTAssertEqual(failed.map { $0["url"] as? String }, ["file://\(bad.path)"])
+        XCTAssertEqual(failed.first?["error"] as? String, "Could not open file \"\(bad.path)\" for writing: Not a directory")
+    }
+
+    func testARecordingWhoseFolderIsRemovedMidRunGoesOnInANewFile() throws {
+        let dir = try makeTempDir()
+        let folder = dir.appendingPathComponent("rec")
+        let out = folder.appendingPathComponent("show.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [out.path]))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
+        func states() -> [String] {
+            ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" }.compactMap { $0["state"] as? String }
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { states().contains("publishing") || !mp.isRunning }, mp.stderr)
+        try FileManager.default.removeItem(at: folder)
+        // Noticed, said, and recorded again: reconnecting (with why), then publishing.
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { states().suffix(2) == ["reconnecting", "publishing"] || !mp.isRunning },
+                      "\(states()) \(mp.stderr)")
+        let said = try EventLog.read(events).last { $0["state"] as? String == "reconnecting" }
+        XCTAssertEqual(said?["error"] as? String, "\(out.path) was removed while being recorded: recording to a new file")
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "player.progress" }.count >= 4 })
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        let p = try assertH264AAC(out.path)
+        XCTAssertGreaterThan(p.duration ?? 0, 0.5, "the new file holds what came after: \(p.rawJSON)")
+        try assertDecodesCleanly(out.path)
+    }
+
     func testNumberedNamesKeepTheExtension() {
         XCTAssertEqual(RecordingFile.numbered("/r/rec.mp4", 1), "/r/rec-1.mp4")
         XCTAssertEqual(RecordingFile.numbered("/r/show.2026-12-01.ts", 12), "/r/show.2026-12-01-12.ts")

@@ -86,7 +86,7 @@ final class UnixSocket {
         }
         let oldMask = umask(0o177)
         defer { umask(oldMask) }
-        try withUnsafePointer(to: &addr) { p in
+        _ = try withUnsafePointer(to: &addr) { p in
             try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
                 try syscall("bind") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
@@ -127,7 +127,7 @@ final class UnixSocket {
         let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) }
         let sock = UnixSocket(fd: fd)
         var addr = try address(path)
-        try withUnsafePointer(to: &addr) { p in
+        _ = try withUnsafePointer(to: &addr) { p in
             try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
                 try syscall("connect") { Glibc.connect(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }

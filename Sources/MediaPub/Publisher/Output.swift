@@ -55,6 +55,8 @@ final class Output: @unchecked Sendable {
     private var finishing = false
     /// The file a recording writes, created when the output opens.
     private var recording: RecordingFile?
+    /// Checks that the recording's file is still there (file outputs).
+    private var watch: DispatchSourceTimer?
     private var eos = DispatchSemaphore(value: 0)
 
     init(url: String, hasVideo: Bool, audioPriming: TimeInterval = 0, reconnect: ReconnectConfig,
@@ -108,7 +110,35 @@ final class Output: @unchecked Sendable {
             queue.async { [self] in connectOrFail() }
         } else if let error = connectOrFail() {
             throw error
+        } else if case .file = target {
+            watchRecording()
         }
+    }
+
+    /// Once a second: a recording whose file (or folder) was removed mid-run would
+    /// go on into a file nobody can open; it is noticed, said, and a new file begun.
+    private func watchRecording() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in self?.checkRecording() }
+        lock.lock(); watch = timer; lock.unlock()
+        timer.resume()
+    }
+
+    private func checkRecording() {
+        lock.lock()
+        let gone = recording.flatMap { !finishing && state == .publishing && !$0.isStillThere ? $0 : nil }
+        if gone != nil {
+            generation += 1   // the old file's pipeline has nothing more to say
+            recording = nil
+            reconnects += 1
+            state = .reconnecting
+            openedAt = Date()
+        }
+        lock.unlock()
+        guard let gone else { return }
+        onState(self, .reconnecting, "\(gone.path) was removed while being recorded: recording to a new file")
+        connectOrFail()   // a new file at the asked-for path, its folder made again
     }
 
     private func connect() throws {
@@ -186,7 +216,7 @@ final class Output: @unchecked Sendable {
         }
         guard let base, pts >= base else { lock.unlock(); return }
         bytes += UInt64(buffer.size)
-        let becamePublishing = !target.isNetwork && state == .connecting
+        let becamePublishing = !target.isNetwork && (state == .connecting || state == .reconnecting)
         if becamePublishing { state = .publishing }
         let audio = audioSrc
         // Lock order: lock, then audioPush. Held audio must go out before newer audio.
@@ -313,6 +343,8 @@ final class Output: @unchecked Sendable {
     func finish(timeout: TimeInterval) {
         lock.lock()
         finishing = true
+        watch?.cancel()
+        watch = nil
         let v = videoSrc, a = audioSrc, running = pipeline != nil
         lock.unlock()
         if running {
@@ -326,6 +358,7 @@ final class Output: @unchecked Sendable {
         }
         queue.sync { teardown() }
         lock.lock()
+        let previous = state
         let final: OutputState = state == .failed ? .failed : .stopped
         state = final
         let wroteNothing = bytes == 0
@@ -336,6 +369,6 @@ final class Output: @unchecked Sendable {
             // the file this run created goes, never what stood at the path before.
             recording?.removeIfStillOurs()
         }
-        onState(self, final, nil)
+        if final != previous { onState(self, final, nil) }   // a failed output was reported failed once
     }
 }

@@ -30,7 +30,13 @@ final class Publisher: TimelineSink, @unchecked Sendable {
     }
 
     func start() throws {
-        for output in outputs { try output.open() }
+        // A recording that cannot be opened is that output's failure (reported as it
+        // happens); the others go on. Only when none could open is nothing started.
+        var failures: [Error] = []
+        for output in outputs {
+            do { try output.open() } catch { failures.append(error) }
+        }
+        if let first = failures.first, failures.count == outputs.count { throw first }
         let outputs = self.outputs
         encoder.videoSink?.setHandlers(sample: { sample in
             for output in outputs { output.offer(sample, isVideo: true) }

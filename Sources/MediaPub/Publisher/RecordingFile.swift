@@ -25,6 +25,9 @@ struct RecordingFile: Equatable {
     /// beside it. Fails with the same words filesink uses when the folder is
     /// missing or not writable.
     static func create(_ requested: String) throws -> RecordingFile {
+        // Missing folders are made (and kept: only files are ever removed).
+        let folder = (requested as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         for n in 0...maxSuffix {
             let candidate = n == 0 ? requested : numbered(requested, n)
             // O_EXCL|O_NOFOLLOW: never opens, truncates or follows what is already there.
@@ -54,6 +57,13 @@ struct RecordingFile: Equatable {
         let stem = ext.isEmpty ? file : String(file.dropLast(ext.count + 1))
         let name = ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)"
         return folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
+    }
+
+    /// Whether the path still names the file created here (false once it, or its
+    /// folder, was removed or replaced: what is written goes nowhere anyone can see).
+    var isStillThere: Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }
 
     /// Removes the file, but only while the path still names the regular file
