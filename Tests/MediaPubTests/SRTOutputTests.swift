@@ -3,6 +3,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 final class SRTOutputTests: XCTestCase {
 
@@ -58,5 +59,31 @@ final class SRTOutputTests: XCTestCase {
         XCTAssertEqual(p.duration ?? 0, 3, accuracy: 1.0, p.rawJSON)
         let errors = try MediaProbe.decodeErrors(out.path)
         XCTAssertEqual(MediaProbe.errorsAfterStart(errors), [], "a caller joining mid-stream decodes it:\n\(errors)")
+    }
+
+    /// A listener that refuses the handshake: the output says why (the passphrase),
+    /// not "Connection does not exist", and the recording beside it goes on.
+    func testARefusedPassphraseIsReportedAsRejected() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free()
+        let secret = "rightpassphrase1"
+        let listener = try startTool("srt-live-transmit", ["-a:yes", "srt://127.0.0.1:\(port)?mode=listener&passphrase=\(secret)", "file://con"],
+                                     stdoutURL: dir.appendingPathComponent("rx.ts"), stderrURL: dir.appendingPathComponent("slt.log"))
+        XCTAssertTrue(Ports.waitForUDP(port), listener.stderr)
+        let wrong = "srt://127.0.0.1:\(port)?mode=caller&passphrase=wrongpassphrase2"
+        let none = "srt://127.0.0.1:\(port)?mode=caller"
+        let out = dir.appendingPathComponent("rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [wrong, none, out.path],
+                                                                  extra: "reconnect: {initial: 200ms, max: 1s, give_up_after: 1m}"))
+        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("refused SRT outputs beside a recording"))
+        let errors = try EventLog.read(events).filter { $0["event"] as? String == "output.state" && $0["state"] as? String == "reconnecting" }
+        func said(_ url: String) -> Set<String> { Set(errors.filter { $0["url"] as? String == SecretMask.mask(url: url) }.compactMap { $0["error"] as? String }) }
+        XCTAssertEqual(said(wrong), ["rejected: the listener refused the passphrase"], "\(errors)")
+        XCTAssertEqual(said(none), ["rejected: the listener requires a passphrase"], "\(errors)")
+        XCTAssertFalse(r.stderr.contains("wrongpassphrase2") || r.stderr.contains("does not exist"), r.stderr)
+        let p = try assertH264AAC(out.path)
+        XCTAssertEqual(p.duration ?? 0, 3, accuracy: 0.3, p.rawJSON)
     }
 }

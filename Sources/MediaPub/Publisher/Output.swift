@@ -254,6 +254,15 @@ final class Output: @unchecked Sendable {
         case .endOfStream:
             eos.signal()
         case .error(let source, let text):
+            lock.lock(); let neverGotGoing = state != .publishing; lock.unlock()
+            if case .srt(let srtURL) = target, neverGotGoing {
+                // srtsink does not say why a listener refused it: ask the listener (off this thread).
+                queue.async { [self] in
+                    let refusal = SRTRejection.reason(for: srtURL)
+                    fail(refusal.map { "rejected: \($0)" } ?? "\(source): \(text)", rejected: refusal != nil, connection: connection)
+                }
+                return
+            }
             fail("\(source): \(text)")
         default:
             break
@@ -288,9 +297,13 @@ final class Output: @unchecked Sendable {
         }
     }
 
-    private func fail(_ why: String, forGood: Bool = false) {
+    /// Reports a failure and retries with backoff (network outputs) or gives up.
+    /// `rejected`: the server refused us (key, passphrase): retried on the slow end of
+    /// the backoff. `connection`: the connection it is about (a later one makes it stale).
+    private func fail(_ why: String, forGood: Bool = false, rejected: Bool = false, connection: Int? = nil) {
         let message = SecretMask.scrub(why, secretsOf: url)
         lock.lock()
+        if let connection, connection != generation { lock.unlock(); return }
         if finishing || state == .failed || state == .stopped { lock.unlock(); eos.signal(); return }
         lastError = message
         generation += 1
@@ -300,7 +313,7 @@ final class Output: @unchecked Sendable {
         if firstFailure == nil { firstFailure = now }
         let givingUp = forGood || !target.isNetwork || now.timeIntervalSince(firstFailure!) >= reconnect.giveUpAfter
         state = givingUp ? .failed : .reconnecting
-        let delay = backoff
+        let delay = rejected ? reconnect.max : backoff
         backoff = min(reconnect.max, backoff * 2)
         lock.unlock()
         onState(self, givingUp ? .failed : .reconnecting, message)

@@ -1,0 +1,69 @@
+import CSRT
+import Foundation
+
+/// Why an SRT listener refuses a caller. srtsink reports a refused handshake
+/// only as "Failed to write to SRT socket: Connection does not exist"; a
+/// handshake of our own, with the same passphrase and stream id, gets the
+/// listener's reason (a wrong passphrase, a missing one, a refused stream id).
+enum SRTRejection {
+    /// SRT's application-level reject codes (SRT_REJC_PREDEFINED + HTTP-like status).
+    private static let predefined: [Int32: String] = [
+        1400: "bad request", 1401: "unauthorized (the stream id's credentials)", 1403: "forbidden",
+        1404: "no such stream", 1405: "method not allowed", 1406: "not acceptable", 1409: "conflict (already publishing?)",
+        1429: "too many connections", 1500: "the server failed", 1503: "the server is unavailable",
+    ]
+
+    /// The listener's reason for refusing the caller `url`, or nil when it accepts
+    /// the handshake, cannot be reached within `timeoutMs`, or `url` is not a caller.
+    static func reason(for url: String, timeoutMs: Int32 = 1500) -> String? {
+        guard let components = URLComponents(string: url.replacingOccurrences(of: "#", with: "%23")),
+              components.scheme?.lowercased() == "srt", let host = components.host, !host.isEmpty,
+              let port = components.port else { return nil }
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] { query[item.name.lowercased()] = item.value ?? "" }
+        guard (query["mode"] ?? "caller").lowercased() == "caller" else { return nil }
+
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else { return nil }
+        defer { freeaddrinfo(found) }
+
+        _ = startup
+        let sock = srt_create_socket()
+        guard sock != SRT_INVALID_SOCK else { return nil }
+        defer { srt_close(sock) }
+        var timeout = timeoutMs
+        srt_setsockflag(sock, SRTO_CONNTIMEO, &timeout, Int32(MemoryLayout<Int32>.size))
+        let passphrase = query["passphrase"] ?? ""
+        if !passphrase.isEmpty { setString(sock, SRTO_PASSPHRASE, passphrase) }
+        if let keyLength = query["pbkeylen"].flatMap({ Int32($0) }) {
+            var value = keyLength
+            srt_setsockflag(sock, SRTO_PBKEYLEN, &value, Int32(MemoryLayout<Int32>.size))
+        }
+        if let streamID = query["streamid"], !streamID.isEmpty { setString(sock, SRTO_STREAMID, streamID) }
+        guard srt_connect(sock, address.pointee.ai_addr, Int32(address.pointee.ai_addrlen)) == SRT_ERROR else {
+            return nil   // accepted: whatever failed, it was not the handshake
+        }
+        let code = srt_getrejectreason(sock)
+        switch code {
+        case Int32(SRT_REJ_BADSECRET.rawValue):
+            return "the listener refused the passphrase"
+        case Int32(SRT_REJ_UNSECURE.rawValue):
+            return passphrase.isEmpty ? "the listener requires a passphrase" : "the listener does not use a passphrase"
+        case Int32(SRT_REJ_PEER.rawValue):
+            return "the listener refused the connection"
+        case 1000...:
+            return "the listener refused the stream id: " + (predefined[code] ?? "code \(code)")
+        default:
+            return nil   // timed out, unreachable: not a refusal
+        }
+    }
+
+    private static let startup: Void = { _ = srt_startup() }()
+
+    private static func setString(_ sock: SRTSOCKET, _ option: SRT_SOCKOPT, _ value: String) {
+        var bytes = Array(value.utf8)
+        srt_setsockflag(sock, option, &bytes, Int32(bytes.count))
+    }
+}
