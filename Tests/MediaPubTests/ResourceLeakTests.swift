@@ -70,6 +70,43 @@ final class ResourceLeakTests: XCTestCase {
         XCTAssertEqual(probe.video?.width, 320)
     }
 
+    /// An RTMP output whose server is not there reconnects every ~1 s; each attempt
+    /// builds a muxing pipeline and a bus. fds and threads read at the 3rd and 4th
+    /// `output.state reconnecting` event and at the 11th and 12th agree within 5
+    /// (before the fix each attempt left its bus's socket pair behind: +2 fds each).
+    func testOutputReconnectsLeaveNoFileDescriptorsBehind() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free()  // nothing listens there
+        let events = dir.appendingPathComponent("events.jsonl")
+        let yaml = E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["rtmp://127.0.0.1:\(port)/live/key"],
+                                   extra: "reconnect: { initial: 100ms, max: 100ms, give_up_after: never }")
+        let preset = try writeFile(dir, "preset.yaml", yaml)
+        let mp = try startMediaPub(["--preset", preset.path, "--events", events.path])
+        var early: [(fds: Int, threads: Int)] = []
+        var late: [(fds: Int, threads: Int)] = []
+        var attempts = 0
+        var tail = EventTail(events)
+        while attempts < 12, mp.isRunning {
+            let batch = tail.next()
+            if batch.isEmpty { usleep(2_000); continue }  // waiting for the next event line
+            for event in batch where event["event"] as? String == "output.state" && event["state"] as? String == "reconnecting" {
+                attempts += 1
+                guard let counts = Self.openCounts(pid: mp.pid) else { continue }
+                if attempts == 3 || attempts == 4 { early.append(counts) }
+                if attempts == 11 || attempts == 12 { late.append(counts) }
+            }
+        }
+        XCTAssertEqual(attempts, 12, "12 reconnect attempts while running: \(mp.stderr.suffix(2000))")
+        mp.terminate(SIGTERM)
+        XCTAssertTrue(mp.waitForExit(timeout: 30), "mediapub stops on SIGTERM")
+        let earlyFds = try XCTUnwrap(early.map(\.fds).min(), "counts at attempts 3-4")
+        let lateFds = try XCTUnwrap(late.map(\.fds).min(), "counts at attempts 11-12")
+        XCTAssertEqual(lateFds, earlyFds, accuracy: 5, "open fds after 12 attempts (\(late)) as after 3 (\(early))")
+        let earlyThreads = try XCTUnwrap(early.map(\.threads).min())
+        let lateThreads = try XCTUnwrap(late.map(\.threads).min())
+        XCTAssertEqual(lateThreads, earlyThreads, accuracy: 5, "threads after 12 attempts (\(late)) as after 3 (\(early))")
+    }
+
     /// Open file descriptors and threads of a running process, nil once it is gone.
     private static func openCounts(pid: Int32) -> (fds: Int, threads: Int)? {
         let fm = FileManager.default
