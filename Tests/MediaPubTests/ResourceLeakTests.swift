@@ -107,6 +107,55 @@ final class ResourceLeakTests: XCTestCase {
         XCTAssertEqual(lateThreads, earlyThreads, accuracy: 5, "threads after 12 attempts (\(late)) as after 3 (\(early))")
     }
 
+    /// Two 2 s 3840x2160 items on a 1280x720 output, as fast as possible: the next
+    /// item prerolls while the first plays, as in any playlist or `repeat`. Before the
+    /// fix each player queued a second of full-size 12 MB frames ahead of its scaler
+    /// and decoded with a frame-thread per core (peak ~735 MB); the bound is 300 MiB.
+    /// Peak RSS comes from the kernel (wait4's ru_maxrss) once the run has ended.
+    func testFourKSourceOnA720pOutputStaysUnder300MB() throws {
+        let dir = try makeTempDir()
+        try TestMedia.ffmpegRun([
+            "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=30:duration=2",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2",
+            "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "8M",
+            "-pix_fmt", "yuv420p", "-g", "30", "-c:a", "aac", "-ac", "2", "-t", "2",
+            dir.appendingPathComponent("uhd.mp4").path,
+        ])
+        let source = try MediaProbe.probe(dir.appendingPathComponent("uhd.mp4").path)
+        XCTAssertEqual(source.video?.width, 3840, "the generated source is 4K")
+        let out = dir.appendingPathComponent("out.mp4")
+        let yaml = """
+            name: uhd
+            video:
+              size: 1280x720
+              fps: 30
+              bitrate: 2500k
+              keyframe_interval: 1s
+              encoder_preset: ultrafast
+            audio:
+              sample_rate: 44100
+              channels: 2
+              bitrate: 128k
+            players:
+              - id: main
+                video: true
+                playlist: { items: [uhd.mp4, uhd.mp4], mode: once }
+            outputs:
+              - url: "file://\(out.path)"
+
+            """
+        let preset = try writeFile(dir, "preset.yaml", yaml)
+        let run = try PeakMemory.run(CLI.binary(), ["--preset", preset.path, "--no-realtime"],
+                                     stderr: dir.appendingPathComponent("stderr.log"), timeout: 120)
+        XCTAssertEqual(run.status, 0, "mediapub exit status; stderr: \(run.stderr.suffix(2000))")
+        XCTAssertLessThan(run.peakKiB, 300 * 1024, "peak RSS of a 4K source on a 720p output: \(run.peakKiB / 1024) MiB")
+
+        let probe = try MediaProbe.probe(out.path)
+        XCTAssertEqual(probe.video?.width, 1280)
+        XCTAssertEqual(probe.video?.height, 720)
+        XCTAssertEqual(probe.duration ?? 0, 4, accuracy: 0.3, "both items recorded: \(probe.rawJSON)")
+    }
+
     /// Open file descriptors and threads of a running process, nil once it is gone.
     private static func openCounts(pid: Int32) -> (fds: Int, threads: Int)? {
         let fm = FileManager.default
@@ -138,5 +187,48 @@ struct EventTail {
             if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { events.append(object) }
         }
         return events
+    }
+}
+
+/// Runs a program to its end with posix_spawn and reaps it with wait4, whose rusage
+/// holds the child's own peak resident set (ru_maxrss, KiB): the kernel's figure for
+/// that one process, not for every child the test ever ran.
+enum PeakMemory {
+    struct Result {
+        let status: Int32
+        let peakKiB: Int
+        let stderr: String
+    }
+
+    static func run(_ path: String, _ arguments: [String], stderr: URL, timeout: TimeInterval) throws -> Result {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard rc == 0 else { throw HarnessError("posix_spawn \(path): \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        let deadline = Date().addingTimeInterval(timeout)
+        var reaped = false
+        while !reaped {
+            let r = wait4(pid, &status, WNOHANG, &usage)
+            if r == pid { reaped = true; break }
+            if r < 0 && errno != EINTR { throw HarnessError("wait4: \(String(cString: strerror(errno)))") }
+            if Date() >= deadline {
+                kill(pid, SIGKILL)
+                _ = wait4(pid, &status, 0, &usage)
+                throw HarnessError("\(path) did not finish within \(timeout) s")
+            }
+            usleep(20_000)  // waiting for the child to exit
+        }
+        let exited = status & 0x7f == 0
+        let text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+        return Result(status: exited ? (status >> 8) & 0xff : -(status & 0x7f), peakKiB: Int(usage.ru_maxrss), stderr: text)
     }
 }
