@@ -4,6 +4,17 @@
 _Static_assert(sizeof(GstClockTime) == 8, "GstClockTime is 64 bits");
 
 void cshim_object_set_double(gpointer object, const char *name, gdouble value) { g_object_set(object, name, value, NULL); }
+int cshim_object_set_int(gpointer object, const char *name, gint value) {
+    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
+    if (spec == NULL || !(G_IS_PARAM_SPEC_INT(spec) || G_IS_PARAM_SPEC_FLAGS(spec) || G_IS_PARAM_SPEC_ENUM(spec))) return 0;
+    g_object_set(object, name, value, NULL);
+    return 1;
+}
+
+const gchar *cshim_element_factory_name(GstElement *element) {
+    GstElementFactory *factory = gst_element_get_factory(element);
+    return factory ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory)) : NULL;
+}
 
 const gchar *cshim_enum_property_nick(gpointer object, const char *property, guint index) {
     GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(object), property);

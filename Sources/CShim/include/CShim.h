@@ -49,6 +49,10 @@ static inline gulong cshim_signal_connect(gpointer instance, const char *signal,
 
 /* Typed wrappers for the variadic g_object_set. */
 void cshim_object_set_double(gpointer object, const char *name, gdouble value);
+/* Sets an int (or flags/enum, by number) property; 0 when `object` has no such property. */
+int cshim_object_set_int(gpointer object, const char *name, gint value);
+/* The name of the factory that made `element` (avdec_h264, queue2, …), or NULL. Static string. */
+const gchar *cshim_element_factory_name(GstElement *element);
 
 /* The nick of value `index` of an enum property (videotestsrc's "pattern"), or NULL
    past the last value or when the property is not an enum. The string is static. */

@@ -16,7 +16,10 @@ final class Bus: @unchecked Sendable {
     private let bus: UnsafeMutablePointer<GstBus>
     private let lock = NSLock()
     private var running = false
-    private var thread: Thread?
+    /// Weak: a Thread keeps its closure (and the closure this Bus) for as long as the
+    /// Thread object lives, so holding it here would be a cycle that never frees the
+    /// GstBus (and its GstPoll socket pair). Foundation keeps it alive while it runs.
+    private weak var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
     init(pipeline: Pipeline) {
@@ -33,9 +36,15 @@ final class Bus: @unchecked Sendable {
         running = true
         lock.unlock()
         let thread = Thread { [self] in
-            let mask = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_TAG.rawValue)
+            let mask = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
+                | GST_MESSAGE_TAG.rawValue | GST_MESSAGE_APPLICATION.rawValue)
             while self.isRunning {
                 guard let message = gst_bus_timed_pop_filtered(self.bus, 100_000_000, mask) else { continue }
+                if cshim_message_type(message) == GST_MESSAGE_APPLICATION {
+                    // `stop()` waking the watch: nothing for the handler.
+                    cshim_message_unref(message)
+                    continue
+                }
                 let parsed = Bus.parse(message)
                 cshim_message_unref(message)
                 handler(parsed)
@@ -58,7 +67,11 @@ final class Bus: @unchecked Sendable {
         let wasRunning = running
         running = false
         lock.unlock()
-        if wasRunning, thread != nil, Thread.current != thread { done.wait() }
+        guard wasRunning, thread != nil, Thread.current != thread else { return }
+        // Wakes the watch at once rather than at its next 100 ms timeout: a pipeline
+        // being closed (one per playlist item) is not kept alive, threads and all, meanwhile.
+        gst_bus_post(bus, gst_message_new_application(nil, gst_structure_new_empty("mediapub-bus-stop")))
+        done.wait()
     }
 
     /// Takes the first ERROR message waiting on the bus, if any, without waiting: the

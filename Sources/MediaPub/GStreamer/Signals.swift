@@ -20,6 +20,30 @@ enum Signals {
         Unmanaged<PadHandler>.fromOpaque(data).release()
     }
 
+    private final class ElementHandler {
+        let body: (UnsafeMutablePointer<GstElement>) -> Void
+        init(_ body: @escaping (UnsafeMutablePointer<GstElement>) -> Void) { self.body = body }
+    }
+
+    private static let deepElementAdded: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?, UnsafeMutableRawPointer?) -> Void = { _, _, element, data in
+        guard let element, let data else { return }
+        Unmanaged<ElementHandler>.fromOpaque(data).takeUnretainedValue().body(element)
+    }
+
+    private static let releaseElementHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+        guard let data else { return }
+        Unmanaged<ElementHandler>.fromOpaque(data).release()
+    }
+
+    /// Calls `body` for every element added anywhere inside the bin (decodebin's
+    /// decoders among them), on the thread that adds it, before it starts. The
+    /// element is borrowed: `body` must not keep it.
+    static func onDeepElementAdded(_ bin: Element, _ body: @escaping (UnsafeMutablePointer<GstElement>) -> Void) {
+        let box = Unmanaged.passRetained(ElementHandler(body)).toOpaque()
+        cshim_signal_connect(UnsafeMutableRawPointer(bin.raw), "deep-element-added",
+                             unsafeBitCast(deepElementAdded, to: GCallback.self), box, releaseElementHandler)
+    }
+
     /// Calls `body` on the streaming thread for each pad the element adds.
     static func onPadAdded(_ element: Element, _ body: @escaping (Pad) -> Void) {
         let box = Unmanaged.passRetained(PadHandler(body)).toOpaque()

@@ -1,4 +1,5 @@
 import CGStreamer
+import CShim
 import Foundation
 
 /// One decoding pipeline for one resource: source → decoders → converters →
@@ -89,6 +90,7 @@ final class DecodeSession: @unchecked Sendable {
         case .uri(_, let isImage):
             guard let decoder = pipeline.element(named: "dec") else { throw MediaPubError.pipeline("no decoder") }
             Signals.onPadAdded(decoder) { [weak self] pad in self?.padAdded(pad, isImage: isImage) }
+            Signals.onDeepElementAdded(decoder, DecodeSession.limitDecoderThreads)
         }
     }
 
@@ -106,14 +108,37 @@ final class DecodeSession: @unchecked Sendable {
             + "appsink name=asink sync=false max-buffers=16 enable-last-sample=false"
     }
 
+    /// libav's video decoders thread by frames by default: one frame-thread per core,
+    /// each holding frames of the source's size (a 4K frame is 12 MB), memory that
+    /// grows with the source and the machine (a 4K item and the next one prerolling:
+    /// +150 MB with 2 cores). Slice threading decodes one frame at a time (parallel
+    /// where the stream has slices) and holds no extra frames.
+    private static func limitDecoderThreads(_ element: UnsafeMutablePointer<GstElement>) {
+        guard let name = cshim_element_factory_name(element), String(cString: name).hasPrefix("avdec_") else { return }
+        _ = cshim_object_set_int(UnsafeMutableRawPointer(element), "thread-type", 2)  // GST_AV_DEC_THREAD_TYPE_SLICE
+    }
+
     /// Semitones to soundtouch's frequency ratio: n semitones → 2^(n/12).
     static func pitchRatio(_ semitones: Double) -> Double { pow(2.0, semitones / 12.0) }
 
+    /// Scaled to the output size first, then queued: what waits in the queue and the
+    /// appsink is output-size frames, whatever the source's size (a 4K source queued
+    /// before its scaler held a second of 12 MB frames). The queue is bounded in bytes
+    /// too: `videoQueueFrames` output frames.
     static func videoBranch(format: MediaFormat, still: Bool) -> String {
-        (still ? "imagefreeze ! " : "")
-            + "queue max-size-buffers=0 max-size-bytes=0 max-size-time=1000000000 ! videoconvert ! videoscale add-borders=true ! "
-            + "\(format.videoCaps ?? "video/x-raw") ! appsink name=vsink sync=false max-buffers=4 enable-last-sample=false"
+        let maxBytes = min(UInt64(max(0, format.videoFrameBytes)) * UInt64(videoQueueFrames), UInt64(UInt32.max))
+        return "\(scaler) ! \(format.videoCaps ?? "video/x-raw") ! "
+            + (still ? "imagefreeze ! " : "")
+            + "queue max-size-buffers=0 max-size-bytes=\(maxBytes) max-size-time=1000000000 ! "
+            + "appsink name=vsink sync=false max-buffers=4 enable-last-sample=false"
     }
+
+    /// Decoded frames a video branch queues ahead of its appsink (which holds 4 more).
+    static let videoQueueFrames = 8
+
+    /// One element that converts and scales in one pass (GStreamer 1.22+), else the pair.
+    private static let scaler = GStreamer.hasElement("videoconvertscale")
+        ? "videoconvertscale add-borders=true" : "videoconvert ! videoscale add-borders=true"
 
     static func describe(_ spec: SourceSpec, format: MediaFormat, wantsVideo: Bool, pitch: Double) -> String {
         switch spec {
