@@ -111,7 +111,12 @@ public final class Broadcast: @unchecked Sendable {
         return problems.lazy.compactMap { $0 }.first
     }
 
-    var outputURLs: [String] { options.outputs.isEmpty ? preset.outputs.map(\.url) : options.outputs }
+    /// The outputs: `--output` URLs (named by index), else the preset's.
+    var outputConfigs: [OutputConfig] {
+        options.outputs.isEmpty ? preset.outputs : options.outputs.map { OutputConfig(url: $0) }
+    }
+
+    var outputURLs: [String] { outputConfigs.map(\.url) }
 
     public var realtime: Bool {
         options.realtime ?? outputURLs.contains { (try? OutputTarget($0))?.isNetwork ?? false }
@@ -149,7 +154,7 @@ public final class Broadcast: @unchecked Sendable {
         }
         let outputList: [[String: Any]] = (publisher?.outputs ?? []).map { o in
             let st = o.status
-            var entry: [String: Any] = ["url": st.url, "state": st.state.rawValue, "bytes_sent": st.bytesSent,
+            var entry: [String: Any] = ["id": st.id, "url": st.url, "state": st.state.rawValue, "bytes_sent": st.bytesSent,
                                         "bitrate_kbps": st.bitrateKbps, "reconnects": st.reconnects]
             if let error = st.error { entry["error"] = error }
             return entry
@@ -159,15 +164,19 @@ public final class Broadcast: @unchecked Sendable {
                 "players": playerList, "outputs": outputList]
     }
 
-    /// Retries an output now: by index, by masked URL, or all when nil.
+    /// Retries an output now: by id (its `id:`, else its index), by index, by masked
+    /// URL, or all network outputs when nil.
     public func reconnect(output: String?) throws {
         lock.lock(); let outputs = publisher?.outputs; lock.unlock()
         guard let outputs else { throw MediaPubError.usage("reconnect: not running yet") }
         let chosen: [Output]
         if let output {
-            if let index = Int(output), outputs.indices.contains(index) { chosen = [outputs[index]] }
+            if let named = outputs.first(where: { $0.id == output }) { chosen = [named] }
+            else if let index = Int(output), outputs.indices.contains(index) { chosen = [outputs[index]] }
             else { chosen = outputs.filter { $0.maskedURL == output } }
-            guard !chosen.isEmpty else { throw MediaPubError.usage("reconnect: no output \(output) (0..\(outputs.count - 1) or a masked URL)") }
+            guard !chosen.isEmpty else {
+                throw MediaPubError.usage("reconnect: no output \(output.clipped()) (\(outputs.map(\.id).joined(separator: ", ")), an index or a masked URL)")
+            }
         } else {
             chosen = outputs.filter { $0.target.isNetwork }
         }
@@ -228,12 +237,16 @@ public final class Broadcast: @unchecked Sendable {
     }
 
     private func outputState(_ output: Output, _ state: OutputState, _ error: String?) {
-        var fields: [String: Any] = ["url": output.maskedURL, "state": state.rawValue]
+        let shown = output.shownURL
+        var fields: [String: Any] = ["output": output.id, "url": shown, "state": state.rawValue]
+        // In logs an output is its URL; its id too where the URL alone would not tell it apart.
+        let label = output.hasExplicitID || (publisherOutputs.filter { $0.maskedURL == output.maskedURL }.count > 1)
+            ? "\(output.id) (\(shown))" : shown
         if let error {
             fields["error"] = error
-            log.warn("output \(output.maskedURL): \(state.rawValue): \(error)")
+            log.warn("output \(label): \(state.rawValue): \(error)")
         } else {
-            log.info("output \(output.maskedURL): \(state.rawValue)")
+            log.info("output \(label): \(state.rawValue)")
         }
         events.emit("output.state", fields)
         lock.lock(); let publisher = self.publisher; lock.unlock()
@@ -242,6 +255,8 @@ public final class Broadcast: @unchecked Sendable {
             capture?.requestStop()
         }
     }
+
+    private var publisherOutputs: [Output] { lock.lock(); defer { lock.unlock() }; return publisher?.outputs ?? [] }
 
     /// Runs to the end; returns the exit code and why it stopped.
     public func run() -> RunResult {
@@ -289,7 +304,7 @@ public final class Broadcast: @unchecked Sendable {
             let ringtone = preset.standby.audio.map {
                 MediaPlayer(config: PlayerConfig(id: "standby", source: $0, repeat: true), format: format, feedsVideo: false)
             }
-            let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputURLs,
+            let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
                                           reconnect: preset.reconnect, log: log,
                                           onEncoderFailure: { [weak self] why in
                 guard let self else { return }
