@@ -276,6 +276,12 @@ public final class Broadcast: @unchecked Sendable {
                     return ControlCommands.handle(request, broadcast: self)
                 }
                 log.info("control socket \(path)")
+            } catch let inUse as ControlPathInUse {
+                // Nothing has started: another instance owns this name.
+                log.error("\(inUse)")
+                events.emit("error", ["message": "\(inUse)"])
+                events.emit("run.stopped", ["reason": "\(inUse)", "exit_code": 2])
+                return RunResult(exitCode: 2, reason: "\(inUse)")
             } catch {
                 log.warn("\(error); running without a control socket")
             }
