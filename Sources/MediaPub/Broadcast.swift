@@ -262,11 +262,11 @@ public final class Broadcast: @unchecked Sendable {
     public func run() -> RunResult {
         var webhook: Webhook? = nil
         if let url = preset.events.webhook {
-            let hook = Webhook(url: url, log: log)
+            let hook = Webhook(url: url, log: log) { [weak self] text in self?.warning(text) }
             events.addListener { hook.send($0) }
             webhook = hook
         }
-        defer { webhook?.drain(timeout: 5) }
+        defer { webhook?.drain(timeout: 2) }
         setRunState("starting")
         var control: ControlServer? = nil
         if let path = options.controlPath {
