@@ -139,6 +139,8 @@ public final class Broadcast: @unchecked Sendable {
     public func player(_ id: String) -> MediaPlayer? { players.first { $0.id == id } }
 
     private var runState = "starting"
+    /// Each player's last item (index, source), to log a repeat once, not every loop.
+    private var lastTrack: [String: (index: Int, source: String)] = [:]
 
     /// The `status` of SPEC §6.
     public func status() -> [String: Any] {
@@ -221,7 +223,14 @@ public final class Broadcast: @unchecked Sendable {
             var fields: [String: Any] = ["player": player.id, "index": index, "source": SecretMask.mask(url: source)]
             fields["duration_ms"] = durationMs ?? NSNull()
             fields["tags"] = ["title": tags.title as Any? ?? NSNull(), "artist": tags.artist as Any? ?? NSNull(), "album": tags.album as Any? ?? NSNull()]
-            log.info("player \(player.id): playing \(SecretMask.mask(url: source))")
+            // Said once per item change; a repeating item going round again is a debug line
+            // (a 10 s loop would otherwise log 8,640 lines a day).
+            lock.lock()
+            let again = lastTrack[player.id].map { $0.index == index && $0.source == source } ?? false
+            lastTrack[player.id] = (index, source)
+            lock.unlock()
+            let text = "player \(player.id): playing \(SecretMask.mask(url: source))"
+            if again { log.debug(text + " again") } else { log.info(text) }
             events.emit("player.track", fields)
         case .progress(let position, let duration):
             events.emit("player.progress", ["player": player.id, "position_ms": position, "duration_ms": duration as Any? ?? NSNull()])
@@ -350,9 +359,9 @@ public final class Broadcast: @unchecked Sendable {
             log.info("running \(preset.name): \(realtime ? "realtime" : "as fast as possible")"
                 + (stopAfter.map { " for \(MediaTime.formatDuration($0))" } ?? ""))
             setRunState("running")
-            let progress = startProgressLine(capture: capture, publisher: publisher)
+            let progress = ProgressLine(log: log, capture: capture, publisher: publisher, length: stopAfter)
             let reason = capture.run()
-            progress.cancel()
+            progress.stop()
             setRunState("stopping")
             publisher.finish()
             for player in players { player.stop() }
@@ -397,29 +406,4 @@ public final class Broadcast: @unchecked Sendable {
         while Date() < deadline, players.contains(where: { $0.currentState == .loading }) { usleep(20_000) }
     }
 
-    /// An ffmpeg-style one-line progress status on stderr, once a second.
-    private func startProgressLine(capture: Capture, publisher: Publisher) -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        let begin = Date()
-        // Once a second on a terminal, like ffmpeg; once a minute into a journal or file.
-        let every: Double = isatty(STDERR_FILENO) != 0 ? 1 : 60
-        timer.schedule(deadline: .now() + every, repeating: every)
-        timer.setEventHandler { [log] in
-            let t = capture.outputSeconds
-            let elapsed = Date().timeIntervalSince(begin)
-            let bytes = publisher.outputs.map { $0.status.bytesSent }.max() ?? 0
-            let kbps = t > 0 ? Double(bytes) * 8 / t / 1000 : 0
-            log.info(String(format: "frame=%6llu time=%@ bitrate=%7.1fkbits/s speed=%5.2fx outputs=%@",
-                            capture.framesOut, Broadcast.clock(t), kbps, elapsed > 0 ? t / elapsed : 0,
-                            publisher.outputs.map { $0.status.state.rawValue }.joined(separator: ",")))
-        }
-        timer.resume()
-        return timer
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let whole = Int(seconds)
-        return String(format: "%02d:%02d:%02d.%02d", whole / 3600, (whole / 60) % 60, whole % 60,
-                      Int((seconds - Double(whole)) * 100))
-    }
 }
