@@ -111,7 +111,12 @@ public final class Broadcast: @unchecked Sendable {
         return problems.lazy.compactMap { $0 }.first
     }
 
-    var outputURLs: [String] { options.outputs.isEmpty ? preset.outputs.map(\.url) : options.outputs }
+    /// The outputs: `--output` URLs (named by index), else the preset's.
+    var outputConfigs: [OutputConfig] {
+        options.outputs.isEmpty ? preset.outputs : options.outputs.map { OutputConfig(url: $0) }
+    }
+
+    var outputURLs: [String] { outputConfigs.map(\.url) }
 
     public var realtime: Bool {
         options.realtime ?? outputURLs.contains { (try? OutputTarget($0))?.isNetwork ?? false }
@@ -134,6 +139,8 @@ public final class Broadcast: @unchecked Sendable {
     public func player(_ id: String) -> MediaPlayer? { players.first { $0.id == id } }
 
     private var runState = "starting"
+    /// Each player's last item (index, source), to log a repeat once, not every loop.
+    private var lastTrack: [String: (index: Int, source: String)] = [:]
 
     /// The `status` of SPEC §6.
     public func status() -> [String: Any] {
@@ -149,7 +156,7 @@ public final class Broadcast: @unchecked Sendable {
         }
         let outputList: [[String: Any]] = (publisher?.outputs ?? []).map { o in
             let st = o.status
-            var entry: [String: Any] = ["url": st.url, "state": st.state.rawValue, "bytes_sent": st.bytesSent,
+            var entry: [String: Any] = ["id": st.id, "url": st.url, "state": st.state.rawValue, "bytes_sent": st.bytesSent,
                                         "bitrate_kbps": st.bitrateKbps, "reconnects": st.reconnects]
             if let error = st.error { entry["error"] = error }
             return entry
@@ -159,15 +166,19 @@ public final class Broadcast: @unchecked Sendable {
                 "players": playerList, "outputs": outputList]
     }
 
-    /// Retries an output now: by index, by masked URL, or all when nil.
+    /// Retries an output now: by id (its `id:`, else its index), by index, by masked
+    /// URL, or all network outputs when nil.
     public func reconnect(output: String?) throws {
         lock.lock(); let outputs = publisher?.outputs; lock.unlock()
         guard let outputs else { throw MediaPubError.usage("reconnect: not running yet") }
         let chosen: [Output]
         if let output {
-            if let index = Int(output), outputs.indices.contains(index) { chosen = [outputs[index]] }
+            if let named = outputs.first(where: { $0.id == output }) { chosen = [named] }
+            else if let index = Int(output), outputs.indices.contains(index) { chosen = [outputs[index]] }
             else { chosen = outputs.filter { $0.maskedURL == output } }
-            guard !chosen.isEmpty else { throw MediaPubError.usage("reconnect: no output \(output) (0..\(outputs.count - 1) or a masked URL)") }
+            guard !chosen.isEmpty else {
+                throw MediaPubError.usage("reconnect: no output \(output.clipped()) (\(outputs.map(\.id).joined(separator: ", ")), an index or a masked URL)")
+            }
         } else {
             chosen = outputs.filter { $0.target.isNetwork }
         }
@@ -212,7 +223,14 @@ public final class Broadcast: @unchecked Sendable {
             var fields: [String: Any] = ["player": player.id, "index": index, "source": SecretMask.mask(url: source)]
             fields["duration_ms"] = durationMs ?? NSNull()
             fields["tags"] = ["title": tags.title as Any? ?? NSNull(), "artist": tags.artist as Any? ?? NSNull(), "album": tags.album as Any? ?? NSNull()]
-            log.info("player \(player.id): playing \(SecretMask.mask(url: source))")
+            // Said once per item change; a repeating item going round again is a debug line
+            // (a 10 s loop would otherwise log 8,640 lines a day).
+            lock.lock()
+            let again = lastTrack[player.id].map { $0.index == index && $0.source == source } ?? false
+            lastTrack[player.id] = (index, source)
+            lock.unlock()
+            let text = "player \(player.id): playing \(SecretMask.mask(url: source))"
+            if again { log.debug(text + " again") } else { log.info(text) }
             events.emit("player.track", fields)
         case .progress(let position, let duration):
             events.emit("player.progress", ["player": player.id, "position_ms": position, "duration_ms": duration as Any? ?? NSNull()])
@@ -228,12 +246,16 @@ public final class Broadcast: @unchecked Sendable {
     }
 
     private func outputState(_ output: Output, _ state: OutputState, _ error: String?) {
-        var fields: [String: Any] = ["url": output.maskedURL, "state": state.rawValue]
+        let shown = output.shownURL
+        var fields: [String: Any] = ["output": output.id, "url": shown, "state": state.rawValue]
+        // In logs an output is its URL; its id too where the URL alone would not tell it apart.
+        let label = output.hasExplicitID || (publisherOutputs.filter { $0.maskedURL == output.maskedURL }.count > 1)
+            ? "\(output.id) (\(shown))" : shown
         if let error {
             fields["error"] = error
-            log.warn("output \(output.maskedURL): \(state.rawValue): \(error)")
+            log.warn("output \(label): \(state.rawValue): \(error)")
         } else {
-            log.info("output \(output.maskedURL): \(state.rawValue)")
+            log.info("output \(label): \(state.rawValue)")
         }
         events.emit("output.state", fields)
         lock.lock(); let publisher = self.publisher; lock.unlock()
@@ -243,15 +265,17 @@ public final class Broadcast: @unchecked Sendable {
         }
     }
 
+    private var publisherOutputs: [Output] { lock.lock(); defer { lock.unlock() }; return publisher?.outputs ?? [] }
+
     /// Runs to the end; returns the exit code and why it stopped.
     public func run() -> RunResult {
         var webhook: Webhook? = nil
         if let url = preset.events.webhook {
-            let hook = Webhook(url: url, log: log)
+            let hook = Webhook(url: url, log: log) { [weak self] text in self?.warning(text) }
             events.addListener { hook.send($0) }
             webhook = hook
         }
-        defer { webhook?.drain(timeout: 5) }
+        defer { webhook?.drain(timeout: 2) }
         setRunState("starting")
         var control: ControlServer? = nil
         if let path = options.controlPath {
@@ -261,6 +285,12 @@ public final class Broadcast: @unchecked Sendable {
                     return ControlCommands.handle(request, broadcast: self)
                 }
                 log.info("control socket \(path)")
+            } catch let inUse as ControlPathInUse {
+                // Nothing has started: another instance owns this name.
+                log.error("\(inUse)")
+                events.emit("error", ["message": "\(inUse)"])
+                events.emit("run.stopped", ["reason": "\(inUse)", "exit_code": 2])
+                return RunResult(exitCode: 2, reason: "\(inUse)")
             } catch {
                 log.warn("\(error); running without a control socket")
             }
@@ -289,7 +319,7 @@ public final class Broadcast: @unchecked Sendable {
             let ringtone = preset.standby.audio.map {
                 MediaPlayer(config: PlayerConfig(id: "standby", source: $0, repeat: true), format: format, feedsVideo: false)
             }
-            let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputURLs,
+            let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
                                           reconnect: preset.reconnect, log: log,
                                           onEncoderFailure: { [weak self] why in
                 guard let self else { return }
@@ -329,9 +359,9 @@ public final class Broadcast: @unchecked Sendable {
             log.info("running \(preset.name): \(realtime ? "realtime" : "as fast as possible")"
                 + (stopAfter.map { " for \(MediaTime.formatDuration($0))" } ?? ""))
             setRunState("running")
-            let progress = startProgressLine(capture: capture, publisher: publisher)
+            let progress = ProgressLine(log: log, capture: capture, publisher: publisher, length: stopAfter)
             let reason = capture.run()
-            progress.cancel()
+            progress.stop()
             setRunState("stopping")
             publisher.finish()
             for player in players { player.stop() }
@@ -376,29 +406,4 @@ public final class Broadcast: @unchecked Sendable {
         while Date() < deadline, players.contains(where: { $0.currentState == .loading }) { usleep(20_000) }
     }
 
-    /// An ffmpeg-style one-line progress status on stderr, once a second.
-    private func startProgressLine(capture: Capture, publisher: Publisher) -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        let begin = Date()
-        // Once a second on a terminal, like ffmpeg; once a minute into a journal or file.
-        let every: Double = isatty(STDERR_FILENO) != 0 ? 1 : 60
-        timer.schedule(deadline: .now() + every, repeating: every)
-        timer.setEventHandler { [log] in
-            let t = capture.outputSeconds
-            let elapsed = Date().timeIntervalSince(begin)
-            let bytes = publisher.outputs.map { $0.status.bytesSent }.max() ?? 0
-            let kbps = t > 0 ? Double(bytes) * 8 / t / 1000 : 0
-            log.info(String(format: "frame=%6llu time=%@ bitrate=%7.1fkbits/s speed=%5.2fx outputs=%@",
-                            capture.framesOut, Broadcast.clock(t), kbps, elapsed > 0 ? t / elapsed : 0,
-                            publisher.outputs.map { $0.status.state.rawValue }.joined(separator: ",")))
-        }
-        timer.resume()
-        return timer
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let whole = Int(seconds)
-        return String(format: "%02d:%02d:%02d.%02d", whole / 3600, (whole / 60) % 60, whole % 60,
-                      Int((seconds - Double(whole)) * 100))
-    }
 }

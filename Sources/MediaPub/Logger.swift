@@ -24,10 +24,34 @@ public final class Logger: @unchecked Sendable {
     private let write: (String) -> Void
     private let lock = NSLock()
 
+    /// The status line now drawn on the terminal (ffmpeg-style, redrawn in place).
+    private var status: String?
+    /// Whether a status line is drawn in place: text logs to stderr, and stderr is a terminal.
+    public let drawsStatusInPlace: Bool
+
     public init(level: LogLevel = .info, format: Format = .text, write: ((String) -> Void)? = nil) {
         self.level = level
         self.format = format
         self.write = write ?? Logger.standardError()
+        drawsStatusInPlace = write == nil && format == .text && isatty(STDERR_FILENO) != 0
+    }
+
+    /// Draws `text` as the status line in place of the last one (nil: clears it).
+    /// Only on a terminal; log lines are written above it.
+    public func setStatus(_ text: String?) {
+        guard drawsStatusInPlace else { return }
+        lock.lock(); defer { lock.unlock() }
+        status = text
+        // \r and erase-line: the line is redrawn where it stands, never scrolled.
+        FDWrite.all(STDERR_FILENO, Data(("\r\u{1B}[K" + (text ?? "")).utf8))
+    }
+
+    /// Writes one log line, clearing the status line first and drawing it again after.
+    private func emit(_ line: String) {
+        lock.lock(); defer { lock.unlock() }
+        if status != nil { FDWrite.all(STDERR_FILENO, Data("\r\u{1B}[K".utf8)) }
+        write(line)
+        if let status { FDWrite.all(STDERR_FILENO, Data(status.utf8)) }
     }
 
     /// Lines to stderr (called under the logger's lock). When a write fails
@@ -52,7 +76,7 @@ public final class Logger: @unchecked Sendable {
             let object: [String: Any] = ["ts": Events.timestamp(), "level": level.name, "msg": text]
             line = (try? String(data: JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), encoding: .utf8)) ?? text
         }
-        lock.lock(); write(line); lock.unlock()
+        emit(line)
     }
 
     /// A line a library printed of its own (GStreamer, GLib), already masked: shown
@@ -66,7 +90,7 @@ public final class Logger: @unchecked Sendable {
             let object: [String: Any] = ["ts": Events.timestamp(), "level": level.name, "msg": text, "source": source]
             line = (try? String(data: JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), encoding: .utf8)) ?? text
         }
-        lock.lock(); write(line); lock.unlock()
+        emit(line)
     }
 
     public func error(_ m: @autoclosure () -> String) { log(.error, m()) }

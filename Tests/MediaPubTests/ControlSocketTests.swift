@@ -2,6 +2,9 @@
 
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import MediaPub
 
 final class ControlSocketTests: XCTestCase {
@@ -130,6 +133,26 @@ final class ControlSocketDiscoveryTests: XCTestCase {
         XCTAssertEqual(status.status, 0, status.summary("ctl status"))
         XCTAssertTrue(status.stdout.contains("\"name\":\"found\""), status.stdout)
 
+        // A socket left by a crashed run (bound, never removed, nobody answers) is passed over.
+        let stale = runtime.appendingPathComponent("mediapub/crashed.sock").path
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            let bytes = Array(stale.utf8)
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        close(fd)
+        XCTAssertEqual(bound, 0, "stale socket made")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: stale))
+        XCTAssertEqual(try ControlServer.discover(environment: env), socket, "the one that answers")
+        let again = try CLI.run(["ctl", "status"], env: env, timeout: 10)
+        XCTAssertEqual(again.status, 0, again.summary("ctl status beside a stale socket"))
+
         let none = try CLI.run(["ctl", "status"], env: ["XDG_RUNTIME_DIR": try makeTempDir().path], timeout: 10)
         XCTAssertEqual(none.status, 2, none.summary("ctl status, nothing running"))
         XCTAssertTrue(none.stderr.contains("no running instance found; give --socket PATH"), none.stderr)
@@ -142,16 +165,20 @@ final class ControlSocketDiscoveryTests: XCTestCase {
 }
 
 final class ControlSocketOwnershipTests: XCTestCase {
-    /// A second instance never takes over the control socket of a running one.
+    /// A second instance never takes over the control socket of a running one: it
+    /// does not start (exit 2), so that no instance runs without its control socket.
     func testSecondInstanceLeavesARunningInstancesSocketAlone() throws {
         let dir = try makeTempDir()
         let socket = dir.appendingPathComponent("c.sock").path
         let first = try writeFile(dir, "a.yaml", E2EPreset.basic(name: "owner", source: E2EPreset.testsrc, outputs: ["null://"]))
         let run = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--control", socket])
         XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: socket) })
-        let second = try CLI.run(["--preset", first.path, "--no-realtime", "--duration", "1s", "--control", socket], timeout: 30)
-        XCTAssertEqual(second.status, 0, second.summary("second instance"))
-        XCTAssertTrue(second.stderr.contains("in use by another running instance"), second.stderr)
+        let recording = dir.appendingPathComponent("second.mp4")
+        let second = try CLI.run(["--preset", first.path, "--no-realtime", "--duration", "1s", "--control", socket,
+                                  "--output", recording.path], timeout: 30)
+        XCTAssertEqual(second.status, 2, second.summary("second instance"))
+        XCTAssertEqual(second.stderr, "mediapub: error: control socket \(socket): in use by another running instance (give this one --control PATH, or use --lock)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: recording.path), "nothing started")
         let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 10)
         XCTAssertEqual(status.status, 0, status.summary("ctl status"))
         XCTAssertTrue(status.stdout.contains("\"name\":\"owner\""), "the first instance still answers: \(status.stdout)")

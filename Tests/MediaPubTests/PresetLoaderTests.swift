@@ -457,6 +457,31 @@ final class PresetLoaderTests: XCTestCase {
         ])
     }
 
+    func testOutputIdsAreNamesUniqueAmongIdsAndIndexes() throws {
+        let p = try K.load("""
+            players: [{source: a}]
+            outputs:
+              - id: archive
+                url: rec.mp4
+              - rtmp://h/app/k
+            """)
+        XCTAssertEqual(p.outputs, [OutputConfig(url: "file:///srv/mp/rec.mp4", id: "archive"), OutputConfig(url: "rtmp://h/app/k")])
+        XCTAssertTrue(p.resolvedYAML().contains("  - id: archive\n    url: file:///srv/mp/rec.mp4\n"), p.resolvedYAML())
+        let probs = K.problems("""
+            players: [{source: a}]
+            outputs:
+              - {id: "a b", url: null://}
+              - {id: "2", url: null://}
+              - {id: live, url: null://}
+              - {id: live, url: null://}
+            """)
+        XCTAssertEqual(probs.map(\.description), [
+            "presets/t.yaml:3: outputs[0].id: \"a b\" is not a valid id (letters, digits, '_', '-')",
+            "presets/t.yaml:4: outputs[1].id: duplicate output id \"2\" (also outputs[2])",
+            "presets/t.yaml:6: outputs[3].id: duplicate output id \"live\" (also outputs[2])",
+        ])
+    }
+
     func testBadOutputs() {
         let probs = K.problems("""
             players: [{source: a}]

@@ -177,7 +177,7 @@ final class MetricsTests: XCTestCase {
         let seconds = Double(outputTime?.split(separator: " ").last ?? "") ?? 0
         XCTAssertGreaterThan(seconds, 1, text)
         XCTAssertTrue(text.contains("mediapub_player_state{player=\"main\",state=\"playing\"} 1"), text)
-        XCTAssertTrue(text.contains("mediapub_output_state{url=\"null://\",state=\"publishing\"} 1"), text)
+        XCTAssertTrue(text.contains("mediapub_output_state{output=\"0\",url=\"null://\",state=\"publishing\"} 1"), text)
         run.terminate(SIGTERM)
         XCTAssertTrue(run.waitForExit(timeout: 15))
         XCTAssertEqual(run.result().status, 0)

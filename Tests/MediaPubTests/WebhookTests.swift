@@ -50,9 +50,17 @@ final class WebhookTests: XCTestCase {
         let out = dir.appendingPathComponent("out.mp4")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["file://\(out.path)"],
             extra: "events:\n  webhook: \"http://127.0.0.1:\(port)/hook\""))
-        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s"], timeout: 40)
+        let events = dir.appendingPathComponent("events.jsonl")
+        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s", "--events", events.path], timeout: 40)
         XCTAssertEqual(r.status, 0, r.summary("mediapub with a dead webhook"))
         let p = try assertH264AAC(out.path)
         XCTAssertEqual(p.duration ?? 0, 3, accuracy: 0.2, "the recording ran its full length")
+        // The outage is said once, as a warning event, in words (no URL path, no retry spam).
+        let records = try EventLog.read(events)
+        let warnings = records.filter { $0["event"] as? String == "warning" }.compactMap { $0["message"] as? String }
+        XCTAssertEqual(warnings.filter { $0.hasPrefix("webhook http://127.0.0.1:\(port)/…: ") }.count, 1, "\(warnings)")
+        XCTAssertEqual(records.last?["event"] as? String, "run.stopped")
+        let stamps = records.compactMap { $0["ts"] as? String }
+        XCTAssertEqual(stamps, stamps.sorted(), "event times never go back in file order")
     }
 }

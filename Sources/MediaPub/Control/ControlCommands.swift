@@ -6,13 +6,24 @@ enum ControlCommands {
     struct Failure: Error { let message: String }
 
     static func handle(_ request: [String: Any], broadcast: Broadcast) -> [String: Any] {
-        let words: [String]
+        let given: [Any]
         if let list = request["command"] as? [Any] {
-            words = list.map { "\($0)" }
+            given = list
         } else if let name = request["command"] as? String {
-            words = [name] + ((request["args"] as? [Any]) ?? []).map { "\($0)" }
+            given = [name] + ((request["args"] as? [Any]) ?? [])
         } else {
             return ["ok": false, "error": "missing \"command\" (e.g. {\"command\":[\"status\"]})"]
+        }
+        // Words are strings, numbers or booleans as JSON has them; never an object or a list.
+        var words: [String] = []
+        for word in given {
+            switch word {
+            case let s as String: words.append(s)
+            case let n as NSNumber where String(cString: n.objCType) == "c": words.append(n.boolValue ? "on" : "off")   // true, false
+            case let n as NSNumber: words.append(n.stringValue)
+            default:
+                return ["ok": false, "error": "command words are strings or numbers, not \(word is [Any] ? "a list" : word is NSNull ? "null" : "an object")"]
+            }
         }
         do {
             return try run(words, broadcast: broadcast)

@@ -35,12 +35,14 @@ public final class ControlServer: @unchecked Sendable {
         return "\(folder)/\(prefix)\(name).sock"
     }
 
-    /// `mediapub ctl` without `--socket`: the one socket at a default path.
+    /// `mediapub ctl` without `--socket`: the one socket at a default path that a
+    /// running instance answers on (sockets left by crashed runs are passed over).
     /// None or several: an error that says to give `--socket PATH`.
     public static func discover(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         let (folder, prefix) = defaultFolder(environment)
         let found = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
             .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".sock") }.sorted().map { "\(folder)/\($0)" }
+            .filter { (try? UnixSocket.connect(to: $0)) != nil }
         guard found.count == 1 else {
             throw MediaPubError.usage(found.isEmpty ? "no running instance found; give --socket PATH"
                                       : "several instances (\(found.joined(separator: ", "))); give --socket PATH")
@@ -62,6 +64,8 @@ public final class ControlServer: @unchecked Sendable {
         let listener: (socket: UnixSocket, bound: UnixSocket.Identity?)
         do {
             listener = try UnixSocket.listen(at: path)
+        } catch let inUse as ControlPathInUse {
+            throw inUse
         } catch {
             throw MediaPubError.usage("control socket \(path): \(error)")
         }
@@ -385,5 +389,14 @@ private final class ControlLoop: @unchecked Sendable {
             client.output.removeFirst(n)
             client.lastActivity = now
         }
+    }
+}
+
+/// The control path is where a running instance answers: this run would take
+/// it over, so it does not start (exit 2).
+public struct ControlPathInUse: Error, CustomStringConvertible {
+    public let path: String
+    public var description: String {
+        "control socket \(path): in use by another running instance (give this one --control PATH, or use --lock)"
     }
 }

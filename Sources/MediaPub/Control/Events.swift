@@ -20,6 +20,9 @@ public final class Events: @unchecked Sendable {
     private var destinations: [Destination] = []
     private var listeners: [(Data) -> Void] = []
     private var failureHandler: ((String) -> Void)?
+    /// The last `ts` given: events are stamped, written and heard in one order, and
+    /// their times never go back (not across threads, nor when the wall clock is set back).
+    private var lastStamp = Date.distantPast
 
     public init() {}
 
@@ -57,14 +60,21 @@ public final class Events: @unchecked Sendable {
         lock.lock(); listeners.append(listener); lock.unlock()
     }
 
+    /// Stamps, writes and hands out one event. Listeners are called in event order,
+    /// under the events' lock: they must only queue the event (never emit one).
     public func emit(_ event: String, _ fields: [String: Any] = [:]) {
         var object = fields
-        object["ts"] = Events.timestamp()
         object["event"] = event
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        let line = data + Data("\n".utf8)
         var failures: [String] = []
         lock.lock()
+        let now = max(Date(), lastStamp)
+        lastStamp = now
+        object["ts"] = Events.timestamp(now)
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            lock.unlock()
+            return
+        }
+        let line = data + Data("\n".utf8)
         destinations.removeAll { d in
             let code = FDWrite.all(d.fd, line)
             guard code != 0 else { return false }
@@ -72,10 +82,9 @@ public final class Events: @unchecked Sendable {
             if d.owned { close(d.fd) }
             return true
         }
-        let listeners = self.listeners
+        for listener in listeners { listener(data) }
         let onFailure = failureHandler
         lock.unlock()
-        for listener in listeners { listener(data) }
         for why in failures {
             onFailure?(why)
             emit("warning", ["message": why])

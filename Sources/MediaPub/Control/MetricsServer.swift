@@ -63,13 +63,13 @@ public final class MetricsServer: @unchecked Sendable {
             ("player=\"\(label($0["id"]))\",state=\"\(label($0["state"]))\"", 1) })
         let outputs = status["outputs"] as? [[String: Any]] ?? []
         func o(_ key: String) -> [(String, Double)] {
-            outputs.map { ("url=\"\(label($0["url"]))\"", Double("\($0[key] ?? 0)") ?? 0) }
+            outputs.map { ("output=\"\(label($0["id"]))\",url=\"\(label($0["url"]))\"", Double("\($0[key] ?? 0)") ?? 0) }
         }
         metric("output_bytes_sent_total", "Encoded bytes handed to the output.", "counter", o("bytes_sent"))
         metric("output_bitrate_kbps", "Recent bitrate of the output.", "gauge", o("bitrate_kbps"))
         metric("output_reconnects_total", "Reconnections of the output.", "counter", o("reconnects"))
         metric("output_state", "1 for the output's current state.", "gauge", outputs.map {
-            ("url=\"\(label($0["url"]))\",state=\"\(label($0["state"]))\"", 1) })
+            ("output=\"\(label($0["id"]))\",url=\"\(label($0["url"]))\",state=\"\(label($0["state"]))\"", 1) })
         return out
     }
 }

@@ -79,7 +79,7 @@ final class UnixSocket {
             guard existing.isSocket else { throw MediaPubError.usage("\(existing.kind), not a socket: left untouched (give --control another path)") }
             // A socket someone still answers on belongs to a running instance: never steal it.
             if (try? connect(to: path)) != nil {
-                throw MediaPubError.usage("in use by another running instance (give this one --control PATH)")
+                throw ControlPathInUse(path: path)
             }
             // A stale socket of an earlier run: only if it is still that socket.
             if Identity.of(path) == existing { unlink(path) }

@@ -202,9 +202,12 @@ public struct StandbyConfig: Equatable, Sendable {
 public struct OutputConfig: Equatable, Sendable {
     /// `rtmp://`, `rtmps://`, `srt://`, `file://` (absolute path), `null://`/`null:`.
     public var url: String
+    /// The stable name given with `id:`; nil: the output is named by its index.
+    public var id: String?
 
-    public init(url: String) {
+    public init(url: String, id: String? = nil) {
         self.url = url
+        self.id = id
     }
 }
 

@@ -555,16 +555,29 @@ struct PresetDecoder {
             return []
         }
         var outputs: [OutputConfig] = []
+        var idOwners: [String: Int] = [:]
         for (i, item) in items.enumerated() {
             let path = "outputs[\(i)]"
             var urlNode = item
+            var id: String? = nil
             if let pairs = item.pairs, pairs.count == 1, pairs[0].key.scalarValue == "null", pairs[0].value.isNull {
                 // `- null:` in a list reads as a mapping {null: ~}; it means the null: output
                 outputs.append(OutputConfig(url: "null:"))
                 continue
             }
             if item.pairs != nil {
-                let f = fields(item, path, schema: .map([("url", .leaf)]))
+                let f = fields(item, path, schema: PresetSchema.output)
+                if let n = f["id"], !n.isNull, let s = string(n, "\(path).id") {
+                    // Unique among the outputs' names, explicit or by index (status, events, metrics, ctl).
+                    if !isName(s, extra: "") {
+                        report(n, "\(path).id", "\"\(s.clipped())\" is not a valid id (letters, digits, '_', '-')")
+                    } else if let other = idOwners[s] ?? items.indices.first(where: { "\($0)" == s && $0 != i }) {
+                        report(n, "\(path).id", "duplicate output id \"\(s)\" (also outputs[\(other)])")
+                    } else {
+                        id = s
+                        idOwners[s] = i
+                    }
+                }
                 guard let u = f["url"], !u.isNull else {
                     report(f["url"] ?? item, "\(path).url", "an output needs a url")
                     continue
@@ -576,7 +589,7 @@ struct PresetDecoder {
             }
             guard let text = string(urlNode, "\(path).url") else { continue }
             switch OutputURL.resolve(text, base: base, environment: environment) {
-            case .success(let url): outputs.append(OutputConfig(url: url))
+            case .success(let url): outputs.append(OutputConfig(url: url, id: id))
             case .failure(let why): report(urlNode, "\(path).url", why.message)
             }
         }

@@ -27,6 +27,8 @@ indirect enum PresetSchema {
         ("memory", .leaf),
     ])
 
+    static let output = PresetSchema.map([("id", .leaf), ("url", .leaf)])
+
     static let root = PresetSchema.map([
         ("name", .leaf),
         ("video", .map([("size", .leaf), ("width", .leaf), ("height", .leaf), ("fps", .leaf), ("bitrate", .leaf),
@@ -35,7 +37,7 @@ indirect enum PresetSchema {
         ("players", .list(player, byID: true)),
         ("standby", .map([("image", .leaf), ("color", .leaf), ("audio", .leaf)])),
         ("publishing", .leaf),
-        ("outputs", .list(.map([("url", .leaf)]), byID: false)),
+        ("outputs", .list(output, byID: false)),
         ("reconnect", .map([("initial", .leaf), ("max", .leaf), ("give_up_after", .leaf)])),
         ("stop", .map([("after", .leaf), ("at_end", .leaf)])),
         ("monitor", .leaf),

@@ -67,7 +67,14 @@ struct ResolvedPresetWriter {
             line(0, "outputs: []")
         } else {
             line(0, "outputs:")
-            for o in p.outputs { line(1, "- url: \(quote(url(o.url)))") }
+            for o in p.outputs {
+                if let id = o.id {
+                    line(1, "- id: \(quote(id))")
+                    line(2, "url: \(quote(url(o.url)))")
+                } else {
+                    line(1, "- url: \(quote(url(o.url)))")
+                }
+            }
         }
         line(0, "reconnect:")
         line(1, "initial: \(d(p.reconnect.initial))")

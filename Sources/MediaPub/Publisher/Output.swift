@@ -8,7 +8,9 @@ public enum OutputState: String, Sendable {
 
 /// A snapshot of an output for status and metrics.
 public struct OutputStatus: Sendable {
-    public var url: String        // masked
+    /// Its `id:`, else its index.
+    public var id: String
+    public var url: String        // masked; a recording's file as written
     public var state: OutputState
     public var bytesSent: UInt64
     public var reconnects: Int
@@ -22,6 +24,10 @@ public struct OutputStatus: Sendable {
 final class Output: @unchecked Sendable {
     let url: String
     let maskedURL: String
+    /// The output's name in status, events, metrics and `ctl reconnect`: its `id:`, else its index.
+    let id: String
+    /// Whether `id` was given (else it is the index).
+    let hasExplicitID: Bool
     let target: OutputTarget
     private let hasVideo: Bool
     /// AAC encoders prime with 1024 samples: the first decoded sound is that late, so
@@ -59,9 +65,11 @@ final class Output: @unchecked Sendable {
     private var watch: DispatchSourceTimer?
     private var eos = DispatchSemaphore(value: 0)
 
-    init(url: String, hasVideo: Bool, audioPriming: TimeInterval = 0, reconnect: ReconnectConfig,
-         onState: @escaping (Output, OutputState, String?) -> Void) throws {
+    init(url: String, id: String, hasExplicitID: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
+         reconnect: ReconnectConfig, onState: @escaping (Output, OutputState, String?) -> Void) throws {
         self.url = url
+        self.id = id
+        self.hasExplicitID = hasExplicitID
         self.maskedURL = SecretMask.mask(url: url)
         self.target = try OutputTarget(url)
         self.hasVideo = hasVideo
@@ -90,8 +98,15 @@ final class Output: @unchecked Sendable {
             rateKbps = Int(Double(bytes - rateMark.bytes) * 8 / now.timeIntervalSince(rateMark.at) / 1000)
             rateMark = (now, bytes)
         }
-        return OutputStatus(url: maskedURL, state: state, bytesSent: bytes, reconnects: reconnects,
+        return OutputStatus(id: id, url: recording.map { "file://" + $0.path } ?? maskedURL, state: state,
+                            bytesSent: bytes, reconnects: reconnects,
                             bitrateKbps: state == .publishing ? rateKbps : 0, error: lastError)
+    }
+
+    /// The URL shown: masked, and for a recording the file being written (strftime patterns expanded).
+    var shownURL: String {
+        lock.lock(); defer { lock.unlock() }
+        return recording.map { "file://" + $0.path } ?? maskedURL
     }
 
     /// When the recording went beside a file (or folder) that was already at its
@@ -217,7 +232,7 @@ final class Output: @unchecked Sendable {
         guard let base, pts >= base else { lock.unlock(); return }
         bytes += UInt64(buffer.size)
         let becamePublishing = !target.isNetwork && (state == .connecting || state == .reconnecting)
-        if becamePublishing { state = .publishing }
+        if becamePublishing { state = .publishing; lastError = nil }
         let audio = audioSrc
         // Lock order: lock, then audioPush. Held audio must go out before newer audio.
         if !isVideo || !backlog.isEmpty { audioPush.lock() }
@@ -240,7 +255,7 @@ final class Output: @unchecked Sendable {
     private func markPublishing(connection: Int) {
         lock.lock()
         let changed = connection == generation && (state == .connecting || state == .reconnecting)
-        if changed { state = .publishing }
+        if changed { state = .publishing; lastError = nil }   // recovered: the last error is history
         lock.unlock()
         if changed { onState(self, .publishing, nil) }
     }

@@ -16,7 +16,7 @@ final class Publisher: TimelineSink, @unchecked Sendable {
 
     private let onEncoderFailure: (String) -> Void
 
-    init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs urls: [String],
+    init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs configs: [OutputConfig],
          reconnect: ReconnectConfig, log: Logger, onEncoderFailure: @escaping (String) -> Void,
          onOutputState: @escaping (Output, OutputState, String?) -> Void) throws {
         self.log = log
@@ -24,8 +24,9 @@ final class Publisher: TimelineSink, @unchecked Sendable {
         encoder = try Encoder(format: format, video: video, audio: audio)
         streamsLeft = encoder.videoSink == nil ? 1 : 2
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
-        outputs = try urls.map {
-            try Output(url: $0, hasVideo: video != nil, audioPriming: priming, reconnect: reconnect, onState: onOutputState)
+        outputs = try configs.enumerated().map { index, config in
+            try Output(url: config.url, id: config.id ?? "\(index)", hasExplicitID: config.id != nil, hasVideo: video != nil,
+                       audioPriming: priming, reconnect: reconnect, onState: onOutputState)
         }
     }
 

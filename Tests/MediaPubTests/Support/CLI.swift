@@ -244,10 +244,26 @@ enum CLI {
         return path
     }
 
+    /// A runtime folder of this test process's own: runs started here find their default
+    /// control socket there, never one of another test process (a control path in use is exit 2).
+    static let runtimeDir: String = {
+        let dir = "/tmp/mediapub-test-runtime-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return dir
+    }()
+
+    /// The environment of a mediapub child: ours with `XDG_RUNTIME_DIR` set to `runtimeDir`
+    /// (unless the test sets or unsets it), plus `set`, minus `unset`.
+    static func environment(set: [String: String] = [:], unset: [String] = []) -> [String: String] {
+        var own = set
+        if own["XDG_RUNTIME_DIR"] == nil, !unset.contains("XDG_RUNTIME_DIR") { own["XDG_RUNTIME_DIR"] = runtimeDir }
+        return Proc.environment(set: own, unset: unset)
+    }
+
     /// Run `mediapub ARGS` to completion (bounded).
     static func run(_ args: [String], env: [String: String] = [:], unsetEnv: [String] = [],
                     cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
-        try Proc.run(binary(), args, env: Proc.environment(set: env, unset: unsetEnv), cwd: cwd, timeout: timeout)
+        try Proc.run(binary(), args, env: environment(set: env, unset: unsetEnv), cwd: cwd, timeout: timeout)
     }
 
     /// Start `mediapub ARGS` in the background. The caller must stop it; the
@@ -255,7 +271,7 @@ enum CLI {
     static func start(_ args: [String], env: [String: String] = [:], unsetEnv: [String] = [],
                       cwd: URL? = nil) throws -> RunningProcess {
         try RunningProcess(executable: binary(), arguments: args,
-                           environment: Proc.environment(set: env, unset: unsetEnv), currentDirectory: cwd)
+                           environment: environment(set: env, unset: unsetEnv), currentDirectory: cwd)
     }
 }
 

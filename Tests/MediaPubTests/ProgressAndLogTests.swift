@@ -1,0 +1,38 @@
+// What a person at a terminal, or a journal, sees (SPEC §2): an ffmpeg-style
+// status line redrawn in place, log lines above it; a loop logged once.
+
+import Foundation
+import XCTest
+
+final class ProgressAndLogTests: XCTestCase {
+
+    /// Under a real terminal (script(1) gives the run a pty), the status line is drawn
+    /// with carriage return and erase-line, never scrolled, and shows % and time left.
+    func testStatusLineRedrawsInPlaceOnATerminal() throws {
+        let dir = try makeTempDir()
+        let typescript = dir.appendingPathComponent("typescript")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [dir.appendingPathComponent("o.mkv").path]))
+        let command = "\(try CLI.binary()) --preset \(preset.path) --realtime --duration 4s"
+        let r = try Proc.run(try Tools.path("script"), ["-q", "-e", "-c", command, typescript.path], env: CLI.environment(), timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub under script"))
+        let screen = try String(contentsOf: typescript, encoding: .utf8)
+        let draws = screen.components(separatedBy: "frame=").dropFirst().count
+        XCTAssertGreaterThanOrEqual(draws, 2, screen)
+        XCTAssertEqual(screen.components(separatedBy: "\r\u{1B}[Kframe=").count - 1, draws, "each draw replaces the line: \(screen.debugDescription)")
+        XCTAssertNil(screen.range(of: "outputs=[a-z,]*\r?\n", options: .regularExpression), "a status line is never left behind: \(screen.debugDescription)")
+        XCTAssertNotNil(screen.range(of: "  ?[0-9]+% eta=00:00:0[0-9]\\.[0-9]{2} outputs=", options: .regularExpression), screen.debugDescription)
+        XCTAssertTrue(screen.contains("finished: duration reached"), screen)
+    }
+
+    func testARepeatingItemIsLoggedOncePerItemNotPerLoop() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeVideo(in: dir, name: "short.mp4", seconds: 0.5, size: "320x240", fps: 25, freq: 440, sampleRate: 44100)
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "short.mp4", extra: "").replacingOccurrences(of: "    video: true\n", with: "    video: true\n    repeat: true\n"))
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "4s", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("a repeating item"))
+        let loops = try EventLog.read(events).filter { $0["event"] as? String == "player.track" }.count
+        XCTAssertGreaterThanOrEqual(loops, 6, "it went round several times")
+        XCTAssertEqual(r.stderr.components(separatedBy: "player main: playing").count - 1, 1, r.stderr)
+    }
+}
