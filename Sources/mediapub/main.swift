@@ -11,8 +11,10 @@ usage:
   mediapub probe SOURCE                  print duration, streams and tags of a source as JSON
   mediapub ctl [--socket PATH] CMD ...   send a control command to a running instance:
       status | publish on|off | pause|resume|stop|start [PLAYER] | next|prev [PLAYER]
-      seek PLAYER 90s | volume PLAYER 40 | speed PLAYER 1.5 | pitch PLAYER -3 | repeat PLAYER on|off
-      load PLAYER SOURCE | reconnect [OUTPUT] | quit
+      seek PLAYER 90s (a bare number is seconds) | volume PLAYER 40 | play-volume PLAYER 40
+      mute-local PLAYER on|off | aux PLAYER on|off | progress-interval PLAYER 500ms
+      speed PLAYER 1.5 | pitch PLAYER -3 | repeat PLAYER on|off
+      load PLAYER SOURCE (answers once it plays, or why not) | reconnect [OUTPUT id] | quit
   mediapub --version | --help
 
 run options:

@@ -83,17 +83,40 @@ enum ControlCommands {
             }
             // At most maxDuration: the milliseconds (and the nanoseconds below) fit.
             let ms = Int((seconds * 1000).rounded())
+            // Past the end would end the item (and a single-source run): refused, the length said.
+            if let length = p.durationMs, ms >= length {
+                throw Failure(message: "seek: \(args[1].clipped()) is past the end of \(p.id)'s item (\(MediaTime.formatDuration(Double(length) / 1000)) long)")
+            }
             guard p.seek(toMs: ms) else { throw Failure(message: "seek: \(p.id) cannot seek now (state \(p.currentState.rawValue))") }
-            return ["ok": true, "position_ms": ms]
-        case "volume":
+            return ["ok": true, "position_ms": p.positionMs]   // where it landed
+        case "volume", "publish-volume", "publish_volume", "play-volume", "play_volume":
             let p = try player(0)
             let v = try number(1, "volume")
             let range = PlayerConfig.volumeRange
             // Range-checked as a Double: Int(1e19) would trap.
             guard v >= Double(range.lowerBound), v <= Double(range.upperBound) else {
-                throw Failure(message: "volume: \(args[1].clipped()) is out of range \(range.lowerBound)..\(range.upperBound)")
+                throw Failure(message: "\(name): \(args[1].clipped()) is out of range \(range.lowerBound)..\(range.upperBound)")
             }
-            p.setPublishVolume(Int(v))
+            if name.hasPrefix("play") { p.setPlayVolume(Int(v)) } else { p.setPublishVolume(Int(v)) }
+            return ok
+        case "mute-local", "mute_local":
+            let p = try player(0)
+            p.setMuteLocal(try onOff(1))
+            return ok
+        case "aux":
+            let p = try player(0)
+            p.setAux(try onOff(1))
+            return ok
+        case "progress-interval", "progress_interval":
+            let p = try player(0)
+            guard args.count > 1, case .success(let interval) = MediaTime.duration(args[1]) else {
+                throw Failure(message: "\(name): expected a duration such as 500ms or 2s")
+            }
+            let range = PlayerConfig.progressIntervalRange
+            guard range.contains(interval) else {
+                throw Failure(message: "\(name): \(args[1].clipped()) is out of range \(MediaTime.formatDuration(range.lowerBound))..\(MediaTime.formatDuration(range.upperBound))")
+            }
+            p.progressInterval = interval
             return ok
         case "speed":
             let p = try player(0)
@@ -113,7 +136,18 @@ enum ControlCommands {
             let source = PathResolution.resolveSource(args[1], base: b.preset.baseDirectory)
             do { _ = try SourceSpec(source) } catch { throw Failure(message: "load: \(error)") }
             p.load(source: source)
-            return ok
+            // Answered once the load is known (playing, or why not), within a bounded wait.
+            let outcome = p.waitForLoad(timeout: 10)
+            switch outcome.state {
+            case .error:
+                throw Failure(message: "load: \(outcome.error ?? "\(p.id) could not load it")")
+            case .loading:
+                return ["ok": true, "state": "loading"]   // still on its way (a slow server): events follow
+            default:
+                var reply: [String: Any] = ["ok": true, "state": outcome.state.rawValue]
+                reply["duration_ms"] = p.durationMs ?? NSNull()
+                return reply
+            }
         case "reconnect":
             try b.reconnect(output: args.first)
             return ok
@@ -121,7 +155,7 @@ enum ControlCommands {
             b.requestStop()
             return ok
         default:
-            throw Failure(message: "unknown command \"\(name.clipped())\" (status, publish, pause, resume, stop, start, next, prev, seek, volume, speed, pitch, repeat, load, reconnect, quit)")
+            throw Failure(message: "unknown command \"\(name.clipped())\" (status, publish, pause, resume, stop, start, next, prev, seek, volume, play-volume, mute-local, aux, speed, pitch, repeat, progress-interval, load, reconnect, quit)")
         }
     }
 }

@@ -23,6 +23,10 @@ public final class MediaPlayer: @unchecked Sendable {
     private var config: PlayerConfig
     private var playlist: Playlist
     private var state: PlayerState = .stopped
+    /// The reason given with the last state change (an error), for `waitForLoad`.
+    private var lastError: String?
+    /// The tags the current item's `player.track` carried (nil: none sent yet for it).
+    private var sentTags: NowPlaying?
     private var current: DecodeSession?
     private var upcoming: DecodeSession?
     private var upcomingPosition: Int?
@@ -71,6 +75,15 @@ public final class MediaPlayer: @unchecked Sendable {
     // MARK: state
 
     public var currentState: PlayerState { lock.lock(); defer { lock.unlock() }; return state }
+
+    /// Waits (bounded) until a load is known: playing (or paused, ended), or an error
+    /// with its reason; `.loading` when the wait ran out first.
+    public func waitForLoad(timeout: TimeInterval) -> (state: PlayerState, error: String?) {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock(); defer { lock.unlock() }
+        while state == .loading, lock.wait(until: deadline) {}
+        return (state, lastError)
+    }
     public var publishVolume: Int { lock.lock(); defer { lock.unlock() }; return config.publishVolume }
     public var aux: Bool { lock.lock(); defer { lock.unlock() }; return config.aux }
     public var settings: PlayerConfig { lock.lock(); defer { lock.unlock() }; return config }
@@ -96,6 +109,7 @@ public final class MediaPlayer: @unchecked Sendable {
     private func setState(_ new: PlayerState, error: String? = nil) {
         guard new != state || error != nil else { return }
         state = new
+        lastError = error
         if new == .playing { playedSinceStart = true }
         let handler = eventHandler
         queue.async { handler(.state(new, error: error)) }
@@ -347,6 +361,7 @@ public final class MediaPlayer: @unchecked Sendable {
                 failuresInARow = 0
                 retries = 0
                 if state == .loading { setState(.playing) }
+                sentTags = session.currentTags
                 track = .track(index: playlist.index, source: playlist.current,
                                durationMs: session.durationMs, tags: session.currentTags)
             }
@@ -356,7 +371,13 @@ public final class MediaPlayer: @unchecked Sendable {
             if isCurrent { itemFailedLocked(source: session.source, message: message) }
             else { retire(upcoming); upcoming = nil; upcomingPosition = nil }
         case .tags:
-            break  // kept by the session; read from it as now-playing
+            // Kept by the session (now-playing). Tags that come after the item's
+            // player.track was sent go out as an updated player.track.
+            if isCurrent, currentReady, let sent = sentTags, session.currentTags != sent {
+                sentTags = session.currentTags
+                track = .track(index: playlist.index, source: playlist.current,
+                               durationMs: session.durationMs, tags: session.currentTags)
+            }
         }
         lock.unlock()
         if let track { emit(track) }
@@ -460,6 +481,7 @@ public final class MediaPlayer: @unchecked Sendable {
             upcomingPosition = nil
             currentReady = next.isReady
             if currentReady {
+                sentTags = next.currentTags
                 emit(.track(index: playlist.index, source: playlist.current,
                             durationMs: next.durationMs, tags: next.currentTags))
             } else {

@@ -1,0 +1,131 @@
+// SPEC §6/§9 through the control socket, as a user drives it: seek that says
+// where it landed and refuses the past-the-end, load that answers with the
+// outcome, every player setting of the preset settable at run time, and
+// player.track carrying the tags it has.
+
+import Foundation
+import XCTest
+
+final class ControlPlayerTests: XCTestCase {
+
+    private func ctl(_ socket: String, _ words: [String]) throws -> [String: Any] {
+        let r = try CLI.run(["ctl", "--socket", socket] + words, timeout: 30)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.summary("ctl \(words)"))
+    }
+
+    private func events(_ url: URL, _ name: String) -> [[String: Any]] {
+        ((try? EventLog.read(url)) ?? []).filter { $0["event"] as? String == name }
+    }
+
+    /// A realtime run of `source` (one player "main", audio only) with a control socket and events.
+    private func start(_ dir: URL, source: String, extra: [String] = []) throws -> (RunningProcess, String, URL, URL) {
+        let socket = dir.appendingPathComponent("c.sock").path
+        let eventsURL = dir.appendingPathComponent("events.jsonl")
+        let out = dir.appendingPathComponent("out.mp4")
+        let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: source, extra)], output: out)
+        let preset = try writeFile(dir, "p.yaml", yaml)
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--control", socket, "--events", eventsURL.path])
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { !mp.isRunning || !events(eventsURL, "player.progress").isEmpty }, mp.stderr)
+        return (mp, socket, eventsURL, out)
+    }
+
+    func testSeekSaysWhereItLandedAndRefusesThePastTheEnd() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeAudio(in: dir, name: "ten.wav", seconds: 10, freq: 440, ext: "wav")
+        let (mp, socket, _, _) = try start(dir, source: "ten.wav")
+        let past = try ctl(socket, ["seek", "main", "99s"])
+        XCTAssertEqual(past["ok"] as? Bool, false)
+        XCTAssertEqual(past["error"] as? String, "seek: 99s is past the end of main's item (10s long)")
+        let landed = try ctl(socket, ["seek", "main", "7.5"])   // a bare number is seconds
+        XCTAssertEqual(landed["ok"] as? Bool, true, "\(landed)")
+        XCTAssertEqual(Double(landed["position_ms"] as? Int ?? -1), 7500, accuracy: 100)
+        XCTAssertTrue(mp.isRunning, "the broadcast goes on")
+        XCTAssertEqual(try ctl(socket, ["quit"])["ok"] as? Bool, true)
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+    }
+
+    func testLoadAnswersWithTheOutcome() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeAudio(in: dir, name: "a.wav", seconds: 30, freq: 440, ext: "wav")
+        try TestMedia.makeAudio(in: dir, name: "b.mp3", seconds: 4, freq: 1000, ext: "mp3")
+        try Data("not media at all".utf8).write(to: dir.appendingPathComponent("junk.mp3"))
+        let (mp, socket, _, _) = try start(dir, source: "a.wav")
+        let good = try ctl(socket, ["load", "main", dir.appendingPathComponent("b.mp3").path])
+        XCTAssertEqual(good["ok"] as? Bool, true, "\(good)")
+        XCTAssertEqual(good["state"] as? String, "playing")
+        XCTAssertEqual(Double(good["duration_ms"] as? Int ?? 0), 4000, accuracy: 100)
+        let missing = try ctl(socket, ["load", "main", dir.appendingPathComponent("nope.mp3").path])
+        XCTAssertEqual(missing["ok"] as? Bool, false)
+        XCTAssertEqual(missing["error"] as? String, "load: \(dir.appendingPathComponent("nope.mp3").path): no such file")
+        let junk = try ctl(socket, ["load", "main", dir.appendingPathComponent("junk.mp3").path])
+        XCTAssertEqual(junk["ok"] as? Bool, false, "\(junk)")
+        XCTAssertTrue((junk["error"] as? String ?? "").hasPrefix("load: \(dir.appendingPathComponent("junk.mp3").path): "), "\(junk)")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+    }
+
+    /// aux off takes the player out of the stream (checked on the recording); play volume,
+    /// mute-local and the progress interval change as status and events show.
+    func testEveryPlayerSettingIsSettableAtRunTime() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeAudio(in: dir, name: "a.wav", seconds: 30, freq: 440, ext: "wav")
+        let (mp, socket, eventsURL, out) = try start(dir, source: "a.wav")
+        for words in [["play-volume", "main", "30"], ["mute-local", "main", "on"], ["progress-interval", "main", "250ms"]] {
+            XCTAssertEqual(try ctl(socket, words)["ok"] as? Bool, true, "\(words)")
+        }
+        XCTAssertEqual(try ctl(socket, ["play-volume", "main", "201"])["error"] as? String, "play-volume: 201 is out of range 0..200")
+        XCTAssertEqual(try ctl(socket, ["progress-interval", "main", "1ms"])["ok"] as? Bool, false)
+        let player = try XCTUnwrap(((try ctl(socket, ["status"])["status"] as? [String: Any])?["players"] as? [[String: Any]])?.first)
+        XCTAssertEqual(player["play_volume"] as? Int, 30)
+        XCTAssertEqual(player["mute_local"] as? Bool, true)
+        // Progress now every 250 ms of media time.
+        let before = events(eventsURL, "player.progress").count
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { events(eventsURL, "player.progress").count >= before + 6 || !mp.isRunning })
+        let steps = events(eventsURL, "player.progress").suffix(4).compactMap { $0["position_ms"] as? Int }
+        // Reported on the timeline's ticks: 250 ms give or take one audio tick.
+        let gaps = zip(steps.dropFirst(), steps).map { $0 - $1 }
+        XCTAssertEqual(gaps.count, 3, "\(steps)")
+        XCTAssertTrue(gaps.allSatisfy { abs($0 - 250) <= 25 }, "\(steps)")
+        // Out of the stream: sound before, silence after.
+        XCTAssertEqual(try ctl(socket, ["aux", "main", "off"])["ok"] as? Bool, true)
+        let after = events(eventsURL, "player.progress").count
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { events(eventsURL, "player.progress").count >= after + 8 || !mp.isRunning })
+        XCTAssertEqual(try ctl(socket, ["quit"])["ok"] as? Bool, true)
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        let seconds = Double(pcm.count) / 16000
+        XCTAssertGreaterThan(MediaProbe.rmsDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.0)), -30, "the tone while aux was on")
+        XCTAssertLessThan(MediaProbe.rmsDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 1.2, to: seconds - 0.2)), -60, "silence once aux is off")
+    }
+
+    /// Every item's player.track (or its update) carries the tags the file has.
+    func testTrackEventsCarryTheTags() throws {
+        let dir = try makeTempDir()
+        var items: [String] = []
+        for i in 0..<16 {
+            let name = "t\(i).mp3"
+            try TestMedia.ffmpegRun(["-f", "lavfi", "-i", "sine=frequency=\(300 + 20 * i):duration=0.4", "-ac", "2",
+                                    "-c:a", "libmp3lame", "-b:a", "96k", "-metadata", "title=Song \(i)",
+                                    "-metadata", "artist=Band", "-metadata", "album=Record", dir.appendingPathComponent(name).path])
+            items.append(name)
+        }
+        let out = dir.appendingPathComponent("out.mp4")
+        let eventsURL = dir.appendingPathComponent("events.jsonl")
+        let list = items.map { "\"\($0)\"" }.joined(separator: ", ")
+        let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "t0.mp3")], output: out)
+            .replacingOccurrences(of: "source: \"t0.mp3\"", with: "playlist: {items: [\(list)], mode: once}")
+            .replacingOccurrences(of: "source: t0.mp3", with: "playlist: {items: [\(list)], mode: once}")
+        let preset = try writeFile(dir, "p.yaml", yaml)
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", eventsURL.path], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.summary("tagged playlist"))
+        var last: [Int: String] = [:]
+        for e in events(eventsURL, "player.track") {
+            guard let index = e["index"] as? Int else { continue }
+            last[index] = (e["tags"] as? [String: Any])?["title"] as? String ?? "(none)"
+        }
+        XCTAssertEqual(last.count, 16, "\(last)")
+        for i in 0..<16 { XCTAssertEqual(last[i], "Song \(i)", "item \(i)") }
+    }
+}
