@@ -40,9 +40,12 @@ final class Buffer: @unchecked Sendable {
     }
 
     /// A shallow copy with PTS and DTS moved back by `offset` (forward when negative), never below zero.
-    func shifted(by offset: Int) -> Buffer {
+    func shifted(by offset: Int) -> Buffer { shifted(pts: offset, dts: offset) }
+
+    /// A copy with the presentation and decoding times moved back by their own offsets (ns).
+    func shifted(pts ptsOffset: Int, dts dtsOffset: Int) -> Buffer {
         let copy = Buffer(owning: cshim_buffer_copy(raw))
-        for (get, set) in [(cshim_buffer_pts, cshim_buffer_set_pts), (cshim_buffer_dts, cshim_buffer_set_dts)] {
+        for (get, set, offset) in [(cshim_buffer_pts, cshim_buffer_set_pts, ptsOffset), (cshim_buffer_dts, cshim_buffer_set_dts, dtsOffset)] {
             let t = UInt(get(raw))
             if t != GStreamer.none { set(copy.raw, GstClockTime(UInt(max(0, Int(t) - offset)))) }
         }

@@ -239,7 +239,13 @@ final class Output: @unchecked Sendable {
         lock.unlock()
         if becamePublishing { onState(self, .publishing, nil) }
         if isVideo {
-            src.push(sample: Sample(buffer: buffer.shifted(by: Int(segmentOffset + base) - videoDelay), caps: sample.caps))
+            let shift = Int(segmentOffset + base)
+            // Pictures are shown as late as the AAC priming. A fragmented MP4 starts every
+            // track's decoding at zero (no edit list), so there the delay rides on the
+            // presentation time alone (a composition offset), which it keeps.
+            let delayed = target.delaysByCompositionOffset
+                ? buffer.shifted(pts: shift - videoDelay, dts: shift) : buffer.shifted(by: shift - videoDelay)
+            src.push(sample: Sample(buffer: delayed, caps: sample.caps))
             guard !backlog.isEmpty else { return }
             for held in backlog {
                 guard let b = held.buffer, let raw = b.pts, let t = held.runningTime, raw >= t, t >= base else { continue }

@@ -32,6 +32,12 @@ enum OutputTarget: Equatable {
         }
     }
 
+    /// A fragmented MP4 (our MP4 recordings): pictures are delayed by their presentation time only.
+    var delaysByCompositionOffset: Bool {
+        if case .file(_, "mp4") = self { return true }
+        return false
+    }
+
     var isNetwork: Bool {
         switch self {
         case .rtmp, .srt: return true
@@ -57,7 +63,9 @@ enum OutputTarget: Equatable {
         case .file(let path, let container):
             let mux: String
             switch container {
-            case "mp4": mux = "mp4mux name=mux"
+            // Fragmented (a fragment a second): what is on disk plays at every moment, a
+            // kill -9 or a power cut loses at most the last fragment.
+            case "mp4": mux = "mp4mux name=mux fragment-duration=1000"
             case "mkv": mux = "matroskamux name=mux"
             case "flv": mux = "flvmux name=mux streamable=false"
             default: mux = "mpegtsmux name=mux"
