@@ -11,7 +11,12 @@ packages=(
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools
 )
 if [ "${1:-}" = "--test" ]; then
-  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg)
+  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg systemd)
+fi
+
+# PyYAML reads the Kubernetes manifests in the deploy tests (PyPI, for the python3 on PATH).
+if [ "${1:-}" = "--test" ] && ! python3 -c 'import yaml' 2>/dev/null; then
+  python3 -m pip install -q pyyaml
 fi
 
 missing=()
