@@ -119,7 +119,7 @@ public final class Broadcast: @unchecked Sendable {
     var outputURLs: [String] { outputConfigs.map(\.url) }
 
     public var realtime: Bool {
-        options.realtime ?? outputURLs.contains { (try? OutputTarget($0))?.isNetwork ?? false }
+        options.realtime ?? outputURLs.contains { (try? OutputTarget($0))?.isLive ?? false }
     }
 
     private lazy var wantedPublishing = preset.publishing

@@ -14,7 +14,49 @@ public enum OutputURL {
 
     /// The URL schemes an output may have; any other name followed by `:/` is refused,
     /// anything else is a file path.
-    public static let schemes: Set<String> = ["rtmp", "rtmps", "srt", "null", "file"]
+    public static let schemes: Set<String> = ["rtmp", "rtmps", "srt", "null", "file", "hls"]
+
+    /// `hls:///dir/index.m3u8?segment=4s&window=6`: the playlist path, the segment
+    /// length (whole seconds, 1s..60s) and how many segments the playlist lists (3..100).
+    public struct HLS: Equatable, Sendable {
+        public var playlist: String
+        public var segment: Int
+        public var window: Int
+    }
+
+    /// The HLS output `url` names, or why it is not one.
+    public static func hls(_ url: String) -> Result<HLS, Failure> {
+        let shown = "\"\(SecretMask.mask(url: url))\""
+        guard url.lowercased().hasPrefix("hls:///") else {
+            return .failure(Failure(message: "\(shown) needs an absolute path: hls:///path/index.m3u8?segment=4s&window=6"))
+        }
+        let rest = url.dropFirst("hls://".count)
+        let path = String(rest.prefix { $0 != "?" })
+        let query = rest.drop { $0 != "?" }.dropFirst()
+        guard (path as NSString).pathExtension.lowercased() == "m3u8" else {
+            return .failure(Failure(message: "\(shown): the playlist must end in .m3u8"))
+        }
+        var hls = HLS(playlist: path, segment: 4, window: 6)
+        for item in query.split(separator: "&") {
+            let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
+            let value = kv.count > 1 ? kv[1] : ""
+            switch kv[0].lowercased() {
+            case "segment":
+                guard let d = MediaTime.parseDuration(value), d == d.rounded(), d >= 1, d <= 60 else {
+                    return .failure(Failure(message: "\(shown): segment must be whole seconds from 1s to 60s, got \(value.clipped())"))
+                }
+                hls.segment = Int(d)
+            case "window":
+                guard let n = Int(value), (3...100).contains(n) else {
+                    return .failure(Failure(message: "\(shown): window must be a number of segments from 3 to 100, got \(value.clipped())"))
+                }
+                hls.window = n
+            default:
+                return .failure(Failure(message: "\(shown): unknown parameter \(kv[0].clipped()) (segment, window)"))
+            }
+        }
+        return .success(hls)
+    }
 
     public static func resolve(_ text: String, base: String,
                                environment: [String: String] = [:]) -> Result<String, Failure> {
@@ -31,6 +73,9 @@ public enum OutputURL {
         let hasSlashes = url.dropFirst(scheme.count + 1).hasPrefix("//")
         switch scheme {
         case "null":
+            return .success(url)
+        case "hls":
+            if case .failure(let why) = hls(url) { return .failure(why) }
             return .success(url)
         case "file":
             guard let path = PathResolution.localPath(of: url), path.hasPrefix("/") else {
@@ -77,7 +122,7 @@ public enum OutputURL {
             }
             return .success(url)
         default:
-            return fail("\(shown) is not a supported output (rtmp://, rtmps://, srt://, file://, null:// or a file path)")
+            return fail("\(shown) is not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)")
         }
     }
 

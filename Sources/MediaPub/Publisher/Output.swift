@@ -168,15 +168,20 @@ final class Output: @unchecked Sendable {
             }
             lock.lock(); recording = file; lock.unlock()
             location = file.path
+        } else if case .hls(let hls) = target {
+            // The playlist's folder is made; segments are named for this run's start.
+            try? FileManager.default.createDirectory(atPath: (hls.playlist as NSString).deletingLastPathComponent,
+                                                     withIntermediateDirectories: true)
+            location = OutputTarget.expand("%Y%m%d-%H%M%S", at: openedAt)
         }
         var parts: [String] = []
         let limits = target.isNetwork
             ? "max-bytes=16000000 block=false leaky-type=downstream"
             : "max-bytes=64000000 block=true"
         if hasVideo {
-            parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! mux.")
+            parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! \(target.muxPad(video: true))")
         }
-        parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! mux.")
+        parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! \(target.muxPad(video: false))")
         parts.append(target.muxAndSink(location: location))
         let pipeline = try Pipeline(description: parts.joined(separator: " "))
         let bus = pipeline.makeBus()

@@ -5,6 +5,7 @@ enum OutputTarget: Equatable {
     case file(path: String, container: String)
     case rtmp(String)
     case srt(String)
+    case hls(OutputURL.HLS)
     case null
 
     init(_ url: String) throws {
@@ -17,6 +18,11 @@ enum OutputTarget: Equatable {
             self = scheme == "srt" ? .srt(url) : .rtmp(url)
         case "null":
             self = .null
+        case "hls":
+            switch OutputURL.hls(url) {
+            case .success(let hls): self = .hls(hls)
+            case .failure(let why): throw MediaPubError.usage("output \(why.message)")
+            }
         case nil, "file":
             guard let path = scheme == nil ? url : PathResolution.localPath(of: url), path.hasPrefix("/") || scheme == nil else {
                 throw MediaPubError.output(url, "needs an absolute path: file:///path/name.mp4")
@@ -28,7 +34,7 @@ enum OutputTarget: Equatable {
             }
             self = .file(path: path, container: ext)
         default:
-            throw MediaPubError.output(url, "not a supported output (rtmp://, rtmps://, srt://, file://, null:// or a file path)")
+            throw MediaPubError.output(url, "not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)")
         }
     }
 
@@ -36,6 +42,18 @@ enum OutputTarget: Equatable {
     var delaysByCompositionOffset: Bool {
         if case .file(_, "mp4") = self { return true }
         return false
+    }
+
+    /// Where a stream links into the muxer: hlssink2's pads are named, the muxers' are found by caps.
+    func muxPad(video: Bool) -> String {
+        if case .hls = self { return video ? "mux.video" : "mux.audio" }
+        return "mux."
+    }
+
+    /// Watched live (network outputs, HLS): the run is paced to the wall clock by default.
+    var isLive: Bool {
+        if case .hls = self { return true }
+        return isNetwork
     }
 
     var isNetwork: Bool {
@@ -57,7 +75,8 @@ enum OutputTarget: Equatable {
     }
 
     /// The muxer and sink of a gst-launch description; the muxer is named `mux`.
-    /// A file is written at `location` (the file this run created), else at its path.
+    /// A file is written at `location` (the file this run created), else at its path;
+    /// for HLS, `location` is the run's stamp that names its segments.
     func muxAndSink(location: String? = nil) -> String {
         switch self {
         case .file(let path, let container):
@@ -79,6 +98,17 @@ enum OutputTarget: Equatable {
             // Escaped, srtsink unescapes it back to what was written.
             let escaped = url.replacingOccurrences(of: "#", with: "%23")
             return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false uri=\(GStreamer.quote(escaped))"
+        case .hls(let hls):
+            // hlssink2 cuts at keyframes near each target duration, replaces the playlist
+            // atomically, deletes segments that left the window, and ends the playlist
+            // (#EXT-X-ENDLIST) at EOS. Segment names carry the run's start, so a run never
+            // overwrites an earlier run's segments.
+            let folder = (hls.playlist as NSString).deletingLastPathComponent
+            let stem = ((hls.playlist as NSString).lastPathComponent as NSString).deletingPathExtension
+            let run = location ?? "0"
+            return "hlssink2 name=mux target-duration=\(hls.segment) playlist-length=\(hls.window) max-files=\(hls.window + 2) "
+                + "send-keyframe-requests=false playlist-location=\(GStreamer.quote(hls.playlist)) "
+                + "location=\(GStreamer.quote("\(folder)/\(stem)-\(run)-%05d.ts"))"
         case .null:
             return "mpegtsmux name=mux ! fakesink name=sink sync=false"
         }

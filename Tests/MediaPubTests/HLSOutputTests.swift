@@ -1,0 +1,82 @@
+// SPEC §5: hls:///path/index.m3u8?segment=4s&window=6 writes a live playlist and
+// MPEG-TS segments any web server can serve; old segments go, the playlist is
+// valid at every moment, an ended run closes it with #EXT-X-ENDLIST.
+
+import Foundation
+import XCTest
+@testable import MediaPub
+
+final class HLSOutputTests: XCTestCase {
+
+    /// The playlist's segment names, or nil when the text is not a playlist.
+    private func segments(_ text: String) -> [String]? {
+        guard text.hasPrefix("#EXTM3U\n") else { return nil }
+        return text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.map(String.init)
+    }
+
+    func testLivePlaylistStaysValidSlidesAndEnds() throws {
+        let dir = try makeTempDir()
+        let folder = dir.appendingPathComponent("www/live")
+        let playlist = folder.appendingPathComponent("index.m3u8")
+        let events = dir.appendingPathComponent("events.jsonl")
+        // A moving picture: x264 puts a keyframe every 0.4 s into a still one, whatever key-int-max says.
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440",
+                                                                  outputs: ["hls://\(playlist.path)?segment=1s&window=3"]))
+        // No --realtime: an HLS output is watched live, so the run is paced to the clock.
+        let mp = try startMediaPub(["--preset", preset.path, "--duration", "8s", "--events", events.path])
+        var reads = 0, longest = 0
+        while mp.isRunning {
+            // Whenever it is read, the playlist is whole and names segments that exist.
+            if let text = try? String(contentsOf: playlist, encoding: .utf8) {
+                let listed = segments(text)
+                XCTAssertNotNil(listed, "a torn playlist: \(text.debugDescription)")
+                for name in listed ?? [] {
+                    XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), "\(name) listed but missing")
+                }
+                longest = max(longest, listed?.count ?? 0)
+                reads += 1
+            }
+            usleep(50_000)
+        }
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        XCTAssertTrue(mp.stderr.contains("running t1: realtime"), mp.stderr)
+        XCTAssertGreaterThan(reads, 20, "read while it was written")
+        XCTAssertEqual(longest, 3, "the window")
+        let text = try String(contentsOf: playlist, encoding: .utf8)
+        XCTAssertTrue(text.hasSuffix("#EXT-X-ENDLIST\n") || text.hasSuffix("#EXT-X-ENDLIST"), text)
+        let listed = try XCTUnwrap(segments(text))
+        XCTAssertEqual(listed.count, 3, text)
+        // Segments that left the window are deleted (a couple are kept for late readers).
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".ts") }
+        XCTAssertLessThanOrEqual(onDisk.count, 5, "\(onDisk)")
+        XCTAssertTrue(Set(listed).isSubset(of: Set(onDisk)))
+        // A player reads it: H.264 + AAC, the window's length, decodes cleanly.
+        let p = try MediaProbe.probe(playlist.path)
+        XCTAssertEqual(p.video?.codecName, "h264", p.rawJSON)
+        XCTAssertEqual(p.audio?.codecName, "aac", p.rawJSON)
+        let lengths = text.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }
+            .compactMap { Double($0.dropFirst("#EXTINF:".count).prefix { $0 != "," }) }
+        XCTAssertEqual(lengths.count, 3, text)
+        XCTAssertTrue(lengths.dropLast().allSatisfy { abs($0 - 1) <= 0.1 }, "segments of the asked length: \(lengths)")
+        XCTAssertEqual(p.duration ?? 0, lengths.reduce(0, +), accuracy: 0.2, p.rawJSON)
+        let decode = try Proc.run(try Tools.path("ffmpeg"), ["-nostdin", "-v", "error", "-i", playlist.path, "-f", "null", "-"], timeout: 60)
+        XCTAssertEqual(decode.status, 0, decode.summary("ffmpeg decodes the playlist"))
+        XCTAssertEqual(decode.stderr, "", decode.stderr)
+    }
+
+    func testHLSURLsAreChecked() {
+        XCTAssertEqual(try OutputTarget("hls:///srv/live/index.m3u8?segment=2s&window=5"),
+                       .hls(OutputURL.HLS(playlist: "/srv/live/index.m3u8", segment: 2, window: 5)))
+        XCTAssertEqual(try OutputTarget("hls:///srv/live/index.m3u8"), .hls(OutputURL.HLS(playlist: "/srv/live/index.m3u8", segment: 4, window: 6)))
+        let refused: [(String, String)] = [
+            ("hls://live/index.m3u8", "\"hls://live/index.m3u8\" needs an absolute path: hls:///path/index.m3u8?segment=4s&window=6"),
+            ("hls:///srv/live/index.txt", "\"hls:///srv/live/index.txt\": the playlist must end in .m3u8"),
+            ("hls:///srv/i.m3u8?segment=0.5s", "\"hls:///srv/i.m3u8?segment=0.5s\": segment must be whole seconds from 1s to 60s, got 0.5s"),
+            ("hls:///srv/i.m3u8?window=2", "\"hls:///srv/i.m3u8?window=2\": window must be a number of segments from 3 to 100, got 2"),
+            ("hls:///srv/i.m3u8?size=2", "\"hls:///srv/i.m3u8?size=2\": unknown parameter size (segment, window)"),
+        ]
+        for (url, message) in refused {
+            XCTAssertEqual(OutputURL.resolve(url, base: "/"), .failure(OutputURL.Failure(message: message)), url)
+        }
+    }
+}
