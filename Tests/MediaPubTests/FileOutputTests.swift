@@ -108,7 +108,7 @@ final class FileOutputTests: XCTestCase {
         let refused: [(String, String)] = [
             ("out.avi", "output out.avi: unsupported container .avi (use .mp4, .mkv, .flv or .ts)"),
             ("rtmp:h/app/key", "output rtmp:… is not a URL like rtmp://host/…"),   // the key not shown
-            ("http://h/a.mp4", "output http://h/a.mp4: not a supported output (rtmp://, rtmps://, srt://, file://, null:// or a file path)"),
+            ("http://h/a.mp4", "output http://h/a.mp4: not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)"),
             ("file://rel.mp4", "output file://rel.mp4: needs an absolute path: file:///path/name.mp4"),
         ]
         for (url, message) in refused {
