@@ -120,6 +120,30 @@ final class RecordingSafetyTests: XCTestCase {
         try assertDecodesCleanly(out.path)
     }
 
+    /// A 2 MB disk (tmpfs) fills mid-run: that recording fails, naming its file, and
+    /// stays playable up to where the disk filled; the other recording runs its full length.
+    func testAFullDiskFailsThatRecordingAloneAndNamesIt() throws {
+        let dir = try makeTempDir()
+        let small = dir.appendingPathComponent("small-disk")
+        try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
+        let mount = try Proc.run(try Tools.path("mount"), ["-t", "tmpfs", "-o", "size=2m", "tmpfs", small.path], timeout: 30)
+        XCTAssertEqual(mount.status, 0, mount.summary("mount a 2 MB tmpfs (as root)"))
+        guard mount.status == 0 else { return }
+        addTeardownBlock { _ = try? Proc.run(try Tools.path("umount"), [small.path], timeout: 30) }
+        let full = small.appendingPathComponent("rec.mp4")
+        let other = dir.appendingPathComponent("other.mkv")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440", outputs: [full.path, other.path]))
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "30s", "--events", events.path], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.summary("a recording on a disk that fills"))
+        let failed = try EventLog.read(events).filter { $0["event"] as? String == "output.state" && $0["state"] as? String == "failed" }
+        XCTAssertEqual(failed.compactMap { $0["error"] as? String }, ["writing \(full.path) failed: No space left on the resource."])
+        let o = try assertH264AAC(other.path)
+        XCTAssertEqual(o.duration ?? 0, 30, accuracy: 0.3, "the other recording ran its full length")
+        let f = try MediaProbe.probe(full.path)
+        XCTAssertGreaterThan(f.duration ?? 0, 5, "what fitted on the disk plays: \(f.rawJSON)")
+    }
+
     func testNumberedNamesKeepTheExtension() {
         XCTAssertEqual(RecordingFile.numbered("/r/rec.mp4", 1), "/r/rec-1.mp4")
         XCTAssertEqual(RecordingFile.numbered("/r/show.2026-12-01.ts", 12), "/r/show.2026-12-01-12.ts")

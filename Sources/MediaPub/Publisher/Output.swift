@@ -289,7 +289,9 @@ final class Output: @unchecked Sendable {
                 }
                 return
             }
-            fail("\(source): \(text)")
+            lock.lock(); let written = recording?.path; lock.unlock()
+            // A recording's trouble names its file (a full disk: "No space left on the resource.").
+            fail(written.map { "writing \($0) failed: \(text)" } ?? "\(source): \(text)")
         default:
             break
         }
@@ -330,6 +332,12 @@ final class Output: @unchecked Sendable {
         let message = SecretMask.scrub(why, secretsOf: url)
         lock.lock()
         if let connection, connection != generation { lock.unlock(); return }
+        if finishing, state != .failed, state != .stopped {
+            // Failing while the file is finished (the last writes hit a full disk): it is
+            // reported failed, with why, by `finish`.
+            lastError = message
+            state = .failed
+        }
         if finishing || state == .failed || state == .stopped { lock.unlock(); eos.signal(); return }
         lastError = message
         generation += 1
@@ -382,6 +390,7 @@ final class Output: @unchecked Sendable {
     func finish(timeout: TimeInterval) {
         lock.lock()
         finishing = true
+        let before = state
         watch?.cancel()
         watch = nil
         let v = videoSrc, a = audioSrc, running = pipeline != nil
@@ -397,17 +406,17 @@ final class Output: @unchecked Sendable {
         }
         queue.sync { teardown() }
         lock.lock()
-        let previous = state
         let final: OutputState = state == .failed ? .failed : .stopped
         state = final
         let wroteNothing = bytes == 0
         let recording = self.recording
+        let why = final == .failed ? lastError : nil
         lock.unlock()
         if wroteNothing {
             // A recording that never got a picture or a sound is no file at all; only
             // the file this run created goes, never what stood at the path before.
             recording?.removeIfStillOurs()
         }
-        if final != previous { onState(self, final, nil) }   // a failed output was reported failed once
+        if final != before { onState(self, final, why) }   // a failed output was reported failed once
     }
 }
