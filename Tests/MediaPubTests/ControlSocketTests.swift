@@ -171,8 +171,12 @@ final class ControlSocketOwnershipTests: XCTestCase {
         let dir = try makeTempDir()
         let socket = dir.appendingPathComponent("c.sock").path
         let first = try writeFile(dir, "a.yaml", E2EPreset.basic(name: "owner", source: E2EPreset.testsrc, outputs: ["null://"]))
-        let run = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--control", socket])
-        XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: socket) })
+        let events = dir.appendingPathComponent("events.jsonl")
+        let run = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--control", socket,
+                                     "--events", events.path])
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) {
+            ((try? EventLog.read(events)) ?? []).contains { $0["event"] as? String == "run.state" && $0["state"] as? String == "running" }
+        }, "the first instance runs")
         let recording = dir.appendingPathComponent("second.mp4")
         let second = try CLI.run(["--preset", first.path, "--no-realtime", "--duration", "1s", "--control", socket,
                                   "--output", recording.path], timeout: 30)
