@@ -292,6 +292,9 @@ final class DecodeSession: @unchecked Sendable {
     /// Prerolled and playing: its streams are known.
     var isReady: Bool { lock.lock(); defer { lock.unlock() }; return ready }
 
+    /// Decoding reached the end (the next item may be prepared).
+    var hasDecodedAll: Bool { lock.lock(); defer { lock.unlock() }; return decodedAllSent }
+
     /// Title, artist and album seen in the stream so far.
     var currentTags: NowPlaying { lock.lock(); defer { lock.unlock() }; return tagsSeen }
 
