@@ -1,7 +1,9 @@
 // Gapless item changes (issue 8): a prerolled next item starts on the frame and
-// the sample its predecessor ends, and is never reported as loading. Checked with
-// ffmpeg's signalstats (every frame's colour) and numeric analysis of the
-// recording's PCM.
+// the sample its predecessor ends, and is never reported as loading; MP3 items
+// lose their encoder delay and padding (as ffmpeg trims them from the LAME tag),
+// so a playlist of MP3 cuts of one continuous tone, or a repeating MP3, plays as
+// one continuous tone. Checked with ffmpeg's signalstats (every frame's colour)
+// and numeric analysis of the recording's PCM.
 
 import Foundation
 import XCTest
@@ -81,5 +83,44 @@ final class GaplessItemTests: XCTestCase {
         XCTAssertEqual(dips(pcm), [], "10 ms windows 30 dB below the tone's level")
         let states = events(try EventLog.read(log), "player.state").compactMap { $0["state"] as? String }
         XCTAssertEqual(states.filter { $0 == "loading" }.count, 1, "loading only at the start: \(states)")
+    }
+
+    /// Three MP3s cut sample-exactly from one continuous 3 s tone: played one after
+    /// the other they are that tone again, 3 s long (not 3 × 1.045 s), with no dip.
+    func testMP3PlaylistIsOneContinuousTone() throws {
+        let dir = try makeTempDir()
+        for i in 0..<3 {
+            try TestMedia.ffmpegRun([
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=3",
+                "-af", "atrim=start_sample=\(i * 44100):end_sample=\((i + 1) * 44100)",
+                "-ac", "2", "-c:a", "libmp3lame", "-b:a", "128k", dir.appendingPathComponent("part\(i).mp3").path,
+            ])
+        }
+        let out = dir.appendingPathComponent("out.mkv")
+        let yaml = PlayerPreset.audioOnly(players: [playlistPlayer(["part0.mp3", "part1.mp3", "part2.mp3"])], output: out)
+        let r = try runPreset(yaml, in: dir)
+        XCTAssertEqual(r.status, 0, r.summary("three MP3 items"))
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 44100)
+        let start = try MediaProbe.streamStartTime(out.path, type: "audio")
+        XCTAssertEqual(Double(pcm.count) / 44100 + start, 3.0, accuracy: 0.06,
+                       "three 1 s MP3s make 3 s (ffmpeg decodes each to 1 s)")
+        XCTAssertEqual(dips(pcm), [], "10 ms windows 30 dB below the tone's level")
+    }
+
+    /// A repeating 1 s MP3 of a whole number of cycles: a continuous tone, no dip at each loop.
+    func testRepeatingMP3HasNoGapAtTheLoop() throws {
+        let dir = try makeTempDir()
+        try TestMedia.ffmpegRun([
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=1",
+            "-ac", "2", "-c:a", "libmp3lame", "-b:a", "128k", dir.appendingPathComponent("loop.mp3").path,
+        ])
+        let out = dir.appendingPathComponent("out.mkv")
+        let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "loop.mp3", ["repeat: true"])],
+                                          output: out)
+        let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--duration", "3.5"])
+        XCTAssertEqual(r.status, 0, r.summary("a repeating MP3"))
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 44100)
+        XCTAssertGreaterThan(pcm.count, 44100 * 3, "3.5 s recorded")
+        XCTAssertEqual(dips(pcm), [], "10 ms windows 30 dB below the tone's level")
     }
 }
