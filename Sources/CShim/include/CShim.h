@@ -67,6 +67,13 @@ int cshim_limit_malloc_arenas(int count);
 /* glibc: give freed heap memory back to the system (malloc_trim(0)); returns 1 if any was. */
 int cshim_malloc_trim(void);
 
+/* Gapless MP3 (what ffmpeg does with the LAME/Info tag): on an MP3 decoder (avdec_mp3,
+   mpg123audiodec), reads the encoder delay and padding from the stream's first frame and
+   cuts them, plus the decoder's own delay (529 samples), out of the decoded audio, sample
+   exact. Without a LAME tag, or when the parser already marks the padding (clipping meta),
+   nothing is cut. Returns 1 when the probes were installed. */
+int cshim_mp3_gapless(GstElement *decoder);
+
 /* libcurl's variadic curl_easy_setopt, split by argument type. */
 typedef size_t (*cshim_curl_write_fn)(char *data, size_t size, size_t count, void *context);
 CURLcode cshim_curl_setopt_long(CURL *curl, CURLoption option, long value);

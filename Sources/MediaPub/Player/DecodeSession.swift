@@ -91,6 +91,7 @@ final class DecodeSession: @unchecked Sendable {
             guard let decoder = pipeline.element(named: "dec") else { throw MediaPubError.pipeline("no decoder") }
             Signals.onPadAdded(decoder) { [weak self] pad in self?.padAdded(pad, isImage: isImage) }
             Signals.onDeepElementAdded(decoder, DecodeSession.limitDecoderThreads)
+            Signals.onDeepElementAdded(decoder, DecodeSession.trimMP3Padding)
         }
     }
 
@@ -116,6 +117,15 @@ final class DecodeSession: @unchecked Sendable {
     private static func limitDecoderThreads(_ element: UnsafeMutablePointer<GstElement>) {
         guard let name = cshim_element_factory_name(element), String(cString: name).hasPrefix("avdec_") else { return }
         _ = cshim_object_set_int(UnsafeMutableRawPointer(element), "thread-type", 2)  // GST_AV_DEC_THREAD_TYPE_SLICE
+    }
+
+    /// GStreamer 1.22's MP3 parser and decoders leave the encoder delay and padding in
+    /// (some 45 ms of silence per item: a gap at every item change and repeat); they
+    /// are cut as ffmpeg cuts them, from the LAME tag (an MP3 of N s decodes to N s).
+    private static func trimMP3Padding(_ element: UnsafeMutablePointer<GstElement>) {
+        guard let name = cshim_element_factory_name(element).map({ String(cString: $0) }),
+              ["avdec_mp3", "avdec_mp3float", "mpg123audiodec"].contains(name) else { return }
+        _ = cshim_mp3_gapless(element)
     }
 
     /// Semitones to soundtouch's frequency ratio: n semitones → 2^(n/12).
@@ -291,6 +301,9 @@ final class DecodeSession: @unchecked Sendable {
 
     /// Prerolled and playing: its streams are known.
     var isReady: Bool { lock.lock(); defer { lock.unlock() }; return ready }
+
+    /// Decoding reached the end (the next item may be prepared).
+    var hasDecodedAll: Bool { lock.lock(); defer { lock.unlock() }; return decodedAllSent }
 
     /// Title, artist and album seen in the stream so far.
     var currentTags: NowPlaying { lock.lock(); defer { lock.unlock() }; return tagsSeen }

@@ -197,7 +197,7 @@ public final class MediaPlayer: @unchecked Sendable {
         // Beyond MediaTime.maxDuration the position in nanoseconds would overflow.
         guard ms >= 0, Double(ms) <= MediaTime.maxDuration * 1000 else { return false }
         guard let session = current, currentReady else {
-            guard state == .loading || state == .paused else { return false }
+            guard state == .loading || state == .paused || state == .playing else { return false }
             reopenCurrent(atMs: ms)
             return true
         }
@@ -362,6 +362,7 @@ public final class MediaPlayer: @unchecked Sendable {
                 retries = 0
                 if state == .loading { setState(.playing) }
                 sentTags = session.currentTags
+                lock.broadcast()  // a capture may wait for a prerolled item to be ready
                 track = .track(index: playlist.index, source: playlist.current,
                                durationMs: session.durationMs, tags: session.currentTags)
             }
@@ -480,12 +481,16 @@ public final class MediaPlayer: @unchecked Sendable {
             upcoming = nil
             upcomingPosition = nil
             currentReady = next.isReady
+            // A short item decodes to its end while it waits as the next one: its
+            // `decodedAll` came while it was not current, so the item after it is prepared now.
+            if next.hasDecodedAll { preloadNextLocked() }
+            // A prerolled item is never reported as loading: one still finishing its preroll
+            // goes on as playing (the capture waits for it, `awaitingItem`), and gets its
+            // player.track once ready.
             if currentReady {
                 sentTags = next.currentTags
                 emit(.track(index: playlist.index, source: playlist.current,
                             durationMs: next.durationMs, tags: next.currentTags))
-            } else {
-                setState(.loading)
             }
             return true
         }
@@ -535,15 +540,19 @@ public final class MediaPlayer: @unchecked Sendable {
         return rendered
     }
 
+    /// Called with the lock held: the current item is not ready to give anything yet
+    /// (loading, or a prerolled next item that became current before its preroll finished).
+    private var awaitingItem: Bool { state == .loading || (state == .playing && !currentReady) }
+
     private func renderLocked(frames: Int, tick: UInt, into out: UnsafeMutablePointer<Float>, wait: Double,
                               deliveries: inout [() -> Void]) -> Rendered {
-        if state == .loading && wait > 0 {
+        if awaitingItem && wait > 0 {
             let deadline = Date().addingTimeInterval(max(wait, 0))
-            while state == .loading && lock.wait(until: deadline) {}
+            while awaitingItem && lock.wait(until: deadline) {}
         }
         switch state {
         case .paused: return Rendered(audioFrames: 0, video: frozenFrame)
-        case .playing: break
+        case .playing where currentReady: break
         default: return Rendered(audioFrames: 0, video: nil)
         }
         var filled = 0
@@ -571,12 +580,12 @@ public final class MediaPlayer: @unchecked Sendable {
                 changedAt = filled
                 hops += 1
                 guard advanceAfterEnd() else { break }
-                if state == .loading && wait > 0 {
+                if awaitingItem && wait > 0 {
                     // Not preloaded in time: when not paced by the clock, wait rather than leave a gap.
                     let deadline = Date().addingTimeInterval(wait)
-                    while state == .loading && lock.wait(until: deadline) {}
+                    while awaitingItem && lock.wait(until: deadline) {}
                 }
-                guard state == .playing else { break }
+                guard state == .playing, currentReady else { break }
                 continue
             }
             break
