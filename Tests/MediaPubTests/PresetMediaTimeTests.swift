@@ -73,3 +73,14 @@ final class PresetMediaTimeTests: XCTestCase {
         }
     }
 }
+
+final class ReconnectDelayTests: XCTestCase {
+    func testBackoffDoublesToItsMaximumWithTwentyPercentJitter() {
+        let r = ReconnectConfig(initial: 1, max: 30, giveUpAfter: .infinity)
+        XCTAssertEqual((1...7).map { r.delay(attempt: $0, random: 0.5) }, [1, 2, 4, 8, 16, 30, 30])
+        XCTAssertEqual(r.delay(attempt: 3, random: 0), 3.2, accuracy: 1e-9)
+        XCTAssertEqual(r.delay(attempt: 3, random: 0.999999), 4.8, accuracy: 1e-5)
+        XCTAssertEqual(r.delay(attempt: 1_000_000, random: 0.5), 30, "no overflow however long it has failed")
+        XCTAssertEqual(r.delay(attempt: 0, random: 0.5), 1)
+    }
+}

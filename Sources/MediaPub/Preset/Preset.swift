@@ -222,6 +222,15 @@ public struct ReconnectConfig: Equatable, Sendable {
         self.max = max
         self.giveUpAfter = giveUpAfter
     }
+
+    /// The wait before retry `attempt` (1, 2, …): `initial` doubled each time up to `max`,
+    /// spread by ±20 % (`random` in 0..<1) so that outputs which failed together do not
+    /// all call again in the same instant.
+    public func delay(attempt: Int, random: Double) -> TimeInterval {
+        let doublings = Double(Swift.max(0, Swift.min(attempt - 1, 60)))
+        let base = Swift.min(max, initial * pow(2, doublings))
+        return base * (0.8 + 0.4 * Swift.min(1, Swift.max(0, random)))
+    }
 }
 
 public struct StopConfig: Equatable, Sendable {

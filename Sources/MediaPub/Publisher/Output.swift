@@ -57,7 +57,8 @@ final class Output: @unchecked Sendable {
     private var openedAt = Date()
     private var rateMark: (at: Date, bytes: UInt64) = (Date(), 0)
     private var rateKbps = 0
-    private var backoff: TimeInterval
+    /// Retries since the output last held a connection (the backoff's exponent).
+    private var attempt = 0
     private var finishing = false
     /// The file a recording writes, created when the output opens.
     private var recording: RecordingFile?
@@ -76,7 +77,6 @@ final class Output: @unchecked Sendable {
         self.videoDelay = Int(audioPriming * 1e9)
         self.reconnect = reconnect
         self.onState = onState
-        self.backoff = reconnect.initial
         queue = DispatchQueue(label: "output")
     }
 
@@ -343,12 +343,13 @@ final class Output: @unchecked Sendable {
         generation += 1
         let failedConnection = generation
         let now = Date()
-        if now.timeIntervalSince(connectedAt) > 30 { firstFailure = nil; backoff = reconnect.initial }
+        if now.timeIntervalSince(connectedAt) > 30 { firstFailure = nil; attempt = 0 }
         if firstFailure == nil { firstFailure = now }
         let givingUp = forGood || !target.isNetwork || now.timeIntervalSince(firstFailure!) >= reconnect.giveUpAfter
         state = givingUp ? .failed : .reconnecting
-        let delay = rejected ? reconnect.max : backoff
-        backoff = min(reconnect.max, backoff * 2)
+        attempt += 1
+        // Refused by the server (key, passphrase): the slow end of the backoff, not hammered.
+        let delay = reconnect.delay(attempt: rejected ? 64 : attempt, random: Double.random(in: 0..<1))
         lock.unlock()
         onState(self, givingUp ? .failed : .reconnecting, message)
         queue.async { [self] in
@@ -377,7 +378,7 @@ final class Output: @unchecked Sendable {
             if !stop {
                 generation += 1   // supersedes a pending backoff retry
                 reconnects += 1
-                backoff = reconnect.initial
+                attempt = 0
                 state = .reconnecting
             }
             lock.unlock()
