@@ -151,3 +151,11 @@ int cshim_mp3_gapless(GstElement *decoder) {
     if (out != NULL) gst_object_unref(out);
     return installed;
 }
+
+GstStructure *cshim_object_get_structure(gpointer object, const char *name) {
+    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
+    if (spec == NULL || G_PARAM_SPEC_VALUE_TYPE(spec) != GST_TYPE_STRUCTURE) return NULL;
+    GstStructure *s = NULL;
+    g_object_get(object, name, &s, NULL);
+    return s;
+}

@@ -159,6 +159,10 @@ public final class Broadcast: @unchecked Sendable {
             var entry: [String: Any] = ["id": st.id, "url": st.url, "state": st.state.rawValue, "bytes_sent": st.bytesSent,
                                         "bitrate_kbps": st.bitrateKbps, "reconnects": st.reconnects]
             if let error = st.error { entry["error"] = error }
+            if let srt = st.srt {
+                entry["srt"] = ["rtt_ms": srt.rttMs, "packets_sent": srt.packetsSent, "acks_received": srt.acksReceived,
+                                "packets_lost": srt.packetsLost, "retransmitted": srt.retransmitted, "dropped": srt.dropped]
+            }
             return entry
         }
         return ["name": preset.name, "state": state, "uptime_ms": Int(Date().timeIntervalSince(started) * 1000),

@@ -86,4 +86,39 @@ final class SRTOutputTests: XCTestCase {
         let p = try assertH264AAC(out.path)
         XCTAssertEqual(p.duration ?? 0, 3, accuracy: 0.3, p.rawJSON)
     }
+
+    /// An SRT caller is publishing once the listener acknowledges; a listener that stops
+    /// (SIGSTOP: it neither reads nor acknowledges) is noticed after reconnect.stall and
+    /// the output reconnects (reason: stalled); once it goes on, the output publishes again.
+    func testAListenerThatStopsAcknowledgingIsNoticedAndReconnected() throws {
+        let dir = try makeTempDir()
+        let srt = try startSRTListener(output: dir.appendingPathComponent("received.ts"))
+        let out = dir.appendingPathComponent("rec.mkv")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: [srt.callerURL, out.path],
+                                                                  extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never, stall: 3s}"))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path, "--control", socket])
+        func states() -> [String] {
+            ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" && $0["output"] as? String == "0" }
+                .compactMap { $0["state"] as? String }
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { states().contains("publishing") || !mp.isRunning }, mp.stderr)
+        let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
+        let outputs = (((try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any])?["status"] as? [String: Any])?["outputs"] as? [[String: Any]]
+        let stats = try XCTUnwrap(outputs?.first?["srt"] as? [String: Any], status.stdout)
+        XCTAssertGreaterThan(stats["acks_received"] as? Int ?? 0, 0, "\(stats)")
+        XCTAssertNotNil(stats["rtt_ms"] as? Double, "\(stats)")
+
+        kill(srt.process.pid, SIGSTOP)
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) { states().last == "reconnecting" || !mp.isRunning }, "\(states()) \(mp.stderr)")
+        let stalled = try EventLog.read(events).last { $0["output"] as? String == "0" && $0["state"] as? String == "reconnecting" }
+        XCTAssertEqual(stalled?["error"] as? String, "stalled: the peer acknowledged nothing for 3s")
+        kill(srt.process.pid, SIGCONT)
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) { states().last == "publishing" || !mp.isRunning }, "\(states()) \(mp.stderr)")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        _ = try assertH264AAC(out.path)
+    }
 }

@@ -47,6 +47,10 @@ static inline gulong cshim_signal_connect(gpointer instance, const char *signal,
     return g_signal_connect_data(instance, signal, handler, data, destroy, (GConnectFlags)0);
 }
 
+/* A GstStructure property (srtsink's "stats"), a copy the caller frees with
+   gst_structure_free; NULL when the object has no such structure property. */
+GstStructure *cshim_object_get_structure(gpointer object, const char *name);
+
 /* Typed wrappers for the variadic g_object_set. */
 void cshim_object_set_double(gpointer object, const char *name, gdouble value);
 /* Sets an int (or flags/enum, by number) property; 0 when `object` has no such property. */

@@ -70,6 +70,17 @@ public final class MetricsServer: @unchecked Sendable {
         metric("output_reconnects_total", "Reconnections of the output.", "counter", o("reconnects"))
         metric("output_state", "1 for the output's current state.", "gauge", outputs.map {
             ("output=\"\(label($0["id"]))\",url=\"\(label($0["url"]))\",state=\"\(label($0["state"]))\"", 1) })
+        // SRT callers: what the peer acknowledges, and how the link fares.
+        let srt = outputs.compactMap { o -> (String, [String: Any])? in
+            guard let stats = o["srt"] as? [String: Any] else { return nil }
+            return ("output=\"\(label(o["id"]))\",url=\"\(label(o["url"]))\"", stats)
+        }
+        func s(_ key: String) -> [(String, Double)] { srt.map { ($0.0, Double("\($0.1[key] ?? 0)") ?? 0) } }
+        metric("output_srt_rtt_milliseconds", "Round-trip time to the SRT peer.", "gauge", s("rtt_ms"))
+        metric("output_srt_acks_total", "Acknowledgements the SRT peer sent.", "counter", s("acks_received"))
+        metric("output_srt_packets_lost_total", "Packets the SRT peer reported lost.", "counter", s("packets_lost"))
+        metric("output_srt_packets_retransmitted_total", "Packets sent again.", "counter", s("retransmitted"))
+        metric("output_srt_packets_dropped_total", "Packets dropped as too late to send.", "counter", s("dropped"))
         return out
     }
 }

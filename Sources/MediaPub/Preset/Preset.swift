@@ -216,11 +216,14 @@ public struct ReconnectConfig: Equatable, Sendable {
     public var max: TimeInterval
     /// `.infinity` when written `never`.
     public var giveUpAfter: TimeInterval
+    /// An output whose peer acknowledges nothing for this long is reconnected (SRT).
+    public var stall: TimeInterval
 
-    public init(initial: TimeInterval = 1, max: TimeInterval = 30, giveUpAfter: TimeInterval = 600) {
+    public init(initial: TimeInterval = 1, max: TimeInterval = 30, giveUpAfter: TimeInterval = 600, stall: TimeInterval = 10) {
         self.initial = initial
         self.max = max
         self.giveUpAfter = giveUpAfter
+        self.stall = stall
     }
 
     /// The wait before retry `attempt` (1, 2, …): `initial` doubled each time up to `max`,

@@ -616,6 +616,10 @@ struct PresetDecoder {
                 r.giveUpAfter = d
             }
         }
+        if let n = f["stall"], let d = duration(n, "reconnect.stall") {
+            if d < 1 { report(n, "reconnect.stall", "\(text(n)) is too short (at least 1s)") }
+            r.stall = d
+        }
         return r
     }
 

@@ -38,7 +38,7 @@ indirect enum PresetSchema {
         ("standby", .map([("image", .leaf), ("color", .leaf), ("audio", .leaf)])),
         ("publishing", .leaf),
         ("outputs", .list(output, byID: false)),
-        ("reconnect", .map([("initial", .leaf), ("max", .leaf), ("give_up_after", .leaf)])),
+        ("reconnect", .map([("initial", .leaf), ("max", .leaf), ("give_up_after", .leaf), ("stall", .leaf)])),
         ("stop", .map([("after", .leaf), ("at_end", .leaf)])),
         ("monitor", .leaf),
         ("events", .map([("webhook", .leaf)])),

@@ -80,6 +80,7 @@ struct ResolvedPresetWriter {
         line(1, "initial: \(d(p.reconnect.initial))")
         line(1, "max: \(d(p.reconnect.max))")
         line(1, "give_up_after: \(d(p.reconnect.giveUpAfter))")
+        line(1, "stall: \(d(p.reconnect.stall))")
         line(0, "stop:")
         if let after = p.stop.after { line(1, "after: \(d(after))") }
         line(1, "at_end: \(p.stop.atEnd)")

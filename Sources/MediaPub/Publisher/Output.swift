@@ -16,6 +16,8 @@ public struct OutputStatus: Sendable {
     public var reconnects: Int
     public var bitrateKbps: Int
     public var error: String?
+    /// An SRT caller's acknowledgements, round trip and losses (nil for other outputs).
+    public var srt: SRTStats?
 }
 
 /// One output: its own muxing pipeline (appsrc → parse → mux → sink) fed with
@@ -62,8 +64,11 @@ final class Output: @unchecked Sendable {
     private var finishing = false
     /// The file a recording writes, created when the output opens.
     private var recording: RecordingFile?
-    /// Checks that the recording's file is still there (file outputs).
+    /// Checks that the recording's file is still there (file outputs), or reads an SRT caller's statistics.
     private var watch: DispatchSourceTimer?
+    /// The last statistics of an SRT caller's connection, and when its peer last acknowledged.
+    private var srtStats: SRTStats?
+    private var lastAck = Date()
     private var eos = DispatchSemaphore(value: 0)
 
     init(url: String, id: String, hasExplicitID: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
@@ -100,7 +105,7 @@ final class Output: @unchecked Sendable {
         }
         return OutputStatus(id: id, url: recording.map { "file://" + $0.path } ?? maskedURL, state: state,
                             bytesSent: bytes, reconnects: reconnects,
-                            bitrateKbps: state == .publishing ? rateKbps : 0, error: lastError)
+                            bitrateKbps: state == .publishing ? rateKbps : 0, error: lastError, srt: srtStats)
     }
 
     /// The URL shown: masked, and for a recording the file being written (strftime patterns expanded).
@@ -123,6 +128,7 @@ final class Output: @unchecked Sendable {
         openedAt = Date()
         if target.isNetwork {
             queue.async { [self] in connectOrFail() }
+            if isSRTCaller { watchSRT() }
         } else if let error = connectOrFail() {
             throw error
         } else if case .file = target {
@@ -138,6 +144,44 @@ final class Output: @unchecked Sendable {
         timer.setEventHandler { [weak self] in self?.checkRecording() }
         lock.lock(); watch = timer; lock.unlock()
         timer.resume()
+    }
+
+    /// An SRT output calling a listener: its health is what the peer acknowledges.
+    private var isSRTCaller: Bool {
+        guard case .srt(let url) = target else { return false }
+        return !url.lowercased().contains("mode=listener")
+    }
+
+    /// Once a second: an SRT caller is publishing only once its peer acknowledges
+    /// packets, and one whose peer acknowledges nothing for `reconnect.stall` while
+    /// packets go out is torn down and reconnected (reason: stalled).
+    private func watchSRT() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in self?.checkSRT() }
+        lock.lock(); watch = timer; lock.unlock()
+        timer.resume()
+    }
+
+    private func checkSRT() {
+        lock.lock()
+        guard !finishing, let sink = pipeline?.element(named: "sink"), let stats = SRTStats.read(from: sink) else {
+            lock.unlock(); return
+        }
+        let previous = srtStats ?? SRTStats()
+        let now = Date()
+        let acked = stats.acksReceived > previous.acksReceived
+        if acked { lastAck = now }
+        srtStats = stats
+        let connection = generation
+        let firstAck = acked && (state == .connecting || state == .reconnecting)
+        let stalled = state == .publishing && !acked && stats.packetsSent > previous.packetsSent
+            && now.timeIntervalSince(lastAck) >= reconnect.stall
+        lock.unlock()
+        if firstAck { markPublishing(connection: connection) }
+        if stalled {
+            fail("stalled: the peer acknowledged nothing for \(MediaTime.formatDuration(reconnect.stall))", connection: connection)
+        }
     }
 
     private func checkRecording() {
@@ -193,6 +237,8 @@ final class Output: @unchecked Sendable {
         videoSrc = pipeline.appSrc(named: "v")
         audioSrc = pipeline.appSrc(named: "a")
         base = nil
+        srtStats = nil        // a new socket counts from zero
+        lastAck = Date()
         early = []
         connectedAt = Date()
         lock.unlock()
@@ -225,9 +271,10 @@ final class Output: @unchecked Sendable {
             }
             if isVideo && !buffer.isKeyframe { lock.unlock(); return }
             base = pts
-            if target.isNetwork {
-                // rtmp2sink and srtsink connect on the first data and report a refused or
+            if target.isNetwork && !isSRTCaller {
+                // rtmp2sink (and srtsink as a listener) connect on the first data and report a refused or
                 // lost connection from their own threads: one that holds a moment is publishing.
+                // An SRT caller is publishing once its peer acknowledges (watchSRT).
                 let connection = generation
                 queue.asyncAfter(deadline: .now() + 1.5) { [weak self] in self?.markPublishing(connection: connection) }
             }
