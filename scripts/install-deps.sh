@@ -11,7 +11,7 @@ packages=(
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools
 )
 if [ "${1:-}" = "--test" ]; then
-  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg)
+  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg openssl python3)
 fi
 
 missing=()
