@@ -2,8 +2,8 @@
 // A server that sends its headers and then nothing, a FIFO nobody writes to
 // and one whose writer goes quiet mid-way are each reported within seconds
 // ("sends nothing (stalled)") and retried/skipped like any failed source; a
-// redirect loop, an untrusted certificate and an unknown host each get a
-// message that says what happened; a private CA
+// redirect loop, an untrusted certificate, an unknown host and a playlist file
+// given as a source each get a message that says what happened; a private CA
 // given by SSL_CERT_FILE is trusted (GStreamer's HTTP source and libcurl).
 // Real servers on loopback: python3 http.server (plain and TLS, with a CA and
 // a certificate made by openssl at test time).
@@ -225,6 +225,30 @@ final class SourceStallTests: XCTestCase {
         let pcm = MediaProbe.slice(try MediaProbe.decodePCM(out.path, rate: 16000), rate: 16000, from: 0.2, to: 1.8)
         XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 440), -25, "the streamed source's tone")
         XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the fetched source's tone")
+    }
+
+    /// Before: a .m3u/.pls given as `source:` passed validate and failed at run time
+    /// as a missing GStreamer plug-in.
+    func testPlaylistFileAsSourceIsCaughtByValidate() throws {
+        let dir = try makeTempDir()
+        _ = try writeFile(dir, "music.m3u", "a.mp3\nb.mp3\n")
+        _ = try writeFile(dir, "list.txt", "#EXTM3U\n#EXTINF:-1,A\na.mp3\n")
+        _ = try writeFile(dir, "live.m3u8", "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n")
+        let cases: [(source: String, name: String)] = [("music.m3u", "music.m3u"), ("http://radio.example/stream.pls?x=1", "stream.pls"),
+                                                       ("list.txt", "list.txt")]
+        for c in cases {
+            let preset = try writeFile(dir, "p.yaml", "name: t\nplayers:\n  - id: music\n    source: \"\(c.source)\"\noutputs:\n  - url: \"null://\"\n")
+            let r = try CLI.run(["validate", preset.path], timeout: 30)
+            XCTAssertEqual(r.status, 2, r.summary("validate \(c.source)"))
+            XCTAssertTrue(r.stderr.contains("\(preset.path):4: players[0].source: \(c.name) is a playlist file: use playlist.file"),
+                          r.summary("validate \(c.source)"))
+        }
+        // HLS is a stream: an .m3u8 (local or remote) is a source.
+        for source in ["live.m3u8", "http://radio.example/live.m3u8"] {
+            let preset = try writeFile(dir, "p.yaml", "name: t\nplayers:\n  - id: music\n    source: \"\(source)\"\noutputs:\n  - url: \"null://\"\n")
+            let r = try CLI.run(["validate", preset.path], timeout: 30)
+            XCTAssertEqual(r.status, 0, r.summary("validate \(source)"))
+        }
     }
 
     /// A CA, and a certificate for 127.0.0.1 it signed (openssl, made now).
