@@ -207,7 +207,8 @@ final class DecodeSession: @unchecked Sendable {
     /// The thread that starts the source: trust the CAs of SSL_CERT_FILE (HTTPS),
     /// and note each byte the source gives, to tell a stalled source while loading.
     private func sourceSetup(_ element: UnsafeMutablePointer<GstElement>) {
-        if case .uri(let uri, _) = spec, uri.lowercased().hasPrefix("https:"), let problem = TLSTrust.apply(to: element) {
+        // Every HTTP source gets the CAs (an http URL may redirect to https); a bad CA file fails an https one.
+        if let problem = TLSTrust.apply(to: element), case .uri(let uri, _) = spec, uri.lowercased().hasPrefix("https:") {
             lock.lock(); broken = true; errorReported = true; lock.unlock()
             onEvent(self, .failed(problem))
             return

@@ -40,7 +40,11 @@ enum SourceDiagnosis {
             return curl_easy_perform(handle)
         }
         cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
-        let detail = String(cString: errorBuffer)
+        return words(for: code, detail: String(cString: errorBuffer), url: url)
+    }
+
+    /// Our words for a libcurl failure that has some, else nil.
+    static func words(for code: CURLcode, detail: String, url: String) -> String? {
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST: return "host not found"
         case CURLE_PEER_FAILED_VERIFICATION:
