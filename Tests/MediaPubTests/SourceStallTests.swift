@@ -71,6 +71,43 @@ final class ScriptServer {
     S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
     """
 
+    /// Serves the file argv[2] (Range requests too); the first request from the start
+    /// gets the headers and 40 % of the bytes, then nothing more (the connection stays open).
+    static let midway = """
+    import http.server, socketserver, sys, time, threading
+    data = open(sys.argv[2], "rb").read()
+    lock = threading.Lock()
+    stalled = [False]
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            rng = self.headers.get("Range") or ""
+            start = int(rng[6:].split("-")[0] or 0) if rng.startswith("bytes=") else 0
+            with lock:
+                stall = start == 0 and not stalled[0]
+                stalled[0] = True
+            sys.stderr.write("GET %s range=%s stall=%s\\n" % (self.path, rng, stall)); sys.stderr.flush()
+            if start > 0:
+                self.send_response(206)
+                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
+            else:
+                self.send_response(200)
+            self.send_header("Content-Type", "audio/mpeg")
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Length", str(len(data) - start))
+            self.end_headers()
+            if stall:
+                self.wfile.write(data[:len(data) * 4 // 10]); self.wfile.flush()
+                time.sleep(600)
+                return
+            self.wfile.write(data[start:])
+        def log_message(self, fmt, *args):
+            pass
+    class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+    S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+    """
+
     /// Serves the folder argv[2] over HTTPS with the certificate argv[3] and key argv[4];
     /// a client that refuses the certificate does not stop the server.
     static let tls = """
@@ -145,6 +182,30 @@ final class SourceStallTests: XCTestCase {
         XCTAssertTrue(server.process.stderr.contains("GET /stall.mp3"), "the server was asked: \(server.process.stderr)")
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
         XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the next item is recorded")
+    }
+
+    /// A server that stops sending mid-way (the connection open): what came plays,
+    /// the stall is reported within seconds and the source is retried from where it
+    /// stopped, and plays to its end (before: 15 s of nothing and no word of it, until
+    /// GStreamer's HTTP source timed out and asked again on its own).
+    func testHTTPSourceThatStallsMidwayIsRetriedFromWhereItStopped() throws {
+        let dir = try makeTempDir()
+        let song = try TestMedia.makeAudio(in: dir, name: "song.mp3", seconds: 6, freq: 440, ext: "mp3")
+        let server = try startServer(ScriptServer.midway, in: dir, args: [song.path])
+        let url = server.url("song.mp3")
+        let (r, events, out) = try runPlaylist([url], in: dir, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("the source plays to its end"))
+        XCTAssertEqual(warnings(events), ["player music: \(url): sends nothing (stalled); retrying in 1s"])
+        XCTAssertEqual(tracks(events), [0, 0], "played, then again after the retry")
+        let log = server.process.stderr
+        XCTAssertTrue(log.contains("stall=True"), "the first request stalled: \(log)")
+        XCTAssertTrue(log.contains("range=bytes=") && log.contains("stall=False"), "the retry asked from where it stopped: \(log)")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        let seconds = Double(pcm.count) / 16000
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.5), rate: 16000, freq: 440), -25,
+                             "what came before the stall plays")
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 1.5, to: seconds - 0.2),
+                                                    rate: 16000, freq: 440), -25, "and the rest after the retry")
     }
 
     /// Before: a FIFO with no writer stayed "loading" for ever, with no warning.
