@@ -288,6 +288,7 @@ final class DecodeSession: @unchecked Sendable {
             onEvent(self, .failed(problem))
             return
         }
+        if isClosed { return }  // not while the pipeline would open a FIFO nobody writes to
         switch memory {
         case .none: break
         case .data(let data): serveFromMemory(data)
