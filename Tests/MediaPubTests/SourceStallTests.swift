@@ -264,6 +264,29 @@ final class SourceStallTests: XCTestCase {
         XCTAssertEqual(tracks(events), [3], "only the last item plays")
     }
 
+    /// `memory: true` (libcurl) says the same as a streamed source (before: curl's
+    /// "SSL certificate problem: …" and "Could not resolve host: …" as they came).
+    func testMemoryTrueSaysWhatHappenedToo() throws {
+        let dir = try makeTempDir()
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
+        let pki = try makeCertificates(in: dir)
+        let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
+        let out = dir.appendingPathComponent("out.mp4")
+        for (url, expected) in [(tls.url("tone.mp3", scheme: "https"), "TLS certificate not trusted ("),
+                                ("http://no-such-host.invalid/x.mp3", "host not found")] {
+            let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(
+                players: [PlayerPreset.player("music", source: url, ["memory: true"])], output: out))
+            let events = dir.appendingPathComponent("events-\(UUID().uuidString.prefix(4)).jsonl")
+            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], timeout: 60)
+            XCTAssertEqual(r.status, 1, r.summary("nothing playable"))
+            let errors = try EventLog.read(events).filter { $0["event"] as? String == "player.state" }.compactMap { $0["error"] as? String }
+            XCTAssertEqual(errors.count, 1, "\(errors)")
+            XCTAssertTrue(errors.first?.hasPrefix("\(url): \(expected)") == true, "\(errors)")
+        }
+    }
+
     /// SSL_CERT_FILE names the test's private CA: an HTTPS source signed by it plays,
     /// streamed (GStreamer) and fetched whole (`memory: true`, libcurl).
     func testPrivateCAFromSSLCertFileIsTrusted() throws {
