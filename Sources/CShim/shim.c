@@ -12,6 +12,13 @@ int cshim_object_set_int(gpointer object, const char *name, gint value) {
     return 1;
 }
 
+int cshim_object_set_object(gpointer object, const char *name, gpointer value) {
+    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
+    if (spec == NULL || !G_IS_PARAM_SPEC_OBJECT(spec) || !G_TYPE_CHECK_INSTANCE_TYPE(value, spec->value_type)) return 0;
+    g_object_set(object, name, value, NULL);
+    return 1;
+}
+
 const gchar *cshim_element_factory_name(GstElement *element) {
     GstElementFactory *factory = gst_element_get_factory(element);
     return factory ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory)) : NULL;

@@ -55,6 +55,9 @@ GstStructure *cshim_object_get_structure(gpointer object, const char *name);
 void cshim_object_set_double(gpointer object, const char *name, gdouble value);
 /* Sets an int (or flags/enum, by number) property; 0 when `object` has no such property. */
 int cshim_object_set_int(gpointer object, const char *name, gint value);
+/* Sets an object property (souphttpsrc's "tls-database"); 0 when `object` has no such
+   object-typed property or `value` is not of its type. */
+int cshim_object_set_object(gpointer object, const char *name, gpointer value);
 /* The name of the factory that made `element` (avdec_h264, queue2, …), or NULL. Static string. */
 const gchar *cshim_element_factory_name(GstElement *element);
 

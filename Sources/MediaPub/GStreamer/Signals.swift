@@ -44,6 +44,19 @@ enum Signals {
                              unsafeBitCast(deepElementAdded, to: GCallback.self), box, releaseElementHandler)
     }
 
+    private static let sourceSetup: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?, UnsafeMutableRawPointer?) -> Void = { _, element, data in
+        guard let element, let data else { return }
+        Unmanaged<ElementHandler>.fromOpaque(data).takeUnretainedValue().body(element)
+    }
+
+    /// Calls `body` with the source element uridecodebin made (souphttpsrc, filesrc…),
+    /// before it starts, so its properties can be set. The element is borrowed.
+    static func onSourceSetup(_ bin: Element, _ body: @escaping (UnsafeMutablePointer<GstElement>) -> Void) {
+        let box = Unmanaged.passRetained(ElementHandler(body)).toOpaque()
+        cshim_signal_connect(UnsafeMutableRawPointer(bin.raw), "source-setup",
+                             unsafeBitCast(sourceSetup, to: GCallback.self), box, releaseElementHandler)
+    }
+
     /// Calls `body` on the streaming thread for each pad the element adds.
     static func onPadAdded(_ element: Element, _ body: @escaping (Pad) -> Void) {
         let box = Unmanaged.passRetained(PadHandler(body)).toOpaque()
@@ -57,6 +70,19 @@ enum Probes {
     private final class Handler {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    /// Calls `body` on the streaming thread for each buffer (or buffer list) that
+    /// passes `pad`. The probe stays; it only watches.
+    static func onData(_ pad: Pad, _ body: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(Handler(body)).toOpaque()
+        let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        gst_pad_add_probe(pad.raw, mask, { _, _, data in
+            if let data { Unmanaged<Handler>.fromOpaque(data).takeUnretainedValue().body() }
+            return GST_PAD_PROBE_OK
+        }, box) { data in
+            if let data { Unmanaged<Handler>.fromOpaque(data).release() }
+        }
     }
 
     /// Calls `body` on the streaming thread when EOS reaches `pad` (before the

@@ -34,6 +34,15 @@ final class DecodeSession: @unchecked Sendable {
     /// The source broke mid-way: what is queued plays out, then nothing more is waited for.
     private var broken = false
     private var tagsSeen = NowPlaying()
+    /// A bus error was passed on: later ones (their consequences) are not.
+    private var errorReported = false
+    /// Watching the source element's output (uridecodebin's source): when it last gave
+    /// data, and whether it ended (HLS: the playlist was read, fragments come otherwise).
+    private var watchesSource = false
+    private var lastSourceData = Date()
+    private var sourceEnded = false
+    /// A local FIFO held open for reading while the pipeline opens it (see `waitForWriter`).
+    private var fifo: Int32 = -1
 
     // Consumption state: touched only by the consumer (under the player's lock).
     /// The decoded buffer being consumed, read in place (no copy of its own).
@@ -92,6 +101,9 @@ final class DecodeSession: @unchecked Sendable {
             Signals.onPadAdded(decoder) { [weak self] pad in self?.padAdded(pad, isImage: isImage) }
             Signals.onDeepElementAdded(decoder, DecodeSession.limitDecoderThreads)
             Signals.onDeepElementAdded(decoder, DecodeSession.trimMP3Padding)
+            if !inMemory {
+                Signals.onSourceSetup(decoder) { [weak self] element in self?.sourceSetup(element) }
+            }
         }
     }
 
@@ -197,6 +209,72 @@ final class DecodeSession: @unchecked Sendable {
         }
     }
 
+    /// A source that gives nothing this long (no byte while it loads, no sound
+    /// while it plays) is stalled: it fails like any broken source.
+    static let stallSeconds: TimeInterval = 10
+    static let stalledMessage = "sends nothing (stalled)"
+
+    /// The thread that starts the source: trust the CAs of SSL_CERT_FILE (HTTPS),
+    /// and note each byte the source gives, to tell a stalled source while loading.
+    private func sourceSetup(_ element: UnsafeMutablePointer<GstElement>) {
+        // Every HTTP source gets the CAs (an http URL may redirect to https); a bad CA file fails an https one.
+        if let problem = TLSTrust.apply(to: element), case .uri(let uri, _) = spec, uri.lowercased().hasPrefix("https:") {
+            lock.lock(); broken = true; errorReported = true; lock.unlock()
+            onEvent(self, .failed(problem))
+            return
+        }
+        guard let raw = gst_element_get_static_pad(element, "src") else { return }
+        let pad = Pad(owning: raw)
+        lock.lock(); watchesSource = true; lastSourceData = Date(); lock.unlock()
+        Probes.onData(pad) { [weak self] in
+            guard let self else { return }
+            self.lock.lock(); self.lastSourceData = Date(); self.lock.unlock()
+        }
+        Probes.onEndOfStream(pad) { [weak self] in
+            guard let self else { return }
+            self.lock.lock(); self.sourceEnded = true; self.lock.unlock()
+        }
+    }
+
+    /// Seconds the source element has given nothing, while it is watched and has not ended.
+    private var sourceSilence: TimeInterval? {
+        lock.lock(); defer { lock.unlock() }
+        guard watchesSource, !sourceEnded else { return nil }
+        return Date().timeIntervalSince(lastSourceData)
+    }
+
+    /// Opening a FIFO for reading waits for a writer, for ever: the pipeline would
+    /// hang in its start. A writer is waited for here, `stallSeconds` at most; the
+    /// FIFO stays open on our side until the pipeline has it open too (so what a
+    /// quick writer wrote is not lost). Returns a problem, or nil to go on.
+    private func waitForWriter(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO else { return nil }
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { return "cannot read the FIFO" }
+        lock.lock(); fifo = fd; lock.unlock()
+        let began = Date()
+        while Date().timeIntervalSince(began) < DecodeSession.stallSeconds {
+            if isClosed { return nil }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let n = poll(&p, 1, 250)
+            if n > 0, p.revents & Int16(POLLIN) != 0 { return nil }
+            // A writer came and left without a word: wait for the next one.
+            if n > 0 { usleep(250_000) }
+        }
+        return "\(DecodeSession.stalledMessage): nothing writes to the FIFO"
+    }
+
+    private func closeFIFO() {
+        lock.lock(); let fd = fifo; fifo = -1; lock.unlock()
+        if fd >= 0 { Foundation.close(fd) }
+    }
+
+    /// The consumer gives up on a source that stalled: what is queued is all there is.
+    func abandon() {
+        lock.lock(); broken = true; lock.unlock()
+    }
+
     /// The appsink reports EOS only once everything was pulled; the next item must
     /// be prepared earlier: when the end of the audio enters its branch.
     private func watchEOS(_ pad: Pad) {
@@ -215,6 +293,12 @@ final class DecodeSession: @unchecked Sendable {
 
     private func load() {
         do { try spec.checkReadable(source) } catch { onEvent(self, .failed(MediaPubError.reason(of: error))); return }
+        defer { closeFIFO() }
+        if case .none = memory, let path = spec.localPath, let problem = waitForWriter(path) {
+            onEvent(self, .failed(problem))
+            return
+        }
+        if isClosed { return }  // not while the pipeline would open a FIFO nobody writes to
         switch memory {
         case .none: break
         case .data(let data): serveFromMemory(data)
@@ -240,7 +324,19 @@ final class DecodeSession: @unchecked Sendable {
         if pipeline.setState(GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
             return // the bus reports the error
         }
-        let result = pipeline.waitState(timeout: 30)
+        lock.lock(); lastSourceData = Date(); lock.unlock()
+        // Prerolled within 30 s, unless the source gives nothing for `stallSeconds` before.
+        let began = Date()
+        var result = GST_STATE_CHANGE_ASYNC
+        while !isClosed, Date().timeIntervalSince(began) < 30 {
+            result = pipeline.waitState(timeout: 0.5)
+            if result != GST_STATE_CHANGE_ASYNC { break }
+            if let silence = sourceSilence, silence >= DecodeSession.stallSeconds {
+                lock.lock(); broken = true; lock.unlock()
+                onEvent(self, .failed(DecodeSession.stalledMessage))
+                return
+            }
+        }
         if isClosed { return }
         switch result {
         case GST_STATE_CHANGE_FAILURE: return
@@ -273,8 +369,23 @@ final class DecodeSession: @unchecked Sendable {
         case .endOfStream: decodedAll()
         case .error(_, let text):
             // Broken from now on: what is queued plays out, nobody waits for more.
-            lock.lock(); broken = true; lock.unlock()
-            onEvent(self, .failed(text))
+            lock.lock()
+            broken = true
+            let first = !errorReported
+            errorReported = true
+            lock.unlock()
+            // The first error says what broke; the others are its consequences.
+            guard first else { break }
+            if case .uri(let uri, _) = spec, SourceDiagnosis.isVague(text),
+               ["http", "https"].contains(PathResolution.sourceScheme(of: uri) ?? "") {
+                // GStreamer's words say little ("Internal data stream error", "Found"):
+                // ask the server once more with libcurl, off the bus thread, and say what it is.
+                DispatchQueue.global().async { [self] in
+                    onEvent(self, .failed(SourceDiagnosis.diagnose(uri) ?? text))
+                }
+            } else {
+                onEvent(self, .failed(text))
+            }
         case .tags(let title, let artist, let album):
             guard title != nil || artist != nil || album != nil else { break }
             lock.lock()

@@ -40,6 +40,9 @@ public final class MediaPlayer: @unchecked Sendable {
     /// Output time (ns) the playing source has given nothing: past `stallLimit` it counts as buffering.
     private var stalled: UInt = 0
     private let stallLimit: UInt = 500_000_000
+    /// When the playing source last stopped giving (wall clock; nil while it gives):
+    /// after `DecodeSession.stallSeconds` it counts as broken (retried, then skipped).
+    private var starvedSince: Date?
     /// Retries of the current network item before it is skipped.
     private var retries = 0
     /// Some item played since the last start or load (a later failure ends the list, not the player).
@@ -452,7 +455,8 @@ public final class MediaPlayer: @unchecked Sendable {
         let text = message.lowercased()
         let phrases = ["internal data stream error", "could not connect", "could not resolve", "connection", "timed out",
                        "timeout", "nothing to decode within", "could not read", "secure", "internal server error",
-                       "bad gateway", "service unavailable", "gateway timeout", "error: 5", "http 5"]
+                       "bad gateway", "service unavailable", "gateway timeout", "error: 5", "http 5",
+                       "host not found", "stalled"]
         return phrases.contains { text.contains($0) }
     }
 
@@ -546,10 +550,12 @@ public final class MediaPlayer: @unchecked Sendable {
 
     private func renderLocked(frames: Int, tick: UInt, into out: UnsafeMutablePointer<Float>, wait: Double,
                               deliveries: inout [() -> Void]) -> Rendered {
+        let renderBegan = Date()  // a tick that waits for data counts its wait as starved
         if awaitingItem && wait > 0 {
             let deadline = Date().addingTimeInterval(max(wait, 0))
             while awaitingItem && lock.wait(until: deadline) {}
         }
+        if state != .playing { starvedSince = nil }
         switch state {
         case .paused: return Rendered(audioFrames: 0, video: frozenFrame)
         case .playing where currentReady: break
@@ -599,6 +605,19 @@ public final class MediaPlayer: @unchecked Sendable {
         let progressed = filled > 0 || (current.map { !$0.hasAudio || $0.audioExhausted } ?? false)
         stalled = progressed ? 0 : stalled + tick
         let buffering = stalled > stallLimit
+        if state != .playing || filled >= frames || (progressed && filled == 0) {
+            starvedSince = nil  // all it was asked for, or it was not asked (no audio)
+        } else if let session = current {
+            // Short this tick (it waited since it began for what did not come), or nothing again.
+            let since = filled > 0 ? renderBegan : (starvedSince ?? renderBegan)
+            starvedSince = since
+            if Date().timeIntervalSince(since) >= DecodeSession.stallSeconds {
+                // Nothing for seconds, in the middle: what was queued has played out.
+                starvedSince = nil
+                session.abandon()
+                itemFailedLocked(source: session.source, message: DecodeSession.stalledMessage)
+            }
+        }
         if !taps.isEmpty {
             let position = current?.positionMs ?? 0
             deliveries += taps.deliveries(audio: out, frames: filled, video: decoded, format: format, positionMs: position)

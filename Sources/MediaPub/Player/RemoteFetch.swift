@@ -31,6 +31,7 @@ final class RemoteFetch {
             cshim_curl_setopt_long(handle, CURLOPT_FAILONERROR, 1)
             cshim_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
             cshim_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+            if let ca = TLSTrust.caFile { cshim_curl_setopt_string(handle, CURLOPT_CAINFO, ca) }
             cshim_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
             cshim_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, bytes.count)
             cshim_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
@@ -59,6 +60,7 @@ final class RemoteFetch {
             cshim_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, 15_000)
             cshim_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
             cshim_curl_setopt_string(handle, CURLOPT_USERAGENT, "mediapub")
+            if let ca = TLSTrust.caFile { cshim_curl_setopt_string(handle, CURLOPT_CAINFO, ca) }
             cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorText.baseAddress)
             cshim_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
             cshim_curl_setopt_write_function(handle) { data, size, count, context in
@@ -74,7 +76,8 @@ final class RemoteFetch {
         cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
-            let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let text = SourceDiagnosis.words(for: code, detail: detail, url: url)
+                ?? (detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
             throw MediaPubError.sourceFailed(url, SecretMask.scrub(text, secretsOf: url))
         }
         return sink.data

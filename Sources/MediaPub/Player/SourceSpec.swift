@@ -50,8 +50,33 @@ enum SourceSpec: Equatable {
         } else {
             throw MediaPubError.badSource(source, "not a path, file://, http(s):// or testsrc: source")
         }
-        let ext = ((URL(string: uri)?.path ?? uri) as NSString).pathExtension.lowercased()
+        let path = URL(string: uri)?.path ?? uri
+        let ext = (path as NSString).pathExtension.lowercased()
+        // A list of sources is not one (an .m3u8 is HLS: a stream, played as a source).
+        if SourceSpec.playlistExtensions.contains(ext) {
+            throw MediaPubError.badSource(source, SourceSpec.playlistProblem((path as NSString).lastPathComponent))
+        }
         self = .uri(uri, isImage: SourceSpec.imageExtensions.contains(ext))
+    }
+
+    static let playlistExtensions: Set<String> = ["m3u", "pls"]
+
+    static func playlistProblem(_ name: String) -> String { "\(name) is a playlist file: use playlist.file" }
+
+    /// The problem with a local file that is a playlist by its content (a PLS, or an
+    /// M3U that is not HLS), whatever its name; nil for anything else. Reads only
+    /// the start of a regular file (never a FIFO or a device).
+    static func playlistContentProblem(path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self)
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\u{FEFF}").union(.whitespacesAndNewlines))
+        let name = (path as NSString).lastPathComponent
+        if head.lowercased().hasPrefix("[playlist]") { return playlistProblem(name) }
+        if head.hasPrefix("#EXTM3U"), !head.contains("#EXT-X-") { return playlistProblem(name) }
+        return nil
     }
 
     /// A local file's path, when the source is one.
@@ -62,7 +87,9 @@ enum SourceSpec: Equatable {
 
     /// Throws, naming `source`, when it is a local file that is missing or unreadable.
     func checkReadable(_ source: String) throws {
-        guard let path = localPath, !FileManager.default.isReadableFile(atPath: path) else { return }
+        guard let path = localPath else { return }
+        if let problem = SourceSpec.playlistContentProblem(path: path) { throw MediaPubError.badSource(source, problem) }
+        guard !FileManager.default.isReadableFile(atPath: path) else { return }
         throw MediaPubError.sourceFailed(source, FileManager.default.fileExists(atPath: path) ? "cannot read the file (permissions?)" : "no such file")
     }
 

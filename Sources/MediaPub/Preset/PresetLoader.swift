@@ -472,7 +472,11 @@ struct PresetDecoder {
     private mutating func resolvedSource(_ text: String, _ node: YAMLNode, _ key: String) -> String? {
         let resolved = PathResolution.resolveSource(text, base: base, environment: environment)
         do {
-            _ = try SourceSpec(resolved)
+            let spec = try SourceSpec(resolved)
+            // A local playlist file given as a source: caught now, whatever its name.
+            if let path = spec.localPath, let problem = SourceSpec.playlistContentProblem(path: path) {
+                throw MediaPubError.badSource(resolved, problem)
+            }
         } catch {
             report(node, key, MediaPubError.reason(of: error))
             return nil

@@ -1,0 +1,45 @@
+import CGStreamer
+import CShim
+import CSoup
+import Foundation
+
+/// The certificate authorities HTTPS sources are checked against. By default the
+/// system's; `SSL_CERT_FILE` (the variable OpenSSL, curl and Python read) names a
+/// PEM file of CAs to trust instead: a private CA. GStreamer's HTTP source gets it
+/// as its TLS database, libcurl (`memory: true`, webhooks) as CURLOPT_CAINFO.
+enum TLSTrust {
+    /// The CA file `SSL_CERT_FILE` names, if set.
+    static var caFile: String? {
+        guard let path = ProcessInfo.processInfo.environment["SSL_CERT_FILE"], !path.isEmpty else { return nil }
+        return path
+    }
+
+    private final class Database: @unchecked Sendable {
+        let raw: UnsafeMutablePointer<GTlsDatabase>
+        init(_ raw: UnsafeMutablePointer<GTlsDatabase>) { self.raw = raw }
+        deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var loaded: (path: String, database: Database?)?
+
+    /// The database made from `path` (once per path), nil when it holds no usable certificate.
+    private static func database(_ path: String) -> Database? {
+        lock.lock(); defer { lock.unlock() }
+        if let loaded, loaded.path == path { return loaded.database }
+        var error: UnsafeMutablePointer<GError>? = nil
+        let made = g_tls_file_database_new(path, &error).map { Database($0) }
+        if let error { g_error_free(error) }
+        loaded = (path, made)
+        return made
+    }
+
+    /// Gives `source` (souphttpsrc) the CAs of `SSL_CERT_FILE` when set. Returns a
+    /// one-line problem when the file cannot be used; nil when all is well.
+    static func apply(to source: UnsafeMutablePointer<GstElement>) -> String? {
+        guard let path = caFile else { return nil }
+        guard let db = database(path) else { return "SSL_CERT_FILE \(path): no certificate can be read from it" }
+        _ = cshim_object_set_object(UnsafeMutableRawPointer(source), "tls-database", UnsafeMutableRawPointer(db.raw))
+        return nil
+    }
+}

@@ -1,0 +1,354 @@
+// Issue 8: sources that deliver nothing, and errors said in our words.
+// A server that sends its headers and then nothing, a FIFO nobody writes to
+// and one whose writer goes quiet mid-way are each reported within seconds
+// ("sends nothing (stalled)") and retried/skipped like any failed source; a
+// redirect loop, an untrusted certificate, an unknown host and a playlist file
+// given as a source each get a message that says what happened; a private CA
+// given by SSL_CERT_FILE is trusted (GStreamer's HTTP source and libcurl).
+// Real servers on loopback: python3 http.server (plain and TLS, with a CA and
+// a certificate made by openssl at test time).
+
+import Foundation
+import XCTest
+
+/// A python3 script serving on a free loopback port (its first argument).
+final class ScriptServer {
+    let port: UInt16
+    let process: RunningProcess
+
+    init(script: String, in dir: URL, args: [String] = []) throws {
+        let file = dir.appendingPathComponent("server-\(UUID().uuidString.prefix(6)).py")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        var lastError = ""
+        for _ in 0..<3 {
+            let port = try Ports.free()
+            let p = try RunningProcess(executable: "python3", arguments: [file.path, "\(port)"] + args)
+            if Ports.waitUntil(timeout: 10, { Ports.tcpAccepts(port) || !p.isRunning }), p.isRunning {
+                self.port = port
+                self.process = p
+                return
+            }
+            lastError = "python3 server did not listen on \(port): \(p.stderr)"
+            p.cleanUp()
+        }
+        throw HarnessError(lastError)
+    }
+
+    func url(_ path: String, scheme: String = "http") -> String { "\(scheme)://127.0.0.1:\(port)/\(path)" }
+
+    func stop() {
+        process.stop(signal: SIGTERM, grace: 3)
+        process.cleanUp()
+    }
+
+    /// /stall.mp3: 200 and its headers, then not a byte (the connection stays open);
+    /// /loop: a redirect to /loop2, which redirects back to /loop.
+    static let odd = """
+    import http.server, socketserver, sys, time
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.path.startswith("/loop"):
+                self.send_response(302)
+                self.send_header("Location", "/loop2" if self.path == "/loop" else "/loop")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if self.path.startswith("/stall"):
+                self.send_response(200)
+                self.send_header("Content-Type", "audio/mpeg")
+                self.send_header("Content-Length", "1000000")
+                self.end_headers()
+                self.wfile.flush()
+                time.sleep(600)
+                return
+            self.send_response(404)
+            self.end_headers()
+        def log_message(self, fmt, *args):
+            sys.stderr.write("%s\\n" % (fmt % args)); sys.stderr.flush()
+    class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+    S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+    """
+
+    /// Serves the file argv[2] (Range requests too); the first request from the start
+    /// gets the headers and 40 % of the bytes, then nothing more (the connection stays open).
+    static let midway = """
+    import http.server, socketserver, sys, time, threading
+    data = open(sys.argv[2], "rb").read()
+    lock = threading.Lock()
+    stalled = [False]
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            rng = self.headers.get("Range") or ""
+            start = int(rng[6:].split("-")[0] or 0) if rng.startswith("bytes=") else 0
+            with lock:
+                stall = start == 0 and not stalled[0]
+                stalled[0] = True
+            sys.stderr.write("GET %s range=%s stall=%s\\n" % (self.path, rng, stall)); sys.stderr.flush()
+            if start > 0:
+                self.send_response(206)
+                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
+            else:
+                self.send_response(200)
+            self.send_header("Content-Type", "audio/mpeg")
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Length", str(len(data) - start))
+            self.end_headers()
+            if stall:
+                self.wfile.write(data[:len(data) * 4 // 10]); self.wfile.flush()
+                time.sleep(600)
+                return
+            self.wfile.write(data[start:])
+        def log_message(self, fmt, *args):
+            pass
+    class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+    S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+    """
+
+    /// Serves the folder argv[2] over HTTPS with the certificate argv[3] and key argv[4];
+    /// a client that refuses the certificate does not stop the server.
+    static let tls = """
+    import http.server, socketserver, ssl, sys, os
+    os.chdir(sys.argv[2])
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+    class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+        def get_request(self):
+            sock, addr = self.socket.accept()
+            return ctx.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), addr
+    class H(http.server.SimpleHTTPRequestHandler):
+        def setup(self):
+            try:
+                self.request.do_handshake()
+            except Exception:
+                pass
+            super().setup()
+        def log_message(self, fmt, *args):
+            sys.stderr.write("%s\\n" % (fmt % args)); sys.stderr.flush()
+    S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+    """
+}
+
+final class SourceStallTests: XCTestCase {
+
+    private func startServer(_ script: String, in dir: URL, args: [String] = []) throws -> ScriptServer {
+        let s = try ScriptServer(script: script, in: dir, args: args)
+        addTeardownBlock { s.stop() }
+        return s
+    }
+
+    /// Runs an audio-only preset whose one player plays `items` once; returns the
+    /// run, its events and its recording.
+    private func runPlaylist(_ items: [String], in dir: URL, env: [String: String] = [:], extraPlayers: [String] = [],
+                             timeout: TimeInterval) throws -> (ProcessResult, [[String: Any]], URL) {
+        let out = dir.appendingPathComponent("out.mp4")
+        let list = items.map { "\"\($0)\"" }.joined(separator: ", ")
+        let player = "  - id: music\n    playlist:\n      mode: once\n      items: [\(list)]\n"
+        let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(players: [player] + extraPlayers, output: out))
+        let events = dir.appendingPathComponent("events.jsonl")
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], env: env, timeout: timeout)
+        XCTAssertFalse(r.timedOut, r.summary("mediapub"))
+        return (r, (try? EventLog.read(events)) ?? [], out)
+    }
+
+    private func warnings(_ events: [[String: Any]]) -> [String] {
+        events.filter { $0["event"] as? String == "warning" }.compactMap { $0["message"] as? String }
+    }
+
+    private func tracks(_ events: [[String: Any]], player: String = "music") -> [Int] {
+        events.filter { $0["event"] as? String == "player.track" && $0["player"] as? String == player }
+            .compactMap { $0["index"] as? Int }
+    }
+
+    /// Before: a server that sends headers and no body held the playlist for 127 s
+    /// (30 s of preroll timeout, four times, with the retry pauses).
+    func testServerThatSendsNothingIsReportedRetriedAndSkipped() throws {
+        let dir = try makeTempDir()
+        let server = try startServer(ScriptServer.odd, in: dir)
+        try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
+        let url = server.url("stall.mp3")
+        let (r, events, out) = try runPlaylist([url, "after.flac"], in: dir, timeout: 75)
+        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the stalled source"))
+        let w = warnings(events)
+        XCTAssertTrue(w.contains("player music: \(url): sends nothing (stalled); retrying in 1s"), "\(w)")
+        XCTAssertTrue(w.contains("player music: \(url): sends nothing (stalled); retrying in 4s"), "\(w)")
+        XCTAssertTrue(w.contains("player music: skipping \(url): sends nothing (stalled)"), "\(w)")
+        XCTAssertEqual(tracks(events), [1], "the next item plays")
+        XCTAssertTrue(server.process.stderr.contains("GET /stall.mp3"), "the server was asked: \(server.process.stderr)")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the next item is recorded")
+    }
+
+    /// A server that stops sending mid-way (the connection open): what came plays,
+    /// the stall is reported within seconds and the source is retried from where it
+    /// stopped, and plays to its end (before: 15 s of nothing and no word of it, until
+    /// GStreamer's HTTP source timed out and asked again on its own).
+    func testHTTPSourceThatStallsMidwayIsRetriedFromWhereItStopped() throws {
+        let dir = try makeTempDir()
+        let song = try TestMedia.makeAudio(in: dir, name: "song.mp3", seconds: 6, freq: 440, ext: "mp3")
+        let server = try startServer(ScriptServer.midway, in: dir, args: [song.path])
+        let url = server.url("song.mp3")
+        let (r, events, out) = try runPlaylist([url], in: dir, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("the source plays to its end"))
+        XCTAssertEqual(warnings(events), ["player music: \(url): sends nothing (stalled); retrying in 1s"])
+        XCTAssertEqual(tracks(events), [0, 0], "played, then again after the retry")
+        let log = server.process.stderr
+        XCTAssertTrue(log.contains("stall=True"), "the first request stalled: \(log)")
+        XCTAssertTrue(log.contains("range=bytes=") && log.contains("stall=False"), "the retry asked from where it stopped: \(log)")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        let seconds = Double(pcm.count) / 16000
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.5), rate: 16000, freq: 440), -25,
+                             "what came before the stall plays")
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 1.5, to: seconds - 0.2),
+                                                    rate: 16000, freq: 440), -25, "and the rest after the retry")
+    }
+
+    /// Before: a FIFO with no writer stayed "loading" for ever, with no warning.
+    func testFIFOWithNoWriterIsReportedAndSkipped() throws {
+        let dir = try makeTempDir()
+        let fifo = dir.appendingPathComponent("in.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo")
+        try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
+        let (r, events, _) = try runPlaylist([fifo, "after.flac"], in: dir, timeout: 40)
+        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the FIFO"))
+        XCTAssertTrue(warnings(events).contains("player music: skipping \(fifo): sends nothing (stalled): nothing writes to the FIFO"),
+                      "\(warnings(events))")
+        XCTAssertEqual(tracks(events), [1], "the next item plays")
+    }
+
+    /// A FIFO whose writer sends 2 s of a tone and then keeps it open without a
+    /// word: what came plays, then the player moves on (before: it waited for ever).
+    func testSourceThatStallsMidwayMovesOn() throws {
+        let dir = try makeTempDir()
+        let fifo = dir.appendingPathComponent("in.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo")
+        let wav = try TestMedia.makeAudio(in: dir, name: "first.wav", seconds: 2, freq: 440, ext: "wav")
+        try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
+        _ = try startTool("sh", ["-c", "exec 3>\"$1\"; cat \"$2\" >&3; exec sleep 120", "writer", fifo, wav.path])
+        let (r, events, out) = try runPlaylist([fifo, "after.flac"], in: dir, timeout: 40)
+        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the stall"))
+        XCTAssertTrue(warnings(events).contains("player music: \(fifo): sends nothing (stalled); moving on after what decoded"),
+                      "\(warnings(events))")
+        XCTAssertEqual(tracks(events), [0, 1], "the FIFO played, then the next item")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        let seconds = Double(pcm.count) / 16000
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.8), rate: 16000, freq: 440), -25,
+                             "what the writer sent plays")
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 0.8, to: seconds - 0.1),
+                                                    rate: 16000, freq: 880), -25, "then the next item")
+    }
+
+    /// Before: "Found", and "cannot read from the server (connection refused, failed
+    /// or dropped)" for both an untrusted certificate and an unknown host.
+    func testRedirectLoopUntrustedCertificateAndUnknownHostSayWhatHappened() throws {
+        let dir = try makeTempDir()
+        let odd = try startServer(ScriptServer.odd, in: dir)
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
+        let pki = try makeCertificates(in: dir)
+        let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
+        try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
+        let loop = odd.url("loop"), secure = tls.url("tone.mp3", scheme: "https"), unknown = "http://no-such-host.invalid/x.mp3"
+        let (r, events, _) = try runPlaylist([loop, secure, unknown, "after.flac"], in: dir, timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on"))
+        let w = warnings(events)
+        XCTAssertTrue(w.contains("player music: skipping \(loop): too many redirects"), "\(w)")
+        XCTAssertTrue(w.contains { $0.hasPrefix("player music: skipping \(secure): TLS certificate not trusted (") }, "\(w)")
+        XCTAssertTrue(w.contains("player music: skipping \(unknown): host not found"), "\(w)")
+        XCTAssertEqual(tracks(events), [3], "only the last item plays")
+    }
+
+    /// `memory: true` (libcurl) says the same as a streamed source (before: curl's
+    /// "SSL certificate problem: …" and "Could not resolve host: …" as they came).
+    func testMemoryTrueSaysWhatHappenedToo() throws {
+        let dir = try makeTempDir()
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
+        let pki = try makeCertificates(in: dir)
+        let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
+        let out = dir.appendingPathComponent("out.mp4")
+        for (url, expected) in [(tls.url("tone.mp3", scheme: "https"), "TLS certificate not trusted ("),
+                                ("http://no-such-host.invalid/x.mp3", "host not found")] {
+            let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(
+                players: [PlayerPreset.player("music", source: url, ["memory: true"])], output: out))
+            let events = dir.appendingPathComponent("events-\(UUID().uuidString.prefix(4)).jsonl")
+            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], timeout: 60)
+            XCTAssertEqual(r.status, 1, r.summary("nothing playable"))
+            let errors = try EventLog.read(events).filter { $0["event"] as? String == "player.state" }.compactMap { $0["error"] as? String }
+            XCTAssertEqual(errors.count, 1, "\(errors)")
+            XCTAssertTrue(errors.first?.hasPrefix("\(url): \(expected)") == true, "\(errors)")
+        }
+    }
+
+    /// SSL_CERT_FILE names the test's private CA: an HTTPS source signed by it plays,
+    /// streamed (GStreamer) and fetched whole (`memory: true`, libcurl).
+    func testPrivateCAFromSSLCertFileIsTrusted() throws {
+        let dir = try makeTempDir()
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        try TestMedia.makeAudio(in: www, name: "a.mp3", seconds: 2, freq: 440, ext: "mp3")
+        try TestMedia.makeAudio(in: www, name: "b.mp3", seconds: 2, freq: 880, ext: "mp3")
+        let pki = try makeCertificates(in: dir)
+        let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
+        let fetched = PlayerPreset.player("fetched", source: tls.url("b.mp3", scheme: "https"), ["memory: true"])
+        let (r, events, out) = try runPlaylist([tls.url("a.mp3", scheme: "https")], in: dir, env: ["SSL_CERT_FILE": pki.ca.path],
+                                               extraPlayers: [fetched], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("HTTPS sources signed by the private CA"))
+        XCTAssertEqual(warnings(events), [], "nothing went wrong")
+        XCTAssertEqual(tracks(events), [0])
+        XCTAssertEqual(tracks(events, player: "fetched"), [0])
+        let log = tls.process.stderr
+        XCTAssertTrue(log.contains("GET /a.mp3") && log.contains("GET /b.mp3"), "both came over TLS: \(log)")
+        let pcm = MediaProbe.slice(try MediaProbe.decodePCM(out.path, rate: 16000), rate: 16000, from: 0.2, to: 1.8)
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 440), -25, "the streamed source's tone")
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the fetched source's tone")
+    }
+
+    /// Before: a .m3u/.pls given as `source:` passed validate and failed at run time
+    /// as a missing GStreamer plug-in.
+    func testPlaylistFileAsSourceIsCaughtByValidate() throws {
+        let dir = try makeTempDir()
+        _ = try writeFile(dir, "music.m3u", "a.mp3\nb.mp3\n")
+        _ = try writeFile(dir, "list.txt", "#EXTM3U\n#EXTINF:-1,A\na.mp3\n")
+        _ = try writeFile(dir, "live.m3u8", "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n")
+        let cases: [(source: String, name: String)] = [("music.m3u", "music.m3u"), ("http://radio.example/stream.pls?x=1", "stream.pls"),
+                                                       ("list.txt", "list.txt")]
+        for c in cases {
+            let preset = try writeFile(dir, "p.yaml", "name: t\nplayers:\n  - id: music\n    source: \"\(c.source)\"\noutputs:\n  - url: \"null://\"\n")
+            let r = try CLI.run(["validate", preset.path], timeout: 30)
+            XCTAssertEqual(r.status, 2, r.summary("validate \(c.source)"))
+            XCTAssertTrue(r.stderr.contains("\(preset.path):4: players[0].source: \(c.name) is a playlist file: use playlist.file"),
+                          r.summary("validate \(c.source)"))
+        }
+        // HLS is a stream: an .m3u8 (local or remote) is a source.
+        for source in ["live.m3u8", "http://radio.example/live.m3u8"] {
+            let preset = try writeFile(dir, "p.yaml", "name: t\nplayers:\n  - id: music\n    source: \"\(source)\"\noutputs:\n  - url: \"null://\"\n")
+            let r = try CLI.run(["validate", preset.path], timeout: 30)
+            XCTAssertEqual(r.status, 0, r.summary("validate \(source)"))
+        }
+    }
+
+    /// A CA, and a certificate for 127.0.0.1 it signed (openssl, made now).
+    private func makeCertificates(in dir: URL) throws -> (ca: URL, cert: URL, key: URL) {
+        let f = { (name: String) in dir.appendingPathComponent(name) }
+        func openssl(_ args: [String]) throws {
+            let r = try Proc.run("openssl", args, timeout: 60)
+            guard r.status == 0 else { throw HarnessError(r.summary("openssl \(args.first ?? "")")) }
+        }
+        try openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f("ca.key").path, "-out", f("ca.pem").path,
+                     "-days", "2", "-subj", "/CN=mediapub test CA"])
+        try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", f("server.key").path, "-out", f("server.csr").path,
+                     "-subj", "/CN=127.0.0.1"])
+        _ = try writeFile(dir, "server.ext", "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+        try openssl(["x509", "-req", "-in", f("server.csr").path, "-CA", f("ca.pem").path, "-CAkey", f("ca.key").path,
+                     "-CAcreateserial", "-out", f("server.pem").path, "-days", "2", "-extfile", f("server.ext").path])
+        return (f("ca.pem"), f("server.pem"), f("server.key"))
+    }
+}
