@@ -11,6 +11,10 @@ final class DecodeSession: @unchecked Sendable {
         case decodedAll        // the pipeline reached EOS: everything is decoded (maybe not yet consumed)
         case failed(String)
         case tags(NowPlaying)
+        /// Something the player reports and goes on (an HLS segment left out of a `memory: true` fetch).
+        case warning(String)
+        /// The live HLS origin started over (its media sequence went back): the session is stale.
+        case restarted(String)
     }
 
     let source: String
@@ -34,6 +38,12 @@ final class DecodeSession: @unchecked Sendable {
     /// The source broke mid-way: what is queued plays out, then nothing more is waited for.
     private var broken = false
     private var tagsSeen = NowPlaying()
+    /// The text of the first error the pipeline posted.
+    private var firstError: String?
+    /// The HLS media playlist as read at load (an `.m3u8` source), nil for anything else.
+    private var hlsPlaylist: HLSPlaylist?
+    /// Ends the live playlist watch (signalled by `close`).
+    private let watchStop = DispatchSemaphore(value: 0)
 
     // Consumption state: touched only by the consumer (under the player's lock).
     /// The decoded buffer being consumed, read in place (no copy of its own).
@@ -206,7 +216,12 @@ final class DecodeSession: @unchecked Sendable {
     private func load() {
         do { try spec.checkReadable(source) } catch { onEvent(self, .failed(MediaPubError.reason(of: error))); return }
         switch memory {
-        case .none: break
+        case .none:
+            if case .uri(let uri, _) = spec, HLSPlaylist.isPlaylist(uri), let playlist = try? HLSPlaylist.fetch(uri) {
+                // Read once more beside hlsdemux: whether it is live, where its segments lie.
+                lock.lock(); hlsPlaylist = playlist; lock.unlock()
+                if playlist.isLive { watchLive(playlist) }
+            }
         case .data(let data): serveFromMemory(data)
         case .load:
             do {
@@ -217,6 +232,11 @@ final class DecodeSession: @unchecked Sendable {
                         return
                     }
                     data = bytes
+                } else if case .uri(let uri, _) = spec, HLSPlaylist.isPlaylist(uri) {
+                    // The whole presentation, fetched segment by segment.
+                    data = try HLSPlaylist.fetchWhole(uri) { number, count, reason in
+                        onEvent(self, .warning("segment \(number) of \(SecretMask.mask(url: uri)) could not be fetched (\(reason)): skipped"))
+                    }
                 } else if case .uri(let uri, _) = spec {
                     data = try RemoteFetch().get(uri)
                 } else { data = Data() }
@@ -263,7 +283,7 @@ final class DecodeSession: @unchecked Sendable {
         case .endOfStream: decodedAll()
         case .error(_, let text):
             // Broken from now on: what is queued plays out, nobody waits for more.
-            lock.lock(); broken = true; lock.unlock()
+            lock.lock(); broken = true; if firstError == nil { firstError = text }; lock.unlock()
             onEvent(self, .failed(text))
         case .tags(let title, let artist, let album):
             guard title != nil || artist != nil || album != nil else { break }
@@ -282,12 +302,64 @@ final class DecodeSession: @unchecked Sendable {
         closed = true
         lock.unlock()
         guard !was else { return }
+        watchStop.signal()
         bus.stop()
         pipeline.setState(GST_STATE_NULL)
     }
 
-    var duration: UInt? { pipeline.duration }
+    /// A live source has none (hlsdemux answers with its window's length).
+    var duration: UInt? { isLive ? nil : pipeline.duration }
     var durationMs: Int? { duration.map { Int($0 / 1_000_000) } }
+
+    /// The first error the pipeline posted, if any.
+    var failure: String? { lock.lock(); defer { lock.unlock() }; return firstError }
+
+    /// A live HLS playlist (no `#EXT-X-ENDLIST`), as read at load.
+    var isLive: Bool { lock.lock(); defer { lock.unlock() }; return hlsPlaylist?.isLive == true }
+
+    /// An HLS segment that could not be fetched, as an error's text names it.
+    struct SegmentFailure {
+        /// 1-based, of `count`.
+        var number: Int
+        var count: Int
+        /// `404 Not Found`, or nil when the text gives no HTTP status.
+        var status: String?
+        /// Media time (ms) where the segment ends: where playing goes on without it.
+        var resumeMs: Int
+        var isLive: Bool
+    }
+
+    /// The segment an error of this session's HLS playlist names, if it names one.
+    func segmentFailure(in message: String) -> SegmentFailure? {
+        lock.lock(); let playlist = hlsPlaylist; lock.unlock()
+        guard let playlist, let index = playlist.segmentIndex(namedIn: message) else { return nil }
+        return SegmentFailure(number: index + 1, count: playlist.segments.count, status: HLSPlaylist.httpStatus(in: message),
+                              resumeMs: playlist.segments[index].endMs, isLive: playlist.isLive)
+    }
+
+    /// Re-reads a live playlist every target duration: an origin that starts over
+    /// (a restarted encoder: its media sequence back at the start) is reported, so
+    /// the player joins the new stream at once rather than wait out hlsdemux, which
+    /// sits on the old sequence numbers (and replays the old window when it gives up).
+    private func watchLive(_ first: HLSPlaylist) {
+        let interval = min(10, max(0.5, first.targetDuration > 0 ? first.targetDuration : 2))
+        let url = first.url
+        let stop = watchStop
+        let thread = Thread { [weak self] in
+            var highest = first.mediaSequence
+            while stop.wait(timeout: .now() + interval) == .timedOut {
+                guard let playlist = try? HLSPlaylist.fetch(url, timeout: max(2, interval * 2)) else { continue }
+                if playlist.mediaSequence < highest, !playlist.segments.isEmpty {
+                    guard let self else { return }
+                    self.onEvent(self, .restarted("media sequence \(highest) -> \(playlist.mediaSequence)"))
+                    return
+                }
+                highest = max(highest, playlist.mediaSequence)
+            }
+        }
+        thread.name = "hls-watch"
+        thread.start()
+    }
 
     /// Prerolled and playing: its streams are known.
     var isReady: Bool { lock.lock(); defer { lock.unlock() }; return ready }
