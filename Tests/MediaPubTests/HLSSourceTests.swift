@@ -240,4 +240,38 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertTrue(withDuration.isEmpty, "a live source has no duration: \(withDuration.prefix(3))")
         XCTAssertEqual(all.filter { $0["event"] as? String == "player.track" }.count, 1, "one track: the same live source")
     }
+
+    /// A live origin stopped cleanly (SIGTERM: ffmpeg closes its playlist with
+    /// #EXT-X-ENDLIST): the player plays out the window and the item ends. It was
+    /// live all along: no duration in any event, before or after the playlist closed
+    /// (the window's 3.3 s showed up as its duration, under a position of 7 s).
+    func testLiveSourceHasNoDurationEvenWhenItsPlaylistCloses() throws {
+        let dir = try makeTempDir()
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        let playlist = www.appendingPathComponent("live.m3u8")
+        let origin = try startLiveOrigin(www, dir: dir, label: "a", color: "red", freq: 440)
+        XCTAssertTrue(Ports.waitUntil(timeout: 15) { (liveState(playlist)?.segments ?? 0) >= 2 || !origin.isRunning },
+                      "the origin lists 2 segments: \(origin.stderr)")
+        let server = try startHTTPServer(root: www)
+        let out = dir.appendingPathComponent("out.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: server.url("live.m3u8"), ["video: true"])],
+                                      output: out)
+        let preset = try writeFile(dir, "preset.yaml", yaml)
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "60s", "--events", events.path])
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { (progressEvents(events).last?["position_ms"] as? Int ?? 0) >= 3000 },
+                      "the live source plays:\n\(run.stderr)")
+        XCTAssertTrue(origin.stop(signal: SIGTERM, grace: 10), "the origin stops")
+        XCTAssertTrue((try String(contentsOf: playlist, encoding: .utf8)).contains("#EXT-X-ENDLIST"), "the origin closed its playlist")
+        let stopped = Ports.waitUntil(timeout: 30) {
+            ((try? EventLog.read(events)) ?? []).contains { $0["event"] as? String == "run.stopped" }
+        }
+        XCTAssertTrue(stopped, "the item ends once the closed playlist has played:\n\(run.stderr)")
+        XCTAssertTrue(run.waitForExit(timeout: 20), "mediapub exits")
+        let all = try EventLog.read(events)
+        let withDuration = all.filter { ["player.track", "player.progress"].contains($0["event"] as? String ?? "") && !($0["duration_ms"] is NSNull) }
+        XCTAssertTrue(withDuration.isEmpty, "a live source has no duration: \(withDuration.prefix(3))")
+        XCTAssertGreaterThan(progressEvents(events).count, 3, "progress was reported")
+    }
 }
