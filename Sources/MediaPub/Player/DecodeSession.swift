@@ -217,7 +217,7 @@ final class DecodeSession: @unchecked Sendable {
         do { try spec.checkReadable(source) } catch { onEvent(self, .failed(MediaPubError.reason(of: error))); return }
         switch memory {
         case .none:
-            if case .uri(let uri, _) = spec, HLSPlaylist.isPlaylist(uri), let playlist = try? HLSPlaylist.fetch(uri) {
+            if case .uri(let uri, _) = spec, HLSPlaylist.isPlaylist(uri), let playlist = try? HLSPlaylist.fetch(uri, timeout: 5) {
                 // Read once more beside hlsdemux: whether it is live, where its segments lie.
                 lock.lock(); hlsPlaylist = playlist; lock.unlock()
                 if playlist.isLive { watchLive(playlist) }

@@ -22,11 +22,12 @@ struct HLSPlaylist: Equatable {
     /// `#EXT-X-KEY` other than NONE: the segments are encrypted.
     var isEncrypted = false
 
-    /// Whether `uri` names an HLS playlist by its extension.
+    /// Whether `uri` names an HLS playlist by its extension (`.m3u8` over HTTP(S); a plain
+    /// `.m3u` is a list of media URLs, not HLS).
     static func isPlaylist(_ uri: String) -> Bool {
         guard let scheme = PathResolution.sourceScheme(of: uri), ["http", "https"].contains(scheme) else { return false }
         let path = URL(string: uri)?.path ?? uri
-        return ["m3u8", "m3u"].contains((path as NSString).pathExtension.lowercased())
+        return (path as NSString).pathExtension.lowercased() == "m3u8"
     }
 
     /// Parses `text` read from `url`; nil when it is no HLS playlist.

@@ -342,7 +342,7 @@ public final class MediaPlayer: @unchecked Sendable {
         currentReady = false
         lastProgressMs = nil
         continuing = true
-        setState(.loading)
+        setState(state == .paused ? .paused : .loading)
         current = makeSession(playlist.current, startAt: Double(ms) / 1000)
         current?.start()
     }
@@ -469,6 +469,9 @@ public final class MediaPlayer: @unchecked Sendable {
         let why = segment.status.map { " (\($0))" } ?? ""
         let what = "segment \(segment.number) of \(SecretMask.mask(url: session.source)) could not be fetched\(why)"
         if segment.isLive {
+            // Retried like any network failure (bounded until it plays again), from the live edge.
+            guard retries < maxRetries else { return false }
+            retries += 1
             emit(.warning("player \(id): \(what): joining the live stream again"))
             continueCurrent(atMs: 0)
         } else if currentReady, session.playhead > 0 {
@@ -504,8 +507,9 @@ public final class MediaPlayer: @unchecked Sendable {
     /// Called with the lock held when the current session has nothing more to give.
     private func advanceAfterEnd() -> Bool {
         // Drained before its failure reached the player (the event waits for the lock the capture holds).
-        if resumeAtMs == nil, let session = current, let message = session.failure {
-            _ = skipSegment(of: session, failedWith: message)
+        if resumeAtMs == nil, let session = current, let message = session.failure,
+           skipSegment(of: session, failedWith: message), current !== session {
+            return true  // already going on in a new session
         }
         if let ms = resumeAtMs {
             // The same item goes on after a segment it had to leave out.
