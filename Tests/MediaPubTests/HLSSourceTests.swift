@@ -80,6 +80,37 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertEqual(tracks.count, 1, "skipping a segment starts no new track: \(tracks)")
     }
 
+    /// The 1st of five 2 s segments answers 404: hlsdemux prerolls on a playlist's
+    /// first segment, so the rest is read from a playlist of our own that starts
+    /// after it (it failed with GStreamer's multi-line text, nothing played, exit 1).
+    /// That file is ours and goes with the session.
+    func testVODFirstSegmentThatAnswers404IsSkipped() throws {
+        let dir = try makeTempDir()
+        let www = dir.appendingPathComponent("www")
+        let tmp = dir.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+        _ = try makeVOD(in: www, seconds: 10, segment: 2, color: "red", freq: 440)
+        try FileManager.default.removeItem(at: www.appendingPathComponent("seg000.ts"))
+        let server = try startHTTPServer(root: www)
+        let url = server.url("index.m3u8")
+        let out = dir.appendingPathComponent("out.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "preset.yaml",
+                                   PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: url)], output: out))
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], env: ["TMPDIR": tmp.path], timeout: 90)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with a VOD HLS missing its 1st segment"))
+        let p = try MediaProbe.probe(out.path)
+        XCTAssertEqual(p.duration ?? 0, 8, accuracy: 0.4, "8 of the 10 s play: \(p.rawJSON)")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.5, to: 7.5), rate: 16000, freq: 440), -25)
+        XCTAssertEqual(warnings(try EventLog.read(events)),
+                       ["player main: segment 1 of \(url) could not be fetched (404 Not Found): skipped"], r.stderr)
+        XCTAssertFalse(r.stderr.contains("gst"), r.stderr)
+        let left = try FileManager.default.contentsOfDirectory(atPath: tmp.path)
+        XCTAssertTrue(left.isEmpty, "mediapub's own playlist file is removed: \(left)")
+    }
+
     /// `memory: true` with a VOD playlist: the playlist and every segment are
     /// fetched into memory, and it plays like the playlist itself (it failed:
     /// "Invalid playlist", GLib-CRITICAL lines, exit 1).

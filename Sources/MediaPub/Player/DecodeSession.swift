@@ -42,6 +42,8 @@ final class DecodeSession: @unchecked Sendable {
     private var firstError: String?
     /// The HLS media playlist as read at load (an `.m3u8` source), nil for anything else.
     private var hlsPlaylist: HLSPlaylist?
+    /// A VOD playlist started past its beginning: the segments from there on, in a file of ours.
+    private var trimmedPlaylist: URL?
     /// Ends the live playlist watch (signalled by `close`).
     private let watchStop = DispatchSemaphore(value: 0)
 
@@ -221,6 +223,16 @@ final class DecodeSession: @unchecked Sendable {
                 // Read once more beside hlsdemux: whether it is live, where its segments lie.
                 lock.lock(); hlsPlaylist = playlist; lock.unlock()
                 if playlist.isLive { watchLive(playlist) }
+                if !isClosed, let (text, startMs) = playlist.trimmed(fromMs: mediaStartMs),
+                   let dec = pipeline.element(named: "dec") {
+                    // Read from the segment that holds the start: the ones before it are never fetched.
+                    let file = FileManager.default.temporaryDirectory.appendingPathComponent("mediapub-\(UUID().uuidString).m3u8")
+                    if (try? text.write(to: file, atomically: true, encoding: .utf8)) != nil {
+                        lock.lock(); trimmedPlaylist = file; lock.unlock()
+                        dec.set("uri", string: file.absoluteString)
+                        seekOffsetMs = startMs
+                    }
+                }
             }
         case .data(let data): serveFromMemory(data)
         case .load:
@@ -258,8 +270,9 @@ final class DecodeSession: @unchecked Sendable {
             onEvent(self, .failed("nothing to decode within 30 s (server not answering, or the stream is empty)")); return
         default: break
         }
-        if result != GST_STATE_CHANGE_NO_PREROLL, startAt > 0 || speed != 1 {
-            pipeline.seek(to: UInt(GStreamer.clockTime(startAt)), rate: speed)
+        let seekTo = startAt - Double(seekOffsetMs) / 1000
+        if result != GST_STATE_CHANGE_NO_PREROLL, seekTo > 0 || speed != 1 {
+            pipeline.seek(to: UInt(GStreamer.clockTime(max(0, seekTo))), rate: speed)
         }
         pipeline.setState(GST_STATE_PLAYING)
         lock.lock()
@@ -276,6 +289,9 @@ final class DecodeSession: @unchecked Sendable {
         pipeline.appSrc(named: "memsrc")?.serve(data)
     }
 
+    /// Media time (ms) where the pipeline's own time 0 lies (a trimmed playlist's first segment).
+    private var seekOffsetMs = 0
+
     private var isClosed: Bool { lock.lock(); defer { lock.unlock() }; return closed }
 
     private func handle(_ message: BusMessage) {
@@ -284,7 +300,8 @@ final class DecodeSession: @unchecked Sendable {
         case .error(_, let text):
             // Broken from now on: what is queued plays out, nobody waits for more.
             lock.lock(); broken = true; if firstError == nil { firstError = text }; lock.unlock()
-            onEvent(self, .failed(text))
+            // hlsdemux quotes souphttpsrc's debug text (source file, element path, URL): said in our words.
+            onEvent(self, .failed(segmentFailure(in: text)?.description ?? text))
         case .tags(let title, let artist, let album):
             guard title != nil || artist != nil || album != nil else { break }
             lock.lock()
@@ -303,13 +320,15 @@ final class DecodeSession: @unchecked Sendable {
         lock.unlock()
         guard !was else { return }
         watchStop.signal()
+        lock.lock(); let file = trimmedPlaylist; trimmedPlaylist = nil; lock.unlock()
+        if let file { try? FileManager.default.removeItem(at: file) }
         bus.stop()
         pipeline.setState(GST_STATE_NULL)
     }
 
     /// A live source has none (hlsdemux answers with its window's length).
     var duration: UInt? { isLive ? nil : pipeline.duration }
-    var durationMs: Int? { duration.map { Int($0 / 1_000_000) } }
+    var durationMs: Int? { duration.map { Int($0 / 1_000_000) + seekOffsetMs } }
 
     /// The first error the pipeline posted, if any.
     var failure: String? { lock.lock(); defer { lock.unlock() }; return firstError }
@@ -327,6 +346,10 @@ final class DecodeSession: @unchecked Sendable {
         /// Media time (ms) where the segment ends: where playing goes on without it.
         var resumeMs: Int
         var isLive: Bool
+
+        var description: String {
+            "segment \(number) of \(count) could not be fetched" + (status.map { " (\($0))" } ?? "")
+        }
     }
 
     /// The segment an error of this session's HLS playlist names, if it names one.
@@ -383,7 +406,9 @@ final class DecodeSession: @unchecked Sendable {
 
     /// A flushing seek (and new rate); the consumer's state starts over at the target.
     func seek(toMs ms: Int, rate: Double) -> Bool {
-        guard pipeline.seek(to: UInt(max(0, ms)) * 1_000_000, rate: rate) else { return false }
+        // A trimmed playlist begins at `seekOffsetMs`: nothing before it can be reached.
+        let ms = max(ms, seekOffsetMs)
+        guard pipeline.seek(to: UInt(ms - seekOffsetMs) * 1_000_000, rate: rate) else { return false }
         lock.lock(); decodedAllSent = false; lock.unlock()
         pending = nil
         pendingSamples = 0

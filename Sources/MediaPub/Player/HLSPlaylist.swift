@@ -124,6 +124,24 @@ struct HLSPlaylist: Equatable {
         return data
     }
 
+    /// A VOD playlist of the segments from the one that holds `ms` on (absolute URLs),
+    /// and where that segment starts (ms); nil when `ms` lies before the second segment
+    /// or past the end. hlsdemux prerolls on a playlist's first segment before it can
+    /// seek: one that cannot be fetched would fail the session that was to skip it.
+    func trimmed(fromMs ms: Int) -> (text: String, startMs: Int)? {
+        guard !isLive, let index = segments.lastIndex(where: { $0.startMs <= ms }), index > 0,
+              ms < segments[index].endMs else { return nil }
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(Int(targetDuration.rounded(.up)))",
+                     "#EXT-X-MEDIA-SEQUENCE:\(mediaSequence + index)", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        if let initURL { lines.append("#EXT-X-MAP:URI=\"\(initURL)\"") }
+        for segment in segments[index...] {
+            lines.append("#EXTINF:\(Double(segment.durationMs) / 1000),")
+            lines.append(segment.url)
+        }
+        lines.append("#EXT-X-ENDLIST")
+        return (lines.joined(separator: "\n") + "\n", segments[index].startMs)
+    }
+
     /// The segment named in `text` (an error's text quotes the URL it failed on), as its index.
     func segmentIndex(namedIn text: String) -> Int? {
         var best: (index: Int, length: Int)?

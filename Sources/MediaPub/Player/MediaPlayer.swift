@@ -415,7 +415,7 @@ public final class MediaPlayer: @unchecked Sendable {
             : message
         // GStreamer's text may quote the location: its secrets go too.
         let text = "\(SecretMask.mask(url: source)): \(SecretMask.scrub(reason, secretsOf: source))"
-        if let session = current, session.source == source, skipSegment(of: session, failedWith: message) { return }
+        if let session = current, session.source == source, let raw = session.failure, skipSegment(of: session, failedWith: raw) { return }
         if isNetwork, MediaPlayer.isTransient(message), retries < maxRetries, state != .stopped {
             // A network source that fails is retried (1 s, 2 s, 4 s) before it is skipped.
             retries += 1
