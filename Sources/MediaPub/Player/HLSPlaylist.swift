@@ -44,7 +44,11 @@ struct HLSPlaylist: Equatable {
             if line.hasPrefix("#EXT-X-ENDLIST") { playlist.isLive = false; continue }
             if line.hasPrefix("#EXT-X-PLAYLIST-TYPE:VOD") { playlist.isLive = false; continue }
             if let value = line.value(of: "#EXT-X-MEDIA-SEQUENCE:") { playlist.mediaSequence = Int(value) ?? 0; continue }
-            if let value = line.value(of: "#EXT-X-TARGETDURATION:") { playlist.targetDuration = Double(value) ?? 0; continue }
+            if let value = line.value(of: "#EXT-X-TARGETDURATION:") {
+                // Kept finite and in range (0 when not): it paces a watch and is written back as an Int.
+                playlist.targetDuration = Double(value).flatMap { $0.isFinite && $0 >= 0 && $0 <= 86_400 ? $0 : nil } ?? 0
+                continue
+            }
             if let value = line.value(of: "#EXTINF:") {
                 pendingDuration = Double(value.split(separator: ",", maxSplits: 1).first.map(String.init) ?? "")
                 continue
