@@ -228,9 +228,12 @@ final class DecodeSession: @unchecked Sendable {
                     // Read from the segment that holds the start: the ones before it are never fetched.
                     let file = FileManager.default.temporaryDirectory.appendingPathComponent("mediapub-\(UUID().uuidString).m3u8")
                     if (try? text.write(to: file, atomically: true, encoding: .utf8)) != nil {
-                        lock.lock(); trimmedPlaylist = file; lock.unlock()
-                        dec.set("uri", string: file.absoluteString)
-                        seekOffsetMs = startMs
+                        // Owned by the session from here: `close` removes it (or it goes now, if closed meanwhile).
+                        lock.lock()
+                        let late = closed
+                        if !late { trimmedPlaylist = file; seekOffsetMs = startMs }
+                        lock.unlock()
+                        if late { try? FileManager.default.removeItem(at: file) } else { dec.set("uri", string: file.absoluteString) }
                     }
                 }
             }
@@ -270,7 +273,7 @@ final class DecodeSession: @unchecked Sendable {
             onEvent(self, .failed("nothing to decode within 30 s (server not answering, or the stream is empty)")); return
         default: break
         }
-        let seekTo = startAt - Double(seekOffsetMs) / 1000
+        let seekTo = startAt - Double(offsetMs) / 1000
         if result != GST_STATE_CHANGE_NO_PREROLL, seekTo > 0 || speed != 1 {
             pipeline.seek(to: UInt(GStreamer.clockTime(max(0, seekTo))), rate: speed)
         }
@@ -291,6 +294,7 @@ final class DecodeSession: @unchecked Sendable {
 
     /// Media time (ms) where the pipeline's own time 0 lies (a trimmed playlist's first segment).
     private var seekOffsetMs = 0
+    private var offsetMs: Int { lock.lock(); defer { lock.unlock() }; return seekOffsetMs }
 
     private var isClosed: Bool { lock.lock(); defer { lock.unlock() }; return closed }
 
@@ -328,7 +332,7 @@ final class DecodeSession: @unchecked Sendable {
 
     /// A live source has none (hlsdemux answers with its window's length).
     var duration: UInt? { isLive ? nil : pipeline.duration }
-    var durationMs: Int? { duration.map { Int($0 / 1_000_000) + seekOffsetMs } }
+    var durationMs: Int? { duration.map { Int($0 / 1_000_000) + offsetMs } }
 
     /// The first error the pipeline posted, if any.
     var failure: String? { lock.lock(); defer { lock.unlock() }; return firstError }
@@ -407,8 +411,9 @@ final class DecodeSession: @unchecked Sendable {
     /// A flushing seek (and new rate); the consumer's state starts over at the target.
     func seek(toMs ms: Int, rate: Double) -> Bool {
         // A trimmed playlist begins at `seekOffsetMs`: nothing before it can be reached.
-        let ms = max(ms, seekOffsetMs)
-        guard pipeline.seek(to: UInt(ms - seekOffsetMs) * 1_000_000, rate: rate) else { return false }
+        let offset = offsetMs
+        let ms = max(ms, offset)
+        guard pipeline.seek(to: UInt(ms - offset) * 1_000_000, rate: rate) else { return false }
         lock.lock(); decodedAllSent = false; lock.unlock()
         pending = nil
         pendingSamples = 0
