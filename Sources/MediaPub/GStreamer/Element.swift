@@ -34,6 +34,14 @@ public class Element: @unchecked Sendable {
 
     func set(_ property: String, double value: Double) { cshim_object_set_double(raw, property, value) }
 
+    func set(_ property: String, string value: String) {
+        var gvalue = GValue()
+        g_value_init(&gvalue, GType(16 << 2))  // G_TYPE_STRING
+        g_value_set_string(&gvalue, value)
+        g_object_set_property(UnsafeMutablePointer<GObject>(OpaquePointer(raw)), property, &gvalue)
+        g_value_unset(&gvalue)
+    }
+
     @discardableResult
     func setState(_ state: GstState) -> GstStateChangeReturn {
         gst_element_set_state(raw, state)

@@ -11,6 +11,10 @@ final class DecodeSession: @unchecked Sendable {
         case decodedAll        // the pipeline reached EOS: everything is decoded (maybe not yet consumed)
         case failed(String)
         case tags(NowPlaying)
+        /// Something the player reports and goes on (an HLS segment left out of a `memory: true` fetch).
+        case warning(String)
+        /// The live HLS origin started over (its media sequence went back): the session is stale.
+        case restarted(String)
     }
 
     let source: String
@@ -43,6 +47,14 @@ final class DecodeSession: @unchecked Sendable {
     private var sourceEnded = false
     /// A local FIFO held open for reading while the pipeline opens it (see `waitForWriter`).
     private var fifo: Int32 = -1
+    /// The text of the first error the pipeline posted.
+    private var firstError: String?
+    /// The HLS media playlist as read at load (an `.m3u8` source), nil for anything else.
+    private var hlsPlaylist: HLSPlaylist?
+    /// A VOD playlist started past its beginning: the segments from there on, in a file of ours.
+    private var trimmedPlaylist: URL?
+    /// Ends the live playlist watch (signalled by `close`).
+    private let watchStop = DispatchSemaphore(value: 0)
 
     // Consumption state: touched only by the consumer (under the player's lock).
     /// The decoded buffer being consumed, read in place (no copy of its own).
@@ -300,7 +312,25 @@ final class DecodeSession: @unchecked Sendable {
         }
         if isClosed { return }  // not while the pipeline would open a FIFO nobody writes to
         switch memory {
-        case .none: break
+        case .none:
+            if case .uri(let uri, _) = spec, HLSPlaylist.isPlaylist(uri), let playlist = try? HLSPlaylist.fetch(uri, timeout: 5) {
+                // Read once more beside hlsdemux: whether it is live, where its segments lie.
+                lock.lock(); hlsPlaylist = playlist; lock.unlock()
+                if playlist.isLive { watchLive(playlist) }
+                if !isClosed, let (text, startMs) = playlist.trimmed(fromMs: mediaStartMs),
+                   let dec = pipeline.element(named: "dec") {
+                    // Read from the segment that holds the start: the ones before it are never fetched.
+                    let file = FileManager.default.temporaryDirectory.appendingPathComponent("mediapub-\(UUID().uuidString).m3u8")
+                    if (try? text.write(to: file, atomically: true, encoding: .utf8)) != nil {
+                        // Owned by the session from here: `close` removes it (or it goes now, if closed meanwhile).
+                        lock.lock()
+                        let late = closed
+                        if !late { trimmedPlaylist = file; seekOffsetMs = startMs }
+                        lock.unlock()
+                        if late { try? FileManager.default.removeItem(at: file) } else { dec.set("uri", string: file.absoluteString) }
+                    }
+                }
+            }
         case .data(let data): serveFromMemory(data)
         case .load:
             do {
@@ -311,6 +341,11 @@ final class DecodeSession: @unchecked Sendable {
                         return
                     }
                     data = bytes
+                } else if case .uri(let uri, _) = spec, HLSPlaylist.isPlaylist(uri) {
+                    // The whole presentation, fetched segment by segment.
+                    data = try HLSPlaylist.fetchWhole(uri) { number, count, reason in
+                        onEvent(self, .warning("segment \(number) of \(SecretMask.mask(url: uri)) could not be fetched (\(reason)): skipped"))
+                    }
                 } else if case .uri(let uri, _) = spec {
                     data = try RemoteFetch().get(uri)
                 } else { data = Data() }
@@ -344,8 +379,9 @@ final class DecodeSession: @unchecked Sendable {
             onEvent(self, .failed("nothing to decode within 30 s (server not answering, or the stream is empty)")); return
         default: break
         }
-        if result != GST_STATE_CHANGE_NO_PREROLL, startAt > 0 || speed != 1 {
-            pipeline.seek(to: UInt(GStreamer.clockTime(startAt)), rate: speed)
+        let seekTo = startAt - Double(offsetMs) / 1000
+        if result != GST_STATE_CHANGE_NO_PREROLL, seekTo > 0 || speed != 1 {
+            pipeline.seek(to: UInt(GStreamer.clockTime(max(0, seekTo))), rate: speed)
         }
         pipeline.setState(GST_STATE_PLAYING)
         lock.lock()
@@ -362,6 +398,10 @@ final class DecodeSession: @unchecked Sendable {
         pipeline.appSrc(named: "memsrc")?.serve(data)
     }
 
+    /// Media time (ms) where the pipeline's own time 0 lies (a trimmed playlist's first segment).
+    private var seekOffsetMs = 0
+    private var offsetMs: Int { lock.lock(); defer { lock.unlock() }; return seekOffsetMs }
+
     private var isClosed: Bool { lock.lock(); defer { lock.unlock() }; return closed }
 
     private func handle(_ message: BusMessage) {
@@ -371,12 +411,16 @@ final class DecodeSession: @unchecked Sendable {
             // Broken from now on: what is queued plays out, nobody waits for more.
             lock.lock()
             broken = true
+            if firstError == nil { firstError = text }
             let first = !errorReported
             errorReported = true
             lock.unlock()
             // The first error says what broke; the others are its consequences.
             guard first else { break }
-            if case .uri(let uri, _) = spec, SourceDiagnosis.isVague(text),
+            if let segment = segmentFailure(in: text) {
+                // hlsdemux quotes souphttpsrc's debug text (source file, element path, URL): said in our words.
+                onEvent(self, .failed(segment.description))
+            } else if case .uri(let uri, _) = spec, SourceDiagnosis.isVague(text),
                ["http", "https"].contains(PathResolution.sourceScheme(of: uri) ?? "") {
                 // GStreamer's words say little ("Internal data stream error", "Found"):
                 // ask the server once more with libcurl, off the bus thread, and say what it is.
@@ -403,12 +447,70 @@ final class DecodeSession: @unchecked Sendable {
         closed = true
         lock.unlock()
         guard !was else { return }
+        watchStop.signal()
+        lock.lock(); let file = trimmedPlaylist; trimmedPlaylist = nil; lock.unlock()
+        if let file { try? FileManager.default.removeItem(at: file) }
         bus.stop()
         pipeline.setState(GST_STATE_NULL)
     }
 
-    var duration: UInt? { pipeline.duration }
-    var durationMs: Int? { duration.map { Int($0 / 1_000_000) } }
+    /// A live source has none (hlsdemux answers with its window's length).
+    var duration: UInt? { isLive ? nil : pipeline.duration }
+    var durationMs: Int? { duration.map { Int($0 / 1_000_000) + offsetMs } }
+
+    /// The first error the pipeline posted, if any.
+    var failure: String? { lock.lock(); defer { lock.unlock() }; return firstError }
+
+    /// A live HLS playlist (no `#EXT-X-ENDLIST`), as read at load.
+    var isLive: Bool { lock.lock(); defer { lock.unlock() }; return hlsPlaylist?.isLive == true }
+
+    /// An HLS segment that could not be fetched, as an error's text names it.
+    struct SegmentFailure {
+        /// 1-based, of `count`.
+        var number: Int
+        var count: Int
+        /// `404 Not Found`, or nil when the text gives no HTTP status.
+        var status: String?
+        /// Media time (ms) where the segment ends: where playing goes on without it.
+        var resumeMs: Int
+        var isLive: Bool
+
+        var description: String {
+            "segment \(number) of \(count) could not be fetched" + (status.map { " (\($0))" } ?? "")
+        }
+    }
+
+    /// The segment an error of this session's HLS playlist names, if it names one.
+    func segmentFailure(in message: String) -> SegmentFailure? {
+        lock.lock(); let playlist = hlsPlaylist; lock.unlock()
+        guard let playlist, let index = playlist.segmentIndex(namedIn: message) else { return nil }
+        return SegmentFailure(number: index + 1, count: playlist.segments.count, status: HLSPlaylist.httpStatus(in: message),
+                              resumeMs: playlist.segments[index].endMs, isLive: playlist.isLive)
+    }
+
+    /// Re-reads a live playlist every target duration: an origin that starts over
+    /// (a restarted encoder: its media sequence back at the start) is reported, so
+    /// the player joins the new stream at once rather than wait out hlsdemux, which
+    /// sits on the old sequence numbers (and replays the old window when it gives up).
+    private func watchLive(_ first: HLSPlaylist) {
+        let interval = min(10, max(0.5, first.targetDuration > 0 ? first.targetDuration : 2))
+        let url = first.url
+        let stop = watchStop
+        let thread = Thread { [weak self] in
+            var highest = first.mediaSequence
+            while stop.wait(timeout: .now() + interval) == .timedOut {
+                guard let playlist = try? HLSPlaylist.fetch(url, timeout: max(2, interval * 2)) else { continue }
+                if playlist.mediaSequence < highest, !playlist.segments.isEmpty {
+                    guard let self else { return }
+                    self.onEvent(self, .restarted("media sequence \(highest) -> \(playlist.mediaSequence)"))
+                    return
+                }
+                highest = max(highest, playlist.mediaSequence)
+            }
+        }
+        thread.name = "hls-watch"
+        thread.start()
+    }
 
     /// Prerolled and playing: its streams are known.
     var isReady: Bool { lock.lock(); defer { lock.unlock() }; return ready }
@@ -435,7 +537,10 @@ final class DecodeSession: @unchecked Sendable {
 
     /// A flushing seek (and new rate); the consumer's state starts over at the target.
     func seek(toMs ms: Int, rate: Double) -> Bool {
-        guard pipeline.seek(to: UInt(max(0, ms)) * 1_000_000, rate: rate) else { return false }
+        // A trimmed playlist begins at `seekOffsetMs`: nothing before it can be reached.
+        let offset = offsetMs
+        let ms = max(ms, offset)
+        guard pipeline.seek(to: UInt(ms - offset) * 1_000_000, rate: rate) else { return false }
         lock.lock(); decodedAllSent = false; lock.unlock()
         pending = nil
         pendingSamples = 0

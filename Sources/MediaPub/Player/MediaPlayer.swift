@@ -48,6 +48,12 @@ public final class MediaPlayer: @unchecked Sendable {
     /// Some item played since the last start or load (a later failure ends the list, not the player).
     private var playedSinceStart = false
     private let maxRetries = 3
+    /// An HLS segment of the current item could not be fetched: once what decoded
+    /// has played, the item goes on from here (ms), in a new session.
+    private var resumeAtMs: Int?
+    /// The current session continues the item (a skipped segment, a restarted live
+    /// origin): its start is no new track.
+    private var continuing = false
     private var eventHandler: (PlayerEvent) -> Void
 
     public init(config: PlayerConfig, format: MediaFormat, feedsVideo: Bool,
@@ -341,6 +347,21 @@ public final class MediaPlayer: @unchecked Sendable {
     private func closeSessions() {
         retire(current); current = nil
         retire(upcoming); upcoming = nil; upcomingPosition = nil
+        resumeAtMs = nil
+        continuing = false
+    }
+
+    /// Called with the lock held: the current item again from `ms`, in a new
+    /// session that goes on with the item (no new track).
+    private func continueCurrent(atMs ms: Int) {
+        retire(current); current = nil
+        resumeAtMs = nil
+        currentReady = false
+        lastProgressMs = nil
+        continuing = true
+        setState(state == .paused ? .paused : .loading)
+        current = makeSession(playlist.current, startAt: Double(ms) / 1000)
+        current?.start()
     }
 
     /// Closes a session on a background queue: tearing a pipeline down takes
@@ -366,8 +387,11 @@ public final class MediaPlayer: @unchecked Sendable {
                 if state == .loading { setState(.playing) }
                 sentTags = session.currentTags
                 lock.broadcast()  // a capture may wait for a prerolled item to be ready
-                track = .track(index: playlist.index, source: playlist.current,
-                               durationMs: session.durationMs, tags: session.currentTags)
+                if !continuing {
+                    track = .track(index: playlist.index, source: playlist.current,
+                                   durationMs: session.durationMs, tags: session.currentTags)
+                }
+                continuing = false
             }
         case .decodedAll:
             if isCurrent { preloadNextLocked() }
@@ -381,6 +405,14 @@ public final class MediaPlayer: @unchecked Sendable {
                 sentTags = session.currentTags
                 track = .track(index: playlist.index, source: playlist.current,
                                durationMs: session.durationMs, tags: session.currentTags)
+            }
+        case .warning(let text):
+            emit(.warning("player \(id): \(text)"))
+        case .restarted(let how):
+            if isCurrent {
+                // The old session only holds the stale window: dropped, the new stream joined.
+                emit(.warning("player \(id): \(SecretMask.mask(url: session.source)) started over (\(how)): joining it again"))
+                continueCurrent(atMs: 0)
             }
         }
         lock.unlock()
@@ -408,6 +440,7 @@ public final class MediaPlayer: @unchecked Sendable {
             : message
         // GStreamer's text may quote the location: its secrets go too.
         let text = "\(SecretMask.mask(url: source)): \(SecretMask.scrub(reason, secretsOf: source))"
+        if let session = current, session.source == source, let raw = session.failure, skipSegment(of: session, failedWith: raw) { return }
         if isNetwork, MediaPlayer.isTransient(message), retries < maxRetries, state != .stopped {
             // A network source that fails is retried (1 s, 2 s, 4 s) before it is skipped.
             retries += 1
@@ -449,6 +482,33 @@ public final class MediaPlayer: @unchecked Sendable {
         }
     }
 
+    /// Called with the lock held: when `message` says an HLS segment of `session` (the
+    /// current one) could not be fetched (hlsdemux gave up on it, and with it the whole
+    /// stream), a VOD item goes on after that segment (once what decoded has played)
+    /// and a live one is joined again. Returns whether it was such a failure.
+    private func skipSegment(of session: DecodeSession, failedWith message: String) -> Bool {
+        // Already going on after a segment: later errors are that failure's consequences.
+        if resumeAtMs != nil { return true }
+        guard let segment = session.segmentFailure(in: message),
+              segment.isLive || segment.resumeMs > session.mediaStartMs else { return false }
+        let why = segment.status.map { " (\($0))" } ?? ""
+        let what = "segment \(segment.number) of \(SecretMask.mask(url: session.source)) could not be fetched\(why)"
+        if segment.isLive {
+            // Retried like any network failure (bounded until it plays again), from the live edge.
+            guard retries < maxRetries else { return false }
+            retries += 1
+            emit(.warning("player \(id): \(what): joining the live stream again"))
+            continueCurrent(atMs: 0)
+        } else if currentReady, session.playhead > 0 {
+            emit(.warning("player \(id): \(what): skipped"))
+            resumeAtMs = segment.resumeMs
+        } else {
+            emit(.warning("player \(id): \(what): skipped"))
+            continueCurrent(atMs: segment.resumeMs)
+        }
+        return true
+    }
+
     /// Network trouble a retry may mend (refused, unreachable, dropped, stalled,
     /// a server error); anything else (4xx, not media, no decoder) fails at once.
     static func isTransient(_ message: String) -> Bool {
@@ -472,6 +532,16 @@ public final class MediaPlayer: @unchecked Sendable {
 
     /// Called with the lock held when the current session has nothing more to give.
     private func advanceAfterEnd() -> Bool {
+        // Drained before its failure reached the player (the event waits for the lock the capture holds).
+        if resumeAtMs == nil, let session = current, let message = session.failure,
+           skipSegment(of: session, failedWith: message), current !== session {
+            return true  // already going on in a new session
+        }
+        if let ms = resumeAtMs {
+            // The same item goes on after a segment it had to leave out.
+            continueCurrent(atMs: ms)
+            return true
+        }
         retire(current)
         current = nil
         guard playlist.advance() else {
