@@ -81,6 +81,32 @@ final class MetricsBoundsTests: XCTestCase {
         XCTAssertTrue(run.waitForExit(timeout: 15))
         XCTAssertEqual(run.result().status, 0, run.result().summary("mediapub"))
     }
+
+    /// Scrapers that open a connection per scrape (curl, scripts): every one is answered,
+    /// and no connection stays open after it (before: after 64 connections every other
+    /// scrape got an empty reply, and each answered one left a CLOSE-WAIT descriptor).
+    func testHundredsOfScrapesAreEachAnsweredAndLeaveNoConnectionBehind() throws {
+        let port = try Ports.free()
+        let run = try startRun(port: port)
+        let before = fdCount(run.pid)
+        let r = try Proc.run(try Tools.path("python3"), ["-c", """
+            import http.client, sys, collections
+            codes = collections.Counter()
+            for _ in range(200):
+                c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
+                try:
+                    c.request("GET", "/metrics"); r = c.getresponse(); r.read(); codes[r.status] += 1
+                except Exception as e:
+                    codes[type(e).__name__] += 1
+                c.close()
+            print(dict(codes))
+            """, "\(port)"], timeout: 120)
+        XCTAssertEqual(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "{200: 200}", r.summary("200 scrapes"))
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { self.fdCount(run.pid) <= before + 5 },
+                      "descriptors back to \(before) ± 5, now \(fdCount(run.pid))")
+        run.terminate()
+        XCTAssertTrue(run.waitForExit(timeout: 20))
+    }
 }
 
 /// A flag one thread sets and another reads.
@@ -89,4 +115,5 @@ final class Flag: @unchecked Sendable {
     private var value = false
     var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
     func set() { lock.lock(); value = true; lock.unlock() }
+
 }

@@ -100,11 +100,10 @@ private final class SoupLoop: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     // Touched only on the soup thread.
-    /// Open connections (their GSocket), with weak references that drop them when soup frees them.
-    private var sockets = Set<Socket>()
-    /// Sockets we shut down that soup has not freed yet.
-    private var doomed = Set<Socket>()
-    /// Requests still being read, oldest first.
+    /// Requests still being read, oldest first: at most `maxConnections` (each holds its
+    /// message, and so its connection; a connection is no longer counted once its request
+    /// was read: soup does not free a closed connection's GSocket, so counting sockets
+    /// refused every other scrape after 64 connections).
     private var pending: [PendingRequest] = []
 
     init(limits: MetricsServer.Limits, render: @escaping () -> String) {
@@ -204,6 +203,11 @@ private final class SoupLoop: @unchecked Sendable {
     private func answer(_ msg: OpaquePointer, path: String) {
         let (status, body) = path == "/metrics" ? (UInt32(200), render()) : (UInt32(404), "try /metrics\n")
         soup_server_message_set_status(msg, status, nil)
+        // One request a connection: soup would otherwise keep a connection the client has
+        // closed (CLOSE-WAIT) open for good, one descriptor per scrape.
+        if let headers = soup_server_message_get_response_headers(msg) {
+            soup_message_headers_replace(headers, "Connection", "close")
+        }
         var bytes = Array(body.utf8)
         bytes.withUnsafeMutableBufferPointer { buffer in
             soup_server_message_set_response(msg, "text/plain; version=0.0.4", SOUP_MEMORY_COPY,
@@ -217,35 +221,19 @@ private final class SoupLoop: @unchecked Sendable {
         // Never keep a request body in memory (no handler reads one).
         if let body = soup_server_message_get_request_body(msg) { soup_message_body_set_accumulate(body, 0) }
         guard let socket = soup_server_message_get_socket(msg) else { return }
-        if !sockets.contains(socket) {
-            if sockets.count - doomed.count >= limits.maxConnections {
-                // Full: make room by closing the oldest connection still sending its request.
-                guard let oldest = pending.first(where: { !doomed.contains($0.socket) }) else {
-                    shutDown(socket)
-                    return
-                }
-                shutDown(oldest.socket)
-            }
-            sockets.insert(socket)
-            g_socket_set_timeout(socket, limits.idleTimeout)
-            g_object_weak_ref(UnsafeMutablePointer<GObject>(OpaquePointer(socket)), { me, gone in
-                guard let me, let gone else { return }
-                Unmanaged<SoupLoop>.fromOpaque(me).takeUnretainedValue().forget(Socket(OpaquePointer(gone)))
-            }, Unmanaged.passUnretained(self).toOpaque())
+        g_socket_set_timeout(socket, limits.idleTimeout)
+        if pending.count >= limits.maxConnections, let oldest = pending.first {
+            // Full: make room by closing the connection that has been sending its request longest.
+            requestTimedOut(oldest)
         }
         let request = PendingRequest(msg: msg, socket: socket, owner: self)
         pending.append(request)
         request.arm(seconds: limits.requestTimeout)
     }
 
+    /// Called while the request (and so its message and connection) is still held.
     private func shutDown(_ socket: Socket) {
-        doomed.insert(socket)
         g_socket_shutdown(socket, 1, 1, nil)
-    }
-
-    private func forget(_ socket: Socket) {
-        sockets.remove(socket)
-        doomed.remove(socket)
     }
 
     fileprivate func requestRead(_ request: PendingRequest) {
