@@ -4,6 +4,23 @@ import XCTest
 final class PresetEnvTests: XCTestCase {
     typealias K = PresetTestKit
 
+    /// A small preset that repeats a large variable must not grow to gigabytes (a
+    /// 14 KB file once peaked at 227 MiB, a 700 KB one at 15 GiB).
+    func testExpansionIsBounded() {
+        let env = ["BIG": String(repeating: "C", count: 100_000), "MID": String(repeating: "m", count: 60_000)]
+        let one = K.problems("""
+            name: "${BIG}${BIG}"
+            players: [{source: a}]
+            """, env: env)
+        XCTAssertEqual(one.first?.description, "presets/t.yaml:1: name: grows past 64 KiB once its variables are replaced")
+        var yaml = "players: [{source: a}]\nnotes:\n"
+        for i in 0..<100 { yaml += "  n\(i): \"${MID}\"\n" }
+        let many = K.problems(yaml, env: env)
+        XCTAssertTrue(many.contains { $0.description.hasSuffix("the preset grows past 4 MiB once its variables are replaced") },
+                      "\(many.prefix(3))")
+        XCTAssertEqual(try EnvInterpolation.expand("${MID}", environment: env).get().count, 60_000, "a large value under the bound is fine")
+    }
+
     func testExpand() {
         let env = ["A": "1", "EMPTY": "", "KEY": "s3cr3t"]
         func ok(_ s: String) -> String? { try? EnvInterpolation.expand(s, environment: env).get() }

@@ -16,10 +16,25 @@ public enum EnvInterpolation {
         }
     }
 
+    /// The most one value may grow to once its references are replaced, and the most
+    /// a whole preset's values may grow by: a small file repeating a large variable
+    /// must not become gigabytes in memory.
+    public static let maxValueBytes = 64 * 1024
+    public static let maxTotalGrowth = 4 * 1024 * 1024
+
+    /// What is left of a preset's growth budget (`maxTotalGrowth`), shared by its values.
+    public final class Budget {
+        public var left: Int
+        public init(_ bytes: Int = EnvInterpolation.maxTotalGrowth) { left = bytes }
+    }
+
     /// The text with every reference replaced, or the failures found (each
     /// unset variable once, in order). Never includes variable values in failures.
-    public static func expand(_ text: String, environment: [String: String]) -> Result<String, InterpolationErrors> {
+    public static func expand(_ text: String, environment: [String: String],
+                              budget: Budget = Budget()) -> Result<String, InterpolationErrors> {
         guard text.contains("$") else { return .success(text) }
+        let limit = min(maxValueBytes, text.utf8.count + max(0, budget.left))
+        var size = 0
         var out = ""
         var failures: [Failure] = []
         var i = text.startIndex
@@ -58,6 +73,8 @@ public enum EnvInterpolation {
             if !isVariableName(name) {
                 failures.append(.malformed("${\(name)} is not a variable name (write $$ for a literal $)"))
             } else if let value = environment[String(name)], !(value.isEmpty && fallback != nil) {
+                size += value.utf8.count
+                if size > limit { return .failure(InterpolationErrors(failures: [tooLarge(limit)])) }
                 out += value
             } else if let fallback {
                 out += fallback
@@ -66,7 +83,15 @@ public enum EnvInterpolation {
             }
             i = text.index(after: close)
         }
-        return failures.isEmpty ? .success(out) : .failure(InterpolationErrors(failures: failures))
+        guard failures.isEmpty else { return .failure(InterpolationErrors(failures: failures)) }
+        budget.left -= max(0, out.utf8.count - text.utf8.count)
+        return .success(out)
+    }
+
+    private static func tooLarge(_ limit: Int) -> Failure {
+        limit >= maxValueBytes
+            ? .malformed("grows past \(maxValueBytes / 1024) KiB once its variables are replaced")
+            : .malformed("the preset grows past \(maxTotalGrowth / 1024 / 1024) MiB once its variables are replaced")
     }
 
     public struct InterpolationErrors: Error, Equatable {
@@ -88,12 +113,12 @@ public enum EnvInterpolation {
 extension YAMLNode {
     /// Expands `${...}` in every scalar value (not in keys). `report` gets the
     /// scalar's node, its key path and a message for each failure.
-    func interpolated(environment: [String: String], path: String,
+    func interpolated(environment: [String: String], path: String, budget: EnvInterpolation.Budget = .init(),
                       report: (YAMLNode, String, String) -> Void) -> YAMLNode {
         var copy = self
         switch content {
         case .scalar(let s):
-            switch EnvInterpolation.expand(s, environment: environment) {
+            switch EnvInterpolation.expand(s, environment: environment, budget: budget) {
             case .success(let value):
                 if value != s {
                     copy.content = .scalar(value)
@@ -104,14 +129,14 @@ extension YAMLNode {
             }
         case .sequence(let items):
             copy.content = .sequence(items.enumerated().map { i, item in
-                item.interpolated(environment: environment, path: "\(path)[\(i)]", report: report)
+                item.interpolated(environment: environment, path: "\(path)[\(i)]", budget: budget, report: report)
             })
         case .mapping(let pairs):
             copy.content = .mapping(pairs.map { pair in
                 let key = pair.key.scalarValue ?? "?"
                 let childPath = path.isEmpty ? key : "\(path).\(key)"
                 return YAMLPair(key: pair.key,
-                                value: pair.value.interpolated(environment: environment, path: childPath, report: report))
+                                value: pair.value.interpolated(environment: environment, path: childPath, budget: budget, report: report))
             })
         }
         return copy
