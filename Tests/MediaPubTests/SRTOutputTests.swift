@@ -121,4 +121,22 @@ final class SRTOutputTests: XCTestCase {
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
         _ = try assertH264AAC(out.path)
     }
+
+    /// A caller with nobody listening says so, in words (srtsink says "Connection does not exist").
+    func testACallerWithNoListenerSaysSo() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free()
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["srt://127.0.0.1:\(port)?mode=caller"],
+                                                                  extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: 1m}"))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
+        func said() -> [String] {
+            ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" }.compactMap { $0["error"] as? String }
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) { !said().isEmpty || !mp.isRunning }, mp.stderr)
+        XCTAssertEqual(said().first, "no SRT listener answers at 127.0.0.1:\(port) (the handshake timed out)")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 30))
+    }
 }

@@ -437,7 +437,9 @@ public final class MediaPlayer: @unchecked Sendable {
         // GStreamer's generic streaming error says nothing a user can act on.
         let reason = message.hasPrefix("Internal data stream error")
             ? (isNetwork ? "cannot read from the server (connection refused, failed or dropped)" : "cannot be read")
-            : message
+            : message.hasPrefix("Could not determine type of stream")
+                ? "not media (no decoder recognises what it holds)"
+                : message
         // GStreamer's text may quote the location: its secrets go too.
         let text = "\(SecretMask.mask(url: source)): \(SecretMask.scrub(reason, secretsOf: source))"
         if let session = current, session.source == source, let raw = session.failure, skipSegment(of: session, failedWith: raw) { return }

@@ -331,8 +331,11 @@ final class Output: @unchecked Sendable {
             if case .srt(let srtURL) = target, neverGotGoing {
                 // srtsink does not say why a listener refused it: ask the listener (off this thread).
                 queue.async { [self] in
-                    let refusal = SRTRejection.reason(for: srtURL)
-                    fail(refusal.map { "rejected: \($0)" } ?? "\(source): \(text)", rejected: refusal != nil, connection: connection)
+                    switch SRTRejection.outcome(for: srtURL) {
+                    case .refused(let why): fail("rejected: \(why)", rejected: true, connection: connection)
+                    case .noAnswer(let why): fail(why, connection: connection)
+                    case .accepted: fail("\(source): \(text)", connection: connection)
+                    }
                 }
                 return
             }

@@ -13,25 +13,41 @@ enum SRTRejection {
         1429: "too many connections", 1500: "the server failed", 1503: "the server is unavailable",
     ]
 
+    /// What a handshake of ours with the listener of a caller URL came to.
+    enum Outcome: Equatable {
+        /// Accepted: whatever failed, it was not the handshake (or not a caller URL).
+        case accepted
+        /// The listener refused it, for this reason.
+        case refused(String)
+        /// Nobody answered at host:port within the timeout.
+        case noAnswer(String)
+    }
+
     /// The listener's reason for refusing the caller `url`, or nil when it accepts
     /// the handshake, cannot be reached within `timeoutMs`, or `url` is not a caller.
     static func reason(for url: String, timeoutMs: Int32 = 1500) -> String? {
+        if case .refused(let why) = outcome(for: url, timeoutMs: timeoutMs) { return why }
+        return nil
+    }
+
+    /// The handshake's outcome for the caller `url`.
+    static func outcome(for url: String, timeoutMs: Int32 = 1500) -> Outcome {
         guard let components = URLComponents(string: url.replacingOccurrences(of: "#", with: "%23")),
               components.scheme?.lowercased() == "srt", let host = components.host, !host.isEmpty,
-              let port = components.port else { return nil }
+              let port = components.port else { return .accepted }
         var query: [String: String] = [:]
         for item in components.queryItems ?? [] { query[item.name.lowercased()] = item.value ?? "" }
-        guard (query["mode"] ?? "caller").lowercased() == "caller" else { return nil }
+        guard (query["mode"] ?? "caller").lowercased() == "caller" else { return .accepted }
 
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else { return nil }
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else { return .noAnswer("\(host) cannot be resolved") }
         defer { freeaddrinfo(found) }
 
         _ = startup
         let sock = srt_create_socket()
-        guard sock != SRT_INVALID_SOCK else { return nil }
+        guard sock != SRT_INVALID_SOCK else { return .accepted }
         defer { srt_close(sock) }
         var timeout = timeoutMs
         srt_setsockflag(sock, SRTO_CONNTIMEO, &timeout, Int32(MemoryLayout<Int32>.size))
@@ -43,20 +59,22 @@ enum SRTRejection {
         }
         if let streamID = query["streamid"], !streamID.isEmpty { setString(sock, SRTO_STREAMID, streamID) }
         guard srt_connect(sock, address.pointee.ai_addr, Int32(address.pointee.ai_addrlen)) == SRT_ERROR else {
-            return nil   // accepted: whatever failed, it was not the handshake
+            return .accepted
         }
         let code = srt_getrejectreason(sock)
         switch code {
         case Int32(SRT_REJ_BADSECRET.rawValue):
-            return "the listener refused the passphrase"
+            return .refused("the listener refused the passphrase")
         case Int32(SRT_REJ_UNSECURE.rawValue):
-            return passphrase.isEmpty ? "the listener requires a passphrase" : "the listener does not use a passphrase"
+            return .refused(passphrase.isEmpty ? "the listener requires a passphrase" : "the listener does not use a passphrase")
         case Int32(SRT_REJ_PEER.rawValue):
-            return "the listener refused the connection"
+            return .refused("the listener refused the connection")
         case 1000...:
-            return "the listener refused the stream id: " + (predefined[code] ?? "code \(code)")
+            return .refused("the listener refused the stream id: " + (predefined[code] ?? "code \(code)"))
+        case Int32(SRT_REJ_TIMEOUT.rawValue):
+            return .noAnswer("no SRT listener answers at \(host):\(port) (the handshake timed out)")
         default:
-            return nil   // timed out, unreachable: not a refusal
+            return .accepted   // some other trouble: not the listener's refusal
         }
     }
 
