@@ -142,6 +142,9 @@ signal(SIGPIPE, SIG_IGN)
 GStreamer.limitMallocArenas()
 
 let args = parse(Array(CommandLine.arguments.dropFirst()))
+// From before GStreamer starts (a preset's test pattern may start it): its own and
+// GLib's lines in the chosen format, secrets masked.
+LibraryLog.install(Logger(level: args.logLevel, format: args.logFormat))
 
 switch args.command {
 case "validate":
@@ -152,7 +155,6 @@ case "validate":
 
 case "probe":
     guard let source = args.positional.first else { fail("probe needs a SOURCE\n\(usage)") }
-    LibraryLog.install(Logger(level: args.logLevel, format: args.logFormat))
     LibraryLog.addSecrets(of: [source])
     do {
         let info = try Probe.run(source: PathResolution.resolveSource(source, base: FileManager.default.currentDirectoryPath))

@@ -70,7 +70,7 @@ final class OutputSecretsTests: XCTestCase {
         let preset = try writeFile(dir, "t.yaml", yaml).path
 
         let r = try CLI.run(["--preset", preset, "--no-realtime", "--duration", "2s", "--log-format", "json"],
-                            env: ["GST_DEBUG": "3,GST_PIPELINE:6,rtmp2*:6,srtobject:6,souphttpsrc:5"], timeout: 90)
+                            env: ["GST_DEBUG": "3,GST_INIT:5,GST_PIPELINE:6,rtmp2*:6,srtobject:6,souphttpsrc:5"], timeout: 90)
         XCTAssertEqual(r.status, 0, r.summary("run with GST_DEBUG"))
         for secret in planted { XCTAssertFalse(r.stderr.contains(secret), "\(secret) leaked:\n\(r.stderr.prefix(3000))") }
         let lines = r.stderr.split(separator: "\n")

@@ -108,10 +108,13 @@ public enum LibraryLog {
     // MARK: the hooks (process-wide, set once)
 
     private static let hooked: Void = {
-        GStreamer.initialize()
+        // Before gst_init: the default function removed now is never added, so even what
+        // GStreamer logs while it initialises (GST_DEBUG=*:5) comes through here.
         gst_debug_remove_log_function(gst_debug_log_default)
         gst_debug_add_log_function(gstreamerLine, nil, nil)
         g_log_set_writer_func(glibLine, nil, nil)
+        GStreamer.initialize()
+        gst_debug_remove_log_function(gst_debug_log_default)
     }()
 
     private static let gstreamerLine: GstLogFunction = { category, level, file, function, line, object, message, _ in
