@@ -159,6 +159,7 @@ public final class Broadcast: @unchecked Sendable {
             var entry: [String: Any] = ["id": st.id, "url": st.url, "state": st.state.rawValue, "bytes_sent": st.bytesSent,
                                         "bitrate_kbps": st.bitrateKbps, "reconnects": st.reconnects]
             if let error = st.error { entry["error"] = error }
+            if let acked = st.bytesAcked { entry["bytes_acked"] = acked }
             if let srt = st.srt {
                 entry["srt"] = ["rtt_ms": srt.rttMs, "packets_sent": srt.packetsSent, "acks_received": srt.acksReceived,
                                 "packets_lost": srt.packetsLost, "retransmitted": srt.retransmitted, "dropped": srt.dropped]

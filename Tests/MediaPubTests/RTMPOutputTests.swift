@@ -2,6 +2,9 @@
 
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 final class RTMPOutputTests: XCTestCase {
 
@@ -41,5 +44,40 @@ final class RTMPOutputTests: XCTestCase {
 
         XCTAssertFalse(mp.stderr.contains(key), "stream key leaked on stderr:\n\(mp.stderr)")
         XCTAssertFalse(mp.stdout.contains(key), "stream key leaked on stdout:\n\(mp.stdout)")
+    }
+
+    /// A server that stops reading (nginx stopped with SIGSTOP) is noticed from its TCP
+    /// acknowledgements after reconnect.stall, and the output reconnects (reason: stalled);
+    /// once the server goes on, the output publishes again. Status shows the acknowledged bytes.
+    func testAServerThatStopsReadingIsNoticedAndReconnected() throws {
+        let dir = try makeTempDir()
+        let rtmp = try startRTMPServer()
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        var yaml = E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440", outputs: [rtmp.url(key: "stallKey")],
+                                   extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never, stall: 3s}")
+        // Incompressible pictures at a high rate fill the server's receive buffer in seconds.
+        yaml = yaml.replacingOccurrences(of: "bitrate: 800k", with: "bitrate: 6000k")
+        let preset = try writeFile(dir, "t.yaml", yaml)
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path, "--control", socket])
+        func states() -> [String] {
+            ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" }.compactMap { $0["state"] as? String }
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { states().contains("publishing") || !mp.isRunning }, mp.stderr)
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) {
+            let r = try? CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
+            let outputs = (((try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8))) as? [String: Any])?["status"] as? [String: Any])?["outputs"] as? [[String: Any]]
+            return (outputs?.first?["bytes_acked"] as? Int ?? 0) > 0
+        }, "status shows what the server acknowledged")
+
+        kill(rtmp.process.pid, SIGSTOP)
+        XCTAssertTrue(Ports.waitUntil(timeout: 90) { states().last == "reconnecting" || !mp.isRunning }, "\(states()) \(mp.stderr)")
+        let stalled = try EventLog.read(events).last { $0["state"] as? String == "reconnecting" }
+        XCTAssertEqual(stalled?["error"] as? String, "stalled: the server acknowledged nothing for 3s")
+        kill(rtmp.process.pid, SIGCONT)
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) { states().last == "publishing" || !mp.isRunning }, "\(states()) \(mp.stderr)")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 30), "the stop is bounded")
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
     }
 }

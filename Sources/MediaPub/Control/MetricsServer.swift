@@ -70,6 +70,9 @@ public final class MetricsServer: @unchecked Sendable {
         metric("output_reconnects_total", "Reconnections of the output.", "counter", o("reconnects"))
         metric("output_state", "1 for the output's current state.", "gauge", outputs.map {
             ("output=\"\(label($0["id"]))\",url=\"\(label($0["url"]))\",state=\"\(label($0["state"]))\"", 1) })
+        let acked = outputs.filter { $0["bytes_acked"] != nil }
+        metric("output_bytes_acked_total", "Bytes the RTMP server's TCP stack acknowledged on the current connection.", "counter",
+               acked.map { ("output=\"\(label($0["id"]))\",url=\"\(label($0["url"]))\"", Double("\($0["bytes_acked"] ?? 0)") ?? 0) })
         // SRT callers: what the peer acknowledges, and how the link fares.
         let srt = outputs.compactMap { o -> (String, [String: Any])? in
             guard let stats = o["srt"] as? [String: Any] else { return nil }

@@ -18,6 +18,8 @@ public struct OutputStatus: Sendable {
     public var error: String?
     /// An SRT caller's acknowledgements, round trip and losses (nil for other outputs).
     public var srt: SRTStats?
+    /// An RTMP output's bytes the server's TCP stack acknowledged on this connection (nil when unknown).
+    public var bytesAcked: Int?
 }
 
 /// One output: its own muxing pipeline (appsrc → parse → mux → sink) fed with
@@ -69,6 +71,11 @@ final class Output: @unchecked Sendable {
     /// The last statistics of an SRT caller's connection, and when its peer last acknowledged.
     private var srtStats: SRTStats?
     private var lastAck = Date()
+    /// RTMP: the server's address for reading TCP acknowledgements, what it acknowledged
+    /// on this connection, and how much we had handed over at the last check.
+    private lazy var tcpProbe: TCPAcknowledged? = { if case .rtmp(let u) = target { return TCPAcknowledged(rtmpURL: u) } else { return nil } }()
+    private var tcpAcked: Int?
+    private var bytesAtCheck: UInt64 = 0
     private var eos = DispatchSemaphore(value: 0)
 
     init(url: String, id: String, hasExplicitID: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
@@ -105,7 +112,7 @@ final class Output: @unchecked Sendable {
         }
         return OutputStatus(id: id, url: recording.map { "file://" + $0.path } ?? maskedURL, state: state,
                             bytesSent: bytes, reconnects: reconnects,
-                            bitrateKbps: state == .publishing ? rateKbps : 0, error: lastError, srt: srtStats)
+                            bitrateKbps: state == .publishing ? rateKbps : 0, error: lastError, srt: srtStats, bytesAcked: tcpAcked)
     }
 
     /// The URL shown: masked, and for a recording the file being written (strftime patterns expanded).
@@ -128,7 +135,7 @@ final class Output: @unchecked Sendable {
         openedAt = Date()
         if target.isNetwork {
             queue.async { [self] in connectOrFail() }
-            if isSRTCaller { watchSRT() }
+            if isSRTCaller { watchSRT() } else if case .rtmp = target { watchRTMP() }
         } else if let error = connectOrFail() {
             throw error
         } else if case .file = target {
@@ -161,6 +168,38 @@ final class Output: @unchecked Sendable {
         timer.setEventHandler { [weak self] in self?.checkSRT() }
         lock.lock(); watch = timer; lock.unlock()
         timer.resume()
+    }
+
+    /// Once a second: what the RTMP server's TCP stack acknowledged; an output whose
+    /// server acknowledges nothing for `reconnect.stall` while the encoder produces
+    /// is torn down and reconnected (reason: stalled).
+    private func watchRTMP() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in self?.checkRTMP() }
+        lock.lock(); watch = timer; lock.unlock()
+        timer.resume()
+    }
+
+    private func checkRTMP() {
+        lock.lock()
+        let produced = bytes > bytesAtCheck
+        bytesAtCheck = bytes
+        guard !finishing, let probe = tcpProbe, let sink = pipeline?.element(named: "sink"),
+              let written = TCPAcknowledged.written(by: sink), let queued = probe.sendQueue() else {
+            lock.unlock(); return
+        }
+        let now = Date()
+        let acked = max(0, written - queued)
+        let grew = acked > (tcpAcked ?? 0)
+        if grew || tcpAcked == nil { lastAck = now }
+        tcpAcked = acked
+        let connection = generation
+        let stalled = state == .publishing && !grew && produced && now.timeIntervalSince(lastAck) >= reconnect.stall
+        lock.unlock()
+        if stalled {
+            fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(reconnect.stall))", connection: connection)
+        }
     }
 
     private func checkSRT() {
@@ -238,6 +277,7 @@ final class Output: @unchecked Sendable {
         audioSrc = pipeline.appSrc(named: "a")
         base = nil
         srtStats = nil        // a new socket counts from zero
+        tcpAcked = nil
         lastAck = Date()
         early = []
         connectedAt = Date()
