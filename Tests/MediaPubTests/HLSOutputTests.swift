@@ -25,7 +25,8 @@ final class HLSOutputTests: XCTestCase {
         // No --realtime: an HLS output is watched live, so the run is paced to the clock.
         let mp = try startMediaPub(["--preset", preset.path, "--duration", "8s", "--events", events.path])
         var reads = 0, longest = 0
-        while mp.isRunning {
+        let deadline = Date().addingTimeInterval(60)   // bounds a hang, not the run
+        while mp.isRunning, Date() < deadline {
             // Whenever it is read, the playlist is whole and names segments that exist.
             if let text = try? String(contentsOf: playlist, encoding: .utf8) {
                 let listed = segments(text)

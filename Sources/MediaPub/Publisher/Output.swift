@@ -116,10 +116,15 @@ final class Output: @unchecked Sendable {
     }
 
     /// The URL shown: masked, and for a recording the file being written (strftime patterns expanded).
+    /// Read from state callbacks, which `offer` makes while it holds `audioPush`: so it has a
+    /// lock of its own, taken last and holding nothing (taking `lock` here deadlocked with
+    /// the audio thread, which takes `lock` then `audioPush`).
     var shownURL: String {
-        lock.lock(); defer { lock.unlock() }
-        return recording.map { "file://" + $0.path } ?? maskedURL
+        shownLock.lock(); defer { shownLock.unlock() }
+        return shownPath.map { "file://" + $0 } ?? maskedURL
     }
+    private let shownLock = NSLock()
+    private var shownPath: String?
 
     /// When the recording went beside a file (or folder) that was already at its
     /// path: what was asked for and what is written instead.
@@ -250,6 +255,7 @@ final class Output: @unchecked Sendable {
                 throw MediaPubError.output(url, MediaPubError.reason(of: error))
             }
             lock.lock(); recording = file; lock.unlock()
+            shownLock.lock(); shownPath = file.path; shownLock.unlock()
             location = file.path
         } else if case .hls(let hls) = target {
             // The playlist's folder is made; segments are named for this run's start.
