@@ -21,7 +21,6 @@ struct TCPAcknowledged {
         let port = components.port ?? (scheme == "rtmps" ? 443 : 1935)
         var hints = addrinfo()
         hints.ai_family = AF_INET
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &found) == 0, let info = found, let sa = info.pointee.ai_addr else { return nil }
         defer { freeaddrinfo(found) }
