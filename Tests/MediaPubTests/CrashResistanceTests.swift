@@ -164,6 +164,7 @@ final class CrashResistanceTests: XCTestCase {
         let pipe = Pipe()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try CLI.binary())
+        process.environment = CLI.environment()   // a runtime folder of this test process's own
         // Realtime: events keep coming (progress every 100 ms) after the reader has gone.
         process.arguments = ["--preset", file.path, "--realtime", "--duration", "3s", "--events", "-",
                              "--set", "players.main.progress_interval=100ms"]
@@ -174,21 +175,12 @@ final class CrashResistanceTests: XCTestCase {
         addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
         try? pipe.fileHandleForWriting.close()
 
-        var received = Data()
-        while received.filter({ $0 == UInt8(ascii: "\n") }).count < 3 {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            received += chunk
-        }
-        try pipe.fileHandleForReading.close()
+        let received = try readLines(3, from: pipe)
         let lines = String(decoding: received, as: UTF8.self).split(separator: "\n")
         XCTAssertGreaterThanOrEqual(lines.count, 3, "three event lines came first: \(lines)")
         XCTAssertTrue(lines.first?.contains("\"event\"") == true, "\(lines)")
 
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        XCTAssertFalse(process.isRunning, "the run finishes")
-        process.waitUntilExit()
+        XCTAssertTrue(finishes(process), "the run finishes")
         try? stderrHandle.close()
         let stderr = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
         XCTAssertEqual(process.terminationReason, .exit, "not killed by a signal (\(process.terminationStatus))\n\(stderr)")
@@ -197,6 +189,27 @@ final class CrashResistanceTests: XCTestCase {
                        "one warning for the destination that went away:\n\(stderr)")
         XCTAssertTrue(stderr.contains("finished: duration reached"), stderr)
         try assertPlayable(rec.path)
+    }
+
+    /// Reads until `count` lines came (or the writer went away), then closes the read end.
+    private func readLines(_ count: Int, from pipe: Pipe) throws -> Data {
+        var received = Data()
+        while received.filter({ $0 == UInt8(ascii: "\n") }).count < count {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            received += chunk
+        }
+        try pipe.fileHandleForReading.close()
+        return received
+    }
+
+    /// Waits (bounded: a hang fails the test, not CI) for `process` to exit, and reaps it.
+    private func finishes(_ process: Process) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        guard !process.isRunning else { return false }
+        process.waitUntilExit()
+        return true
     }
 
     /// stderr on a pipe whose reader goes away after the first line: logs are
@@ -209,6 +222,7 @@ final class CrashResistanceTests: XCTestCase {
         let pipe = Pipe()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try CLI.binary())
+        process.environment = CLI.environment()   // a runtime folder of this test process's own
         process.arguments = ["--preset", file.path, "--realtime", "--duration", "2s", "--log-level", "debug",
                              "--events", events.path]
         process.standardInput = FileHandle.nullDevice
@@ -217,19 +231,10 @@ final class CrashResistanceTests: XCTestCase {
         try process.run()
         addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
         try? pipe.fileHandleForWriting.close()
-        var received = Data()
-        while !received.contains(UInt8(ascii: "\n")) {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            received += chunk
-        }
-        try pipe.fileHandleForReading.close()
+        let received = try readLines(1, from: pipe)
         XCTAssertTrue(String(decoding: received, as: UTF8.self).hasPrefix("mediapub"), "a log line came first")
 
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        XCTAssertFalse(process.isRunning, "the run finishes")
-        process.waitUntilExit()
+        XCTAssertTrue(finishes(process), "the run finishes")
         XCTAssertEqual(process.terminationReason, .exit, "not killed by a signal (\(process.terminationStatus))")
         XCTAssertEqual(process.terminationStatus, 0)
         let stopped = try EventLog.read(events).first { $0["event"] as? String == "run.stopped" }
