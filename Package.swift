@@ -25,5 +25,5 @@ let package = Package(
         .executableTarget(name: "mediapub", dependencies: ["MediaPub"]),
         .testTarget(name: "MediaPubTests", dependencies: ["MediaPub"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

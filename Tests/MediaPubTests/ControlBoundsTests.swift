@@ -11,7 +11,8 @@ import Glibc
 @testable import MediaPub
 
 /// A blocking client socket of the test (Unix or TCP), closed on deinit.
-final class TestSocket {
+/// Sendable as a wrapper of one fd: a test may send from a thread of its own.
+final class TestSocket: @unchecked Sendable {
     let fd: Int32
 
     private init(fd: Int32) { self.fd = fd }

@@ -50,11 +50,11 @@ public final class ControlServer: @unchecked Sendable {
         return found[0]
     }
 
-    public convenience init(path: String, handle: @escaping ([String: Any]) -> [String: Any]) throws {
+    public convenience init(path: String, handle: @escaping @Sendable ([String: Any]) -> [String: Any]) throws {
         try self.init(path: path, limits: .standard, handle: handle)
     }
 
-    init(path: String, limits: Limits, handle: @escaping ([String: Any]) -> [String: Any]) throws {
+    init(path: String, limits: Limits, handle: @escaping @Sendable ([String: Any]) -> [String: Any]) throws {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
@@ -136,7 +136,7 @@ private final class ControlLoop: @unchecked Sendable {
     private var listener: UnixSocket?
     private let bound: UnixSocket.Identity?
     private let limits: ControlServer.Limits
-    private let handle: ([String: Any]) -> [String: Any]
+    private let handle: @Sendable ([String: Any]) -> [String: Any]
     private let commands = DispatchQueue(label: "mediapub.control.commands")
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -154,7 +154,7 @@ private final class ControlLoop: @unchecked Sendable {
     private var drainDeadline: Double?
 
     init(path: String, listener: UnixSocket, bound: UnixSocket.Identity?, limits: ControlServer.Limits,
-         handle: @escaping ([String: Any]) -> [String: Any]) throws {
+         handle: @escaping @Sendable ([String: Any]) -> [String: Any]) throws {
         self.path = path
         self.listener = listener
         self.bound = bound

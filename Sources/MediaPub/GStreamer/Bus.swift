@@ -31,7 +31,7 @@ final class Bus: @unchecked Sendable {
         gst_object_unref(UnsafeMutableRawPointer(bus))
     }
 
-    func start(name: String, handler: @escaping (BusMessage) -> Void) {
+    func start(name: String, handler: @escaping @Sendable (BusMessage) -> Void) {
         lock.lock()
         running = true
         lock.unlock()

@@ -54,10 +54,10 @@ public final class MediaPlayer: @unchecked Sendable {
     /// The current session continues the item (a skipped segment, a restarted live
     /// origin): its start is no new track.
     private var continuing = false
-    private var eventHandler: (PlayerEvent) -> Void
+    private var eventHandler: @Sendable (PlayerEvent) -> Void
 
     public init(config: PlayerConfig, format: MediaFormat, feedsVideo: Bool,
-                onEvent: @escaping (PlayerEvent) -> Void = { _ in }) {
+                onEvent: @escaping @Sendable (PlayerEvent) -> Void = { _ in }) {
         GStreamer.initialize()
         self.id = config.id
         self.config = config
@@ -77,7 +77,7 @@ public final class MediaPlayer: @unchecked Sendable {
         upcoming?.close()
     }
 
-    public func setEventHandler(_ handler: @escaping (PlayerEvent) -> Void) {
+    public func setEventHandler(_ handler: @escaping @Sendable (PlayerEvent) -> Void) {
         lock.lock(); eventHandler = handler; lock.unlock()
     }
 

@@ -75,7 +75,7 @@ final class RemoteFetch {
         }
         cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
         guard code == CURLE_OK else {
-            let detail = String(cString: errorBuffer)
+            let detail = String(nulTerminated: errorBuffer)
             let text = SourceDiagnosis.words(for: code, detail: detail, url: url)
                 ?? (detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
             throw MediaPubError.sourceFailed(url, SecretMask.scrub(text, secretsOf: url))

@@ -40,7 +40,7 @@ enum SourceDiagnosis {
             return curl_easy_perform(handle)
         }
         cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
-        return words(for: code, detail: String(cString: errorBuffer), url: url)
+        return words(for: code, detail: String(nulTerminated: errorBuffer), url: url)
     }
 
     /// Our words for a libcurl failure that has some, else nil.

@@ -2,7 +2,7 @@ import Foundation
 
 /// The keys a preset may hold, section by section. The loader refuses any
 /// other key, and `--set` may only name (or create) keys listed here.
-indirect enum PresetSchema {
+indirect enum PresetSchema: Sendable {
     case leaf
     case map([(String, PresetSchema)])
     /// A list of items; `byID` lists can be addressed by an item's `id`.

@@ -71,7 +71,7 @@ enum OutputTarget: Equatable {
         localtime_r(&t, &parts)
         var out = [Int8](repeating: 0, count: 4096)
         let n = strftime(&out, out.count, pattern, &parts)
-        return n > 0 ? String(cString: out) : pattern
+        return n > 0 ? String(nulTerminated: out) : pattern
     }
 
     /// The muxer and sink of a gst-launch description; the muxer is named `mux`.

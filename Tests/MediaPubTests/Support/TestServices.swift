@@ -5,6 +5,7 @@
 // plus free-port finding and readiness polling.
 
 import Foundation
+import Synchronization
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -15,21 +16,21 @@ import Darwin
 // MARK: - Ports
 
 enum Ports {
-    private static let lock = NSLock()
-    private static var handedOut = Set<UInt16>()
+    private static let handedOut = Mutex(Set<UInt16>())
 
     /// A port that is free on 127.0.0.1 for both TCP and UDP right now (bind
     /// port 0, read it back, close), never handed out twice in this process.
     static func free() throws -> UInt16 {
-        lock.lock(); defer { lock.unlock() }
-        for _ in 0..<50 {
-            let port = try bindEphemeral(type: tcp)
-            if handedOut.contains(port) { continue }
-            guard canBind(port: port, type: udp), canBind(port: port, type: tcp) else { continue }
-            handedOut.insert(port)
-            return port
+        try handedOut.withLock { handedOut in
+            for _ in 0..<50 {
+                let port = try bindEphemeral(type: tcp)
+                if handedOut.contains(port) { continue }
+                guard canBind(port: port, type: udp), canBind(port: port, type: tcp) else { continue }
+                handedOut.insert(port)
+                return port
+            }
+            throw HarnessError("could not find a free loopback port")
         }
-        throw HarnessError("could not find a free loopback port")
     }
 
     private static func loopback(_ port: UInt16) -> sockaddr_in {
