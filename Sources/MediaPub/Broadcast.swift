@@ -4,7 +4,7 @@ import Foundation
 /// How a run is set up beyond the preset (SPEC §2 run options).
 public struct RunOptions: Sendable {
     /// Replaces the preset's outputs when not empty.
-    public var outputs: [String] = []
+    public var outputs: [OutputURL] = []
     public var duration: TimeInterval?
     /// nil: realtime when any network output exists.
     public var realtime: Bool?
@@ -61,7 +61,6 @@ public final class Broadcast: @unchecked Sendable {
         guard !outputURLs.isEmpty else {
             throw MediaPubError.usage("\(preset.file): no outputs: add outputs to the preset or give --output URL")
         }
-        for url in outputURLs { _ = try OutputTarget(url) }
         // Whatever GStreamer logs of these (GST_DEBUG), it logs masked.
         let sources = preset.players.flatMap { [$0.source].compactMap { $0 } + ($0.playlist?.items ?? []) }
         LibraryLog.addSecrets(of: outputURLs + sources + [preset.standby.image, preset.standby.audio, preset.events.webhook].compactMap { $0 })
@@ -116,10 +115,10 @@ public final class Broadcast: @unchecked Sendable {
         options.outputs.isEmpty ? preset.outputs : options.outputs.map { OutputConfig(url: $0) }
     }
 
-    var outputURLs: [String] { outputConfigs.map(\.url) }
+    var outputURLs: [String] { outputConfigs.map(\.url.text) }
 
     public var realtime: Bool {
-        options.realtime ?? outputURLs.contains { (try? OutputTarget($0))?.isLive ?? false }
+        options.realtime ?? outputConfigs.contains { $0.url.target.isLive }
     }
 
     private lazy var wantedPublishing = preset.publishing

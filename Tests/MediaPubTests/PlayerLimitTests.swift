@@ -14,7 +14,7 @@ final class PlayerLimitTests: XCTestCase {
         let source = dir.appendingPathComponent("tone.wav").path
         let four = (1...4).map { PlayerConfig(id: "p\($0)", source: source) }
         var opts = RunOptions()
-        opts.outputs = ["null://"]
+        opts.outputs = [try OutputURL("null://")]
         // Four are accepted...
         XCTAssertNoThrow(try Broadcast(preset: Preset(name: "four", video: nil, players: four), options: opts,
                                        log: Logger(level: .warn), events: Events()))

@@ -65,7 +65,7 @@ final class PresetEnvTests: XCTestCase {
         XCTAssertEqual(p.video?.bitrate, 3_000_000)
         XCTAssertEqual(p.players[0].source, "/media/a.mp3")
         XCTAssertEqual(p.players[0].publishVolume, 40)
-        XCTAssertEqual(p.outputs.map(\.url), ["rtmp://live.example.com/app/abc", "file:///rec/price-$5.mp4"])
+        XCTAssertEqual(p.outputs.map(\.url.text), ["rtmp://live.example.com/app/abc", "file:///rec/price-$5.mp4"])
     }
 
     func testUnsetVariableIsNamedAtItsLine() {

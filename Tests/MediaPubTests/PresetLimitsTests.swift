@@ -102,14 +102,14 @@ final class PresetLimitsTests: XCTestCase {
 
     /// A Preset or RunOptions made in code (not by PresetLoader) is checked by
     /// Broadcast.init: an out-of-range number is a usage error naming it.
-    func testBroadcastRefusesOutOfRangeNumbersMadeInCode() {
+    func testBroadcastRefusesOutOfRangeNumbersMadeInCode() throws {
         func refused(_ preset: Preset, _ options: RunOptions = RunOptions(), _ key: String, line: UInt = #line) {
             XCTAssertThrowsError(try Broadcast(preset: preset, options: options, log: Logger(level: .error)), line: line) { error in
                 XCTAssertTrue("\(error)".hasPrefix(key + " "), "\(error)", line: line)
             }
         }
         let player = PlayerConfig(id: "main", source: "testsrc:")
-        let base = Preset(name: "x", players: [player], outputs: [OutputConfig(url: "null://")])
+        let base = Preset(name: "x", players: [player], outputs: [OutputConfig(url: try OutputURL("null://"))])
         XCTAssertNoThrow(try Broadcast(preset: base, log: Logger(level: .error)))
         var options = RunOptions()
         for bad in [1e30, .infinity, .nan, -1, 0] {

@@ -449,7 +449,7 @@ final class PresetLoaderTests: XCTestCase {
               - ../up/x.ts
               - "Re:Zero %H:%M.mp4"
             """)
-        XCTAssertEqual(p.outputs.map(\.url), [
+        XCTAssertEqual(p.outputs.map(\.url.text), [
             "rtmp://live.example.com/app/key1", "rtmps://live.example.com:443/app/key2",
             "srt://0.0.0.0:9000?mode=listener&latency=200", "srt://:9001?mode=listener",
             "file:///var/rec/x-%Y%m%d.mp4", "file:///srv/mp/rec/out.MKV", "null://", "null:", "file:///srv/up/x.ts",
@@ -465,7 +465,7 @@ final class PresetLoaderTests: XCTestCase {
                 url: rec.mp4
               - rtmp://h/app/k
             """)
-        XCTAssertEqual(p.outputs, [OutputConfig(url: "file:///srv/mp/rec.mp4", id: "archive"), OutputConfig(url: "rtmp://h/app/k")])
+        XCTAssertEqual(p.outputs, [OutputConfig(url: try OutputURL("file:///srv/mp/rec.mp4"), id: "archive"), OutputConfig(url: try OutputURL("rtmp://h/app/k"))])
         XCTAssertTrue(p.resolvedYAML().contains("  - id: archive\n    url: file:///srv/mp/rec.mp4\n"), p.resolvedYAML())
         let probs = K.problems("""
             players: [{source: a}]
@@ -536,7 +536,7 @@ final class PresetLoaderTests: XCTestCase {
         XCTAssertEqual(p.name, "show")
         XCTAssertEqual(p.baseDirectory, dir + "/presets")
         XCTAssertEqual(p.players.map(\.source), [dir + "/media/a.mp3", "/abs/b.mp3", "file:///c.flac", "testsrc:?pattern=smpte"])
-        XCTAssertEqual(p.outputs.map(\.url), ["file://" + dir + "/presets/rec.mp4"])
+        XCTAssertEqual(p.outputs.map(\.url.text), ["file://" + dir + "/presets/rec.mp4"])
 
         XCTAssertThrowsError(try PresetLoader.load(file: dir + "/presets")) { error in
             XCTAssertEqual((error as? PresetError)?.problems.first?.message, "cannot read: Is a directory")
@@ -574,7 +574,7 @@ final class PresetLoaderTests: XCTestCase {
 
     func testNullOutputInBlockList() throws {
         let p = try K.load("players: [{source: a}]\noutputs:\n  - null:\n  - null://\n")
-        XCTAssertEqual(p.outputs.map(\.url), ["null:", "null://"])
+        XCTAssertEqual(p.outputs.map(\.url.text), ["null:", "null://"])
     }
 
 }

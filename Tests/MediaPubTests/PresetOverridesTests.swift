@@ -31,7 +31,7 @@ final class PresetOverridesTests: XCTestCase {
         XCTAssertFalse(p.publishing)
         XCTAssertNil(p.players[1].source)
         XCTAssertEqual(p.players[1].playlist?.items, ["/srv/mp/x.mp3", "/srv/mp/y.mp3"])
-        XCTAssertEqual(p.outputs, [OutputConfig(url: "null://")])
+        XCTAssertEqual(p.outputs, [OutputConfig(url: try OutputURL("null://"))])
     }
 
     func testOverrideCreatesMissingSection() throws {

@@ -75,7 +75,7 @@ final class PresetResolvedYAMLTests: XCTestCase {
         XCTAssertTrue(p.players[1].muteLocal)
         XCTAssertEqual(p.standby, StandbyConfig(image: dir + "/media/standby.png", color: "#000000",
                                                 audio: dir + "/media/ringtone.mp3"))
-        XCTAssertEqual(p.outputs.map(\.url), [
+        XCTAssertEqual(p.outputs.map(\.url.text), [
             "rtmp://live.example.com/app/live_123_abc",
             "srt://0.0.0.0:9000?mode=listener&latency=200",
             "file:///var/recordings/bgm-%Y%m%d-%H%M%S.mp4",
@@ -98,7 +98,7 @@ final class PresetResolvedYAMLTests: XCTestCase {
         XCTAssertTrue(resolved.contains("rtmp://live.example.com/app/****"))
         var again = try PresetLoader.parse(yaml: resolved, file: p.file, baseDirectory: p.baseDirectory,
                                            environment: [:], overrides: [])
-        XCTAssertEqual(again.outputs[0].url, "rtmp://live.example.com/app/****")
+        XCTAssertEqual(again.outputs[0].url.text, "rtmp://live.example.com/app/****")
         XCTAssertEqual(again.events.webhook, "https://hooks.example.com/…")
         again.outputs[0] = p.outputs[0]
         again.events = p.events

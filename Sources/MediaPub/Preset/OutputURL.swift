@@ -1,10 +1,30 @@
 import Foundation
 
-/// Checks and resolves an output URL (SPEC §5): `rtmp://host[:port]/app/key`,
-/// `rtmps://...`, `srt://host:port?mode=caller|listener&...`, `file:///abs/x.mp4`,
-/// `null://` / `null:`, or a plain path (made `file://` + absolute path).
+/// An output URL, parsed once (SPEC §5): `rtmp://host[:port]/app/key`,
+/// `rtmps://...`, `srt://host:port?mode=caller|listener&...`, `hls:///abs/index.m3u8`,
+/// `file:///abs/x.mp4`, `null://` / `null:`, or a plain path (made `file://` +
+/// absolute path). The preset and `--output` hold it; the publisher reads its target.
 /// Error messages only ever show the masked URL.
-public enum OutputURL {
+public struct OutputURL: Equatable, Sendable {
+    /// The URL as resolved (what status shows masked and the resolved preset writes).
+    public let text: String
+    /// What it names and how it is carried.
+    let target: OutputTarget
+
+    init(text: String, target: OutputTarget) {
+        self.text = text
+        self.target = target
+    }
+
+    /// A URL given in code (a `Preset` or `RunOptions` made without the loader):
+    /// taken as written, refused as `OutputTarget` refuses it.
+    public init(_ text: String) throws {
+        self.init(text: text, target: try OutputTarget(text))
+    }
+
+    /// The `null:` output.
+    public static let null = OutputURL(text: "null:", target: .null)
+
     public struct Failure: Error, Equatable, CustomStringConvertible {
         public var message: String
         public var description: String { message }
@@ -59,30 +79,32 @@ public enum OutputURL {
     }
 
     public static func resolve(_ text: String, base: String,
-                               environment: [String: String] = [:]) -> Result<String, Failure> {
+                               environment: [String: String] = [:]) -> Result<OutputURL, Failure> {
         let url = text.trimmingCharacters(in: .whitespaces)
         let shown = "\"\(SecretMask.mask(url: url))\""
-        func fail(_ why: String) -> Result<String, Failure> { .failure(Failure(message: why)) }
+        func fail(_ why: String) -> Result<OutputURL, Failure> { .failure(Failure(message: why)) }
+        func file(_ path: String, as text: String) -> Result<OutputURL, Failure> {
+            let ext = (path as NSString).pathExtension.lowercased()
+            guard fileExtensions.contains(ext) else { return fail("\(shown): a file output must end in .mp4, .mkv, .flv or .ts") }
+            return .success(OutputURL(text: text, target: .file(path: path, container: ext)))
+        }
         if url.isEmpty { return fail("an output needs a url") }
 
         guard let scheme = PathResolution.urlScheme(of: url, known: schemes) else {
             let path = PathResolution.absolutePath(url, base: base, environment: environment)
-            if let why = checkExtension(path, shown: shown) { return fail(why) }
-            return .success("file://" + path)
+            return file(path, as: "file://" + path)
         }
         let hasSlashes = url.dropFirst(scheme.count + 1).hasPrefix("//")
         switch scheme {
         case "null":
-            return .success(url)
+            return .success(OutputURL(text: url, target: .null))
         case "hls":
-            if case .failure(let why) = hls(url) { return .failure(why) }
-            return .success(url)
+            return hls(url).map { OutputURL(text: url, target: .hls($0)) }
         case "file":
             guard let path = PathResolution.localPath(of: url), path.hasPrefix("/") else {
                 return fail("\(shown) needs an absolute path: file:///path/name.mp4")
             }
-            if let why = checkExtension(path, shown: shown) { return fail(why) }
-            return .success(url)
+            return file(path, as: url)
         case "rtmp", "rtmps":
             // Not shown: without the slashes the stream key cannot be told apart to be masked.
             guard hasSlashes else { return fail("\(scheme):… is not a URL like \(scheme)://host/app/key") }
@@ -96,7 +118,7 @@ public enum OutputURL {
             guard segments.count >= 2 else {
                 return fail("\(shown) needs an app and a stream key: \(scheme)://host/app/key")
             }
-            return .success(url)
+            return .success(OutputURL(text: url, target: .rtmp(url)))
         case "srt":
             guard hasSlashes else { return fail("srt:… is not a URL like srt://host:port") }
             let (authority, _, query) = split(url, scheme: scheme)
@@ -120,16 +142,10 @@ public enum OutputURL {
             if let latency = params["latency"], Int(latency).map({ $0 >= 0 }) != true {
                 return fail("\(shown): latency must be a whole number of milliseconds")
             }
-            return .success(url)
+            return .success(OutputURL(text: url, target: .srt(url)))
         default:
             return fail("\(shown) is not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)")
         }
-    }
-
-    private static func checkExtension(_ path: String, shown: String) -> String? {
-        let ext = (path as NSString).pathExtension.lowercased()
-        if fileExtensions.contains(ext) { return nil }
-        return "\(shown): a file output must end in .mp4, .mkv, .flv or .ts"
     }
 
     /// authority, path, query of `scheme://authority/path?query` (no fragment:

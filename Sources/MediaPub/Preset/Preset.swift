@@ -200,12 +200,12 @@ public struct StandbyConfig: Equatable, Sendable {
 }
 
 public struct OutputConfig: Equatable, Sendable {
-    /// `rtmp://`, `rtmps://`, `srt://`, `file://` (absolute path), `null://`/`null:`.
-    public var url: String
+    /// `rtmp://`, `rtmps://`, `srt://`, `hls://`, `file://` (absolute path), `null://`/`null:`, parsed.
+    public var url: OutputURL
     /// The stable name given with `id:`; nil: the output is named by its index.
     public var id: String?
 
-    public init(url: String, id: String? = nil) {
+    public init(url: OutputURL, id: String? = nil) {
         self.url = url
         self.id = id
     }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The keys a preset may hold, section by section. The loader refuses any
-/// other key, and `--set` may only name (or create) keys listed here.
+/// The keys a preset may hold, section by section (made from each section's
+/// `PresetField`s). The loader refuses any other key, and `--set` may only name
+/// (or create) keys listed here.
 indirect enum PresetSchema: Sendable {
     case leaf
     case map([(String, PresetSchema)])
@@ -18,31 +19,8 @@ indirect enum PresetSchema: Sendable {
         return []
     }
 
-    static let playlist = PresetSchema.map([("items", .leaf), ("file", .leaf), ("dir", .leaf), ("mode", .leaf)])
-
-    static let player = PresetSchema.map([
-        ("id", .leaf), ("source", .leaf), ("playlist", playlist), ("repeat", .leaf), ("video", .leaf),
-        ("aux", .leaf), ("publish_volume", .leaf), ("play_volume", .leaf), ("mute_local", .leaf),
-        ("speed", .leaf), ("pitch", .leaf), ("start_at", .leaf), ("progress_interval", .leaf),
-        ("memory", .leaf),
-    ])
-
-    static let output = PresetSchema.map([("id", .leaf), ("url", .leaf)])
-
-    static let root = PresetSchema.map([
-        ("name", .leaf),
-        ("video", .map([("size", .leaf), ("width", .leaf), ("height", .leaf), ("fps", .leaf), ("bitrate", .leaf),
-                        ("keyframe_interval", .leaf), ("encoder", .leaf), ("encoder_preset", .leaf)])),
-        ("audio", .map([("sample_rate", .leaf), ("channels", .leaf), ("bitrate", .leaf)])),
-        ("players", .list(player, byID: true)),
-        ("standby", .map([("image", .leaf), ("color", .leaf), ("audio", .leaf)])),
-        ("publishing", .leaf),
-        ("outputs", .list(output, byID: false)),
-        ("reconnect", .map([("initial", .leaf), ("max", .leaf), ("give_up_after", .leaf), ("stall", .leaf)])),
-        ("stop", .map([("after", .leaf), ("at_end", .leaf)])),
-        ("monitor", .leaf),
-        ("events", .map([("webhook", .leaf)])),
-    ])
+    /// Every key a preset may hold, made from the sections' fields.
+    static let root = Preset.schema
 
     /// " (did you mean fps?)" when a known key is one or two edits away.
     static func suggestion(for key: String, among known: [String]) -> String {

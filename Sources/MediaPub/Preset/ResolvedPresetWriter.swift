@@ -15,90 +15,31 @@ struct ResolvedPresetWriter {
     var maskSecrets: Bool
 
     func write(_ p: Preset) -> String {
-        var out: [String] = []
-        func line(_ indent: Int, _ text: String) { out.append(String(repeating: "  ", count: indent) + text) }
-        let d = MediaTime.formatDuration, b = MediaTime.formatBitrate
-
-        line(0, "name: \(quote(p.name))")
-        if let v = p.video {
-            line(0, "video:")
-            line(1, "size: \(v.width)x\(v.height)")
-            line(1, "fps: \(v.fps)")
-            line(1, "bitrate: \(b(v.bitrate))")
-            line(1, "keyframe_interval: \(d(v.keyframeInterval))")
-            line(1, "encoder: \(v.encoder.rawValue)")
-            line(1, "encoder_preset: \(quote(v.encoderPreset))")
-        }
-        line(0, "audio:")
-        line(1, "sample_rate: \(p.audio.sampleRate)")
-        line(1, "channels: \(p.audio.channels)")
-        line(1, "bitrate: \(b(p.audio.bitrate))")
-        line(0, "players:")
-        for pl in p.players {
-            line(1, "- id: \(quote(pl.id))")
-            if let s = pl.source { line(2, "source: \(quote(url(s)))") }
-            if let list = pl.playlist {
-                line(2, "playlist:")
-                line(3, "mode: \(list.mode.rawValue)")
-                line(3, "items:")
-                for item in list.items { line(4, "- \(quote(url(item)))") }
-            }
-            line(2, "repeat: \(pl.repeat)")
-            line(2, "video: \(pl.video)")
-            line(2, "aux: \(pl.aux)")
-            line(2, "publish_volume: \(pl.publishVolume)")
-            line(2, "play_volume: \(pl.playVolume)")
-            line(2, "mute_local: \(pl.muteLocal)")
-            line(2, "speed: \(number(pl.speed))")
-            line(2, "pitch: \(number(pl.pitch))")
-            line(2, "start_at: \(d(pl.startAt))")
-            line(2, "progress_interval: \(d(pl.progressInterval))")
-            line(2, "memory: \(pl.memory)")
-        }
-        line(0, "standby:")
-        if let image = p.standby.image {
-            line(1, "image: \(quote(url(image)))")
-        } else {
-            line(1, "color: \(quote(p.standby.color))")
-        }
-        if let audio = p.standby.audio { line(1, "audio: \(quote(url(audio)))") }
-        line(0, "publishing: \(p.publishing)")
-        if p.outputs.isEmpty {
-            line(0, "outputs: []")
-        } else {
-            line(0, "outputs:")
-            for o in p.outputs {
-                if let id = o.id {
-                    line(1, "- id: \(quote(id))")
-                    line(2, "url: \(quote(url(o.url)))")
-                } else {
-                    line(1, "- url: \(quote(url(o.url)))")
-                }
-            }
-        }
-        line(0, "reconnect:")
-        line(1, "initial: \(d(p.reconnect.initial))")
-        line(1, "max: \(d(p.reconnect.max))")
-        line(1, "give_up_after: \(d(p.reconnect.giveUpAfter))")
-        line(1, "stall: \(d(p.reconnect.stall))")
-        line(0, "stop:")
-        if let after = p.stop.after { line(1, "after: \(d(after))") }
-        line(1, "at_end: \(p.stop.atEnd)")
-        line(0, "monitor: \(p.monitor)")
-        if let hook = p.events.webhook {
-            line(0, "events:")
-            line(1, "webhook: \(quote(maskSecrets ? SecretMask.mask(webhook: hook) : hook))")
-        } else {
-            line(0, "events: {}")
-        }
-        return out.joined(separator: "\n") + "\n"
+        lines(p).joined(separator: "\n") + "\n"
     }
 
-    private func url(_ s: String) -> String {
+    /// A section's keys, each written by its field: `key: value`, or `key:` and the
+    /// lines under it indented.
+    func lines<S: PresetSection>(_ section: S) -> [String] {
+        S.ordered.flatMap { field -> [String] in
+            switch field.write(section, self) {
+            case nil: return []
+            case .scalar(let value): return ["\(field.key): \(value)"]
+            case .lines(let lines): return ["\(field.key):"] + lines.map { "  " + $0 }
+            }
+        }
+    }
+
+    /// A mapping's lines as one item of a list.
+    func listItem(_ lines: [String]) -> [String] {
+        lines.enumerated().map { ($0.offset == 0 ? "- " : "  ") + $0.element }
+    }
+
+    func url(_ s: String) -> String {
         maskSecrets ? SecretMask.mask(url: s) : s
     }
 
-    private func number(_ x: Double) -> String {
+    func number(_ x: Double) -> String {
         x == x.rounded() && abs(x) < 1e15 ? "\(Int(x))" : "\(x)"
     }
 

@@ -78,13 +78,13 @@ final class Output: @unchecked Sendable {
     private var bytesAtCheck: UInt64 = 0
     private var eos = DispatchSemaphore(value: 0)
 
-    init(url: String, id: String, hasExplicitID: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
-         reconnect: ReconnectConfig, onState: @escaping (Output, OutputState, String?) -> Void) throws {
-        self.url = url
+    init(url: OutputURL, id: String, hasExplicitID: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
+         reconnect: ReconnectConfig, onState: @escaping (Output, OutputState, String?) -> Void) {
+        self.url = url.text
         self.id = id
         self.hasExplicitID = hasExplicitID
-        self.maskedURL = SecretMask.mask(url: url)
-        self.target = try OutputTarget(url)
+        self.maskedURL = SecretMask.mask(url: url.text)
+        self.target = url.target
         self.hasVideo = hasVideo
         self.videoDelay = Int(audioPriming * 1e9)
         self.reconnect = reconnect

@@ -24,8 +24,8 @@ final class Publisher: TimelineSink, @unchecked Sendable {
         encoder = try Encoder(format: format, video: video, audio: audio)
         streamsLeft = encoder.videoSink == nil ? 1 : 2
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
-        outputs = try configs.enumerated().map { index, config in
-            try Output(url: config.url, id: config.id ?? "\(index)", hasExplicitID: config.id != nil, hasVideo: video != nil,
+        outputs = configs.enumerated().map { index, config in
+            Output(url: config.url, id: config.id ?? "\(index)", hasExplicitID: config.id != nil, hasVideo: video != nil,
                        audioPriming: priming, reconnect: reconnect, onState: onOutputState)
         }
     }

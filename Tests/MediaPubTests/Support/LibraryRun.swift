@@ -13,7 +13,7 @@ extension XCTestCase {
         let preset = try PresetLoader.parse(yaml: yaml, file: dir.appendingPathComponent("t.yaml").path,
                                             baseDirectory: dir.path, environment: [:], overrides: [])
         var opts = RunOptions()
-        opts.outputs = outputs
+        opts.outputs = try outputs.map(OutputURL.init)
         opts.duration = duration
         opts.realtime = realtime
         return try Broadcast(preset: preset, options: opts, log: Logger(level: .warn), events: Events())

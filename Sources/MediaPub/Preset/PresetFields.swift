@@ -1,0 +1,277 @@
+import Foundation
+
+// The fields of every preset section but the players' (SPEC §3), in the order
+// they are read, written and documented.
+
+extension Preset: PresetSection {
+    static let presetDefault = Preset(name: "", video: nil, players: [])
+
+    static let fields: [PresetField<Preset>] = [
+        PresetField(key: "name", type: "text", range: "letters, digits, '.', '_', '-'",
+                    defaultText: "the preset file's name without extension",
+                    doc: "Instance name, shown in logs and used for the control socket.", decode: { d, at, c in
+            guard let n = at.node, let s = d.string(n, at.key) else { return }
+            if d.isName(s, extra: ".") { c.name = s } else {
+                d.report(n, at.key, "\"\(s.clipped())\" is not a valid name (letters, digits, '.', '_', '-')")
+            }
+        }, write: { c, w in .scalar(w.quote(c.name)) }),
+        PresetField(key: "video", type: "section", defaultText: "none: an audio-only stream",
+                    doc: "The video stream; leave it out for audio only.", schema: VideoConfig.schema, decode: { d, at, c in
+            guard let n = at.node, !n.isNull else { return }
+            var video = VideoConfig()
+            d.decodeSection(n, at.key, into: &video)
+            c.video = video
+            d.hasVideo = true
+        }, write: { c, w in c.video.map { .lines(w.lines($0)) } }),
+        .section("audio", \.audio, "The audio stream."),
+        PresetField(key: "players", type: "list of players", range: "1..\(Preset.maxPlayers)", defaultText: "required",
+                    doc: "The players whose pictures and sound are published (see Players).",
+                    schema: .list(PlayerConfig.schema, byID: true),
+                    decode: { d, at, c in c.players = d.decodePlayers(at.node, root: at.section) },
+                    write: { c, w in .lines(c.players.flatMap { w.listItem(w.lines($0)) }) }),
+        .section("standby", \.standby, "What is published while the publishing flag is off."),
+        .flag("publishing", \.publishing, "The publishing flag at start: off publishes the standby picture and sound."),
+        PresetField(key: "outputs", type: "list of outputs", defaultText: "none (`--output` may give them)",
+                    doc: "Where the stream goes (see Outputs).", schema: .list(OutputConfig.schema, byID: false),
+                    decode: { d, at, c in
+            if let n = at.node, !n.isNull { c.outputs = d.decodeOutputs(n) }
+        }, write: { c, w in
+            c.outputs.isEmpty ? .scalar("[]") : .lines(c.outputs.flatMap { w.listItem(w.lines($0)) })
+        }),
+        .section("reconnect", \.reconnect, "How network outputs reconnect after a failure."),
+        .section("stop", \.stop, "When the run ends by itself."),
+        .flag("monitor", \.monitor, "Play the mix on the local sound device too."),
+        .section("events", \.events, "Where events are sent besides `--events`."),
+    ]
+}
+
+extension VideoConfig: PresetSection {
+    static let presetDefault = VideoConfig()
+
+    static let fields: [PresetField<VideoConfig>] = [
+        PresetField(key: "size", type: "size", range: "WIDTHxHEIGHT, 480p, 720p, 1080p, 1440p, 2160p or 4k",
+                    doc: "Picture size; or give width and height.", decode: { d, at, c in
+            guard let s = at.node, let text = d.string(s, at.key) else { return }
+            if let (w, h) = parseSize(text) {
+                c.width = w
+                c.height = h
+            } else {
+                d.report(s, at.key, "\"\(text.clipped())\" is not a size like 1280x720 (or 480p, 720p, 1080p, 1440p, 2160p)")
+            }
+            for k in ["width", "height"] where at.fields[k] != nil {
+                d.report(at.fields[k]!, "video.\(k)", "give either size or width/height, not both")
+            }
+        }, write: { c, _ in .scalar("\(c.width)x\(c.height)") }),
+        PresetField(key: "width", type: "whole number (even)", range: "\(widthRange.lowerBound)..\(widthRange.upperBound)",
+                    defaultText: "1280", doc: "Picture width in pixels (with height, instead of size).", decode: { d, at, c in
+            if let n = at.node, let w = d.int(n, at.key) { c.width = w }
+        }, write: { _, _ in nil }),
+        PresetField(key: "height", type: "whole number (even)", range: "\(heightRange.lowerBound)..\(heightRange.upperBound)",
+                    defaultText: "720", doc: "Picture height in pixels (with width, instead of size).", decode: { d, at, c in
+            if let n = at.node, let h = d.int(n, at.key) { c.height = h }
+            d.checkSize(c, at.fields)
+        }, write: { _, _ in nil }),
+        .whole("fps", \.fps, fpsRange, "Frames per second."),
+        .bitrate("bitrate", \.bitrate, bitrateRange, "Video bitrate (like 2500k or 2.5M)."),
+        .duration("keyframe_interval", \.keyframeInterval, keyframeIntervalRange, "Time between keyframes."),
+        .choice("encoder", \.encoder, VideoEncoderKind.allCases.map { ($0.rawValue, $0) },
+                "H.264 encoder: auto picks x264, else openh264."),
+        .choice("encoder_preset", \.encoderPreset, encoderPresets.map { ($0, $0) }, "x264 speed/quality preset."),
+    ]
+
+    static func parseSize(_ text: String) -> (Int, Int)? {
+        let named = ["480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
+                     "1440p": (2560, 1440), "2160p": (3840, 2160), "4k": (3840, 2160)]
+        if let n = named[text.lowercased()] { return n }
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+              let w = Int(parts[0].trimmingCharacters(in: .whitespaces)),
+              let h = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { return nil }
+        return (w, h)
+    }
+}
+
+extension PresetDecoder {
+    /// Width and height in range and even, reported at the key that gave them.
+    mutating func checkSize(_ v: VideoConfig, _ f: [String: YAMLNode]) {
+        guard let sizeNode = f["size"] ?? f["width"] ?? f["height"] else { return }
+        let key = f["size"] != nil ? "video.size" : (f["width"] != nil ? "video.width" : "video.height")
+        for (name, value, range) in [("width", v.width, VideoConfig.widthRange), ("height", v.height, VideoConfig.heightRange)] {
+            let at = f[name] ?? sizeNode, atKey = f[name] != nil ? "video.\(name)" : key
+            if !range.contains(value) {
+                report(at, atKey, "\(name) \(value) is out of range \(range.lowerBound)..\(range.upperBound)")
+            } else if value % 2 != 0 {
+                report(at, atKey, "\(name) \(value) must be even")
+            }
+        }
+    }
+}
+
+extension AudioConfig: PresetSection {
+    static let presetDefault = AudioConfig()
+
+    static let fields: [PresetField<AudioConfig>] = [
+        .scalar("sample_rate", \.sampleRate, type: "whole number", range: sampleRates.map(String.init).joined(separator: ", "),
+                doc: "Samples per second.", read: { d, n, k, _ in
+            guard let r = d.int(n, k) else { return nil }
+            if sampleRates.contains(r) { return r }
+            d.report(n, k, "\(r) is not a supported sample rate (\(sampleRates.map(String.init).joined(separator: ", ")))")
+            return nil
+        }, show: { v, _ in "\(v)" }),
+        .whole("channels", \.channels, channelsRange, "1 (mono) or 2 (stereo)."),
+        .bitrate("bitrate", \.bitrate, bitrateRange, "AAC bitrate (like 128k)."),
+    ]
+}
+
+extension StandbyConfig: PresetSection {
+    static let presetDefault = StandbyConfig()
+
+    static let fields: [PresetField<StandbyConfig>] = [
+        PresetField(key: "image", type: "path or URL", doc: "Slate picture shown on standby (exclusive with color).",
+                    decode: { d, at, c in
+            if let n = at.node, !n.isNull, let text = d.string(n, at.key) { c.image = d.standbyResource(text, n, at.key) }
+        }, write: { c, w in c.image.map { .scalar(w.quote(w.url($0))) } }),
+        PresetField(key: "color", type: "color", range: "\"#RRGGBB\", \"#RGB\", black, white, red, green, blue, gray",
+                    defaultText: "black", doc: "Plain picture shown on standby (quote it: an unquoted # starts a comment).",
+                    decode: { d, at, c in
+            guard let n = at.node else { return }
+            if n.isNull {
+                d.report(n, at.key, "color is empty (quote it: color: \"#101010\"; an unquoted # starts a comment)")
+            } else if let text = d.string(n, at.key) {
+                if let color = normaliseColor(text) { c.color = color } else {
+                    d.report(n, at.key, "\"\(text.clipped())\" is not a color (\"#RRGGBB\", \"#RGB\", black, white, red, green, blue, gray)")
+                }
+                if at.fields["image"].map({ !$0.isNull }) == true {
+                    d.report(n, at.key, "image and color are exclusive: give one of them")
+                }
+            }
+        }, write: { c, w in c.image == nil ? .scalar(w.quote(c.color)) : nil }),
+        PresetField(key: "audio", type: "path or URL", defaultText: "silence", doc: "Sound looped while on standby.",
+                    decode: { d, at, c in
+            if let n = at.node, !n.isNull, let text = d.string(n, at.key) { c.audio = d.standbyResource(text, n, at.key) }
+        }, write: { c, w in c.audio.map { .scalar(w.quote(w.url($0))) } }),
+    ]
+
+    static func normaliseColor(_ text: String) -> String? {
+        let names = ["black": "#000000", "white": "#FFFFFF", "red": "#FF0000", "green": "#00FF00",
+                     "blue": "#0000FF", "gray": "#808080", "grey": "#808080"]
+        let t = text.trimmingCharacters(in: .whitespaces)
+        if let n = names[t.lowercased()] { return n }
+        guard t.hasPrefix("#") else { return nil }
+        let hex = t.dropFirst().uppercased()
+        guard hex.allSatisfy({ $0.isHexDigit }) else { return nil }
+        if hex.count == 6 { return "#" + hex }
+        if hex.count == 3 { return "#" + hex.map { "\($0)\($0)" }.joined() }
+        return nil
+    }
+}
+
+extension ReconnectConfig: PresetSection {
+    static let presetDefault = ReconnectConfig()
+
+    static let fields: [PresetField<ReconnectConfig>] = [
+        .duration("initial", \.initial, atLeast: "at least 100ms", "Wait before the first retry; doubled each time.") { d, n, k, v, _ in
+            if v < 0.1 { d.report(n, k, "\(d.text(n)) is too short (at least 100ms)") }
+        },
+        .duration("max", \.max, atLeast: "at least initial", "Longest wait between retries.") { d, n, k, v, c in
+            if v < c.initial {
+                d.report(n, k, "\(d.text(n)) is shorter than reconnect.initial (\(MediaTime.formatDuration(c.initial)))")
+            }
+        },
+        .scalar("give_up_after", \.giveUpAfter, type: "duration or never",
+                doc: "An output failing this long is given up (failed); never retries for ever.", read: { d, n, k, _ in
+            n.scalarValue?.lowercased() == "never" ? .infinity : d.duration(n, k, also: "or never")
+        }, show: { v, _ in MediaTime.formatDuration(v) }),
+        .duration("stall", \.stall, atLeast: "at least 1s", "An output whose peer acknowledges nothing this long is reconnected.") { d, n, k, v, _ in
+            if v < 1 { d.report(n, k, "\(d.text(n)) is too short (at least 1s)") }
+        },
+    ]
+}
+
+extension StopConfig: PresetSection {
+    static let presetDefault = StopConfig()
+
+    static let fields: [PresetField<StopConfig>] = [
+        PresetField(key: "after", type: "duration", range: "more than 0s", defaultText: "none: no time limit",
+                    doc: "Stop after this long.", decode: { d, at, c in
+            guard let a = at.node, !a.isNull, let v = d.duration(a, at.key) else { return }
+            if v <= 0 { d.report(a, at.key, "must be more than 0s") }
+            c.after = v
+        }, write: { c, _ in c.after.map { .scalar(MediaTime.formatDuration($0)) } }),
+        .flag("at_end", \.atEnd, "Stop once every player has ended (a repeating source, a looping playlist or testsrc never ends)."),
+    ]
+}
+
+extension EventsConfig: PresetSection {
+    static let presetDefault = EventsConfig()
+
+    static let fields: [PresetField<EventsConfig>] = [
+        PresetField(key: "webhook", type: "http:// or https:// URL", doc: "Every event is POSTed here as JSON.",
+                    decode: { d, at, c in
+            guard let w = at.node, !w.isNull, let s = d.string(w, at.key) else { return }
+            let sch = PathResolution.scheme(of: s)
+            if (sch == "http" || sch == "https") && s.contains("://") && s.count > (sch!.count + 3) {
+                c.webhook = s
+            } else {
+                d.report(w, at.key, "\"\(SecretMask.mask(webhook: s))\" is not an http:// or https:// URL")
+            }
+        }, write: { c, w in c.webhook.map { .scalar(w.quote(w.maskSecrets ? SecretMask.mask(webhook: $0) : $0)) } }),
+    ]
+}
+
+extension OutputConfig: PresetSection {
+    static let presetDefault = OutputConfig(url: .null)
+
+    static let fields: [PresetField<OutputConfig>] = [
+        PresetField(key: "id", type: "text", range: "letters, digits, '_', '-'; unique", defaultText: "its index: 0, 1, …",
+                    doc: "The output's name in status, events, metrics and `ctl reconnect`.", decode: { d, at, c in
+            guard let n = at.node, !n.isNull, let s = d.string(n, at.key) else { return }
+            // Unique among the outputs' names, explicit or by index (status, events, metrics, ctl).
+            if !d.isName(s, extra: "") {
+                d.report(n, at.key, "\"\(s.clipped())\" is not a valid id (letters, digits, '_', '-')")
+            } else if let other = d.outputIDs[s] ?? (0..<at.count).first(where: { "\($0)" == s && $0 != at.index }) {
+                d.report(n, at.key, "duplicate output id \"\(s)\" (also outputs[\(other)])")
+            } else {
+                c.id = s
+                d.outputIDs[s] = at.index
+            }
+        }, write: { c, w in c.id.map { .scalar(w.quote($0)) } }),
+        PresetField(key: "url", type: "URL or path", range: "rtmp://, rtmps://, srt://, hls://, file://, null: or a file path",
+                    defaultText: "required", doc: "Where this output sends the stream (a list item may be just the URL).",
+                    decode: { d, at, c in
+            guard let n = at.node, !n.isNull else {
+                d.report(at.node ?? at.section, at.key, "an output needs a url")
+                return
+            }
+            guard let text = d.string(n, at.key) else { return }
+            switch OutputURL.resolve(text, base: d.base, environment: d.environment) {
+            case .success(let url): c.url = url
+            case .failure(let why): d.report(n, at.key, why.message)
+            }
+        }, write: { c, w in .scalar(w.quote(w.url(c.url.text))) }),
+    ]
+}
+
+extension PresetDecoder {
+    /// A list item is a mapping of the fields, or just the URL; `- null:` (read as
+    /// the mapping `{null: ~}`) is the null: output.
+    mutating func decodeOutputs(_ node: YAMLNode) -> [OutputConfig] {
+        guard let items = node.items else {
+            report(node, "outputs", "expected a list of outputs, got \(node.kindName)")
+            return []
+        }
+        return items.enumerated().map { i, item in
+            var output = OutputConfig.presetDefault
+            let path = "outputs[\(i)]"
+            if let pairs = item.pairs, pairs.count == 1, pairs[0].key.scalarValue == "null", pairs[0].value.isNull {
+                return output
+            } else if item.pairs != nil {
+                decodeSection(item, path, into: &output, index: i, count: items.count)
+            } else if let url = OutputConfig.fields.first(where: { $0.key == "url" }) {
+                url.decode(&self, .init(node: item, key: "\(path).url", section: item, path: path, fields: [:],
+                                        index: i, count: items.count), &output)
+            }
+            return output
+        }
+    }
+}
