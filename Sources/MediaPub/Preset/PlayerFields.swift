@@ -114,7 +114,7 @@ extension PlaylistConfig: PresetSection {
         // Read first: problems with the mode come before those of the items, and a
         // playlist without items, file or dir is reported once its mode is read.
         PresetField(key: "mode", type: "one of", range: PlaylistMode.allCases.map(\.rawValue).joined(separator: ", "),
-                    doc: "The order items are played in; once plays them once.", early: true, decode: { d, at, c in
+                    doc: "loop repeats the list, shuffle plays it in random order, repeat-one repeats one item, once plays the list once.", early: true, decode: { d, at, c in
             if let n = at.node, let s = d.string(n, at.key) {
                 if let m = PlaylistMode(rawValue: s.lowercased()) { c.mode = m } else {
                     d.report(n, at.key, "\"\(s.clipped())\" is not one of loop, shuffle, repeat-one, once")

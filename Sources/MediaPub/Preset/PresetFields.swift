@@ -75,7 +75,7 @@ extension VideoConfig: PresetSection {
         .bitrate("bitrate", \.bitrate, bitrateRange, "Video bitrate (like 2500k or 2.5M)."),
         .duration("keyframe_interval", \.keyframeInterval, keyframeIntervalRange, "Time between keyframes."),
         .choice("encoder", \.encoder, VideoEncoderKind.allCases.map { ($0.rawValue, $0) },
-                "H.264 encoder: auto picks x264, else openh264."),
+                "H.264 encoder; auto takes x264 when installed, else openh264."),
         .choice("encoder_preset", \.encoderPreset, encoderPresets.map { ($0, $0) }, "x264 speed/quality preset."),
     ]
 
@@ -182,7 +182,7 @@ extension ReconnectConfig: PresetSection {
                 doc: "An output failing this long is given up (failed); never retries for ever.", read: { d, n, k, _ in
             n.scalarValue?.lowercased() == "never" ? .infinity : d.duration(n, k, also: "or never")
         }, show: { v, _ in MediaTime.formatDuration(v) }),
-        .duration("stall", \.stall, atLeast: "at least 1s", "An output whose peer acknowledges nothing this long is reconnected.") { d, n, k, v, _ in
+        .duration("stall", \.stall, atLeast: "at least 1s", "A network output whose peer acknowledges nothing this long is reconnected.") { d, n, k, v, _ in
             if v < 1 { d.report(n, k, "\(d.text(n)) is too short (at least 1s)") }
         },
     ]
