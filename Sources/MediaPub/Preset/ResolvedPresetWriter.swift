@@ -11,6 +11,7 @@ extension Preset {
     }
 }
 
+/// Writes a preset section by section, each key by its `PresetField`.
 struct ResolvedPresetWriter {
     var maskSecrets: Bool
 

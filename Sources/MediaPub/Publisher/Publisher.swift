@@ -26,7 +26,7 @@ final class Publisher: TimelineSink, @unchecked Sendable {
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
         outputs = configs.enumerated().map { index, config in
             Output(url: config.url, id: config.id ?? "\(index)", hasExplicitID: config.id != nil, hasVideo: video != nil,
-                       audioPriming: priming, reconnect: reconnect, onState: onOutputState)
+                   audioPriming: priming, reconnect: reconnect, onState: onOutputState)
         }
     }
 
