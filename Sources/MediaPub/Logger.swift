@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     case error, warn, info, debug
@@ -17,22 +18,29 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
 
 /// Human logs: text or JSON lines, to stderr unless a handler is given
 /// (tests pass an in-memory one).
-public final class Logger: @unchecked Sendable {
+public final class Logger: Sendable {
     public enum Format: String, Sendable { case text, json }
     public let level: LogLevel
     public let format: Format
-    private let write: (String) -> Void
-    private let lock = NSLock()
+    /// Where lines go instead of stderr (called under the logger's lock).
+    private let handler: (@Sendable (String) -> Void)?
 
-    /// The status line now drawn on the terminal (ffmpeg-style, redrawn in place).
-    private var status: String?
+    private struct State {
+        /// The status line now drawn on the terminal (ffmpeg-style, redrawn in place).
+        var status: String?
+        /// A write to stderr failed (a closed pipe, a full disk): stderr stays silent
+        /// from then on, as there is nowhere left to say so, and the broadcast goes on.
+        var stderrFailed = false
+    }
+    private let state = Mutex(State())
+
     /// Whether a status line is drawn in place: text logs to stderr, and stderr is a terminal.
     public let drawsStatusInPlace: Bool
 
-    public init(level: LogLevel = .info, format: Format = .text, write: ((String) -> Void)? = nil) {
+    public init(level: LogLevel = .info, format: Format = .text, write: (@Sendable (String) -> Void)? = nil) {
         self.level = level
         self.format = format
-        self.write = write ?? Logger.standardError()
+        handler = write
         drawsStatusInPlace = write == nil && format == .text && isatty(STDERR_FILENO) != 0
     }
 
@@ -40,57 +48,53 @@ public final class Logger: @unchecked Sendable {
     /// Only on a terminal; log lines are written above it.
     public func setStatus(_ text: String?) {
         guard drawsStatusInPlace else { return }
-        lock.lock(); defer { lock.unlock() }
-        status = text
-        // \r and erase-line: the line is redrawn where it stands, never scrolled.
-        FDWrite.all(STDERR_FILENO, Data(("\r\u{1B}[K" + (text ?? "")).utf8))
+        state.withLock { s in
+            s.status = text
+            // \r and erase-line: the line is redrawn where it stands, never scrolled.
+            FDWrite.all(STDERR_FILENO, Data(("\r\u{1B}[K" + (text ?? "")).utf8))
+        }
     }
 
     /// Writes one log line, clearing the status line first and drawing it again after.
     private func emit(_ line: String) {
-        lock.lock(); defer { lock.unlock() }
-        if status != nil { FDWrite.all(STDERR_FILENO, Data("\r\u{1B}[K".utf8)) }
-        write(line)
-        if let status { FDWrite.all(STDERR_FILENO, Data(status.utf8)) }
+        state.withLock { s in
+            if s.status != nil { FDWrite.all(STDERR_FILENO, Data("\r\u{1B}[K".utf8)) }
+            if let handler {
+                handler(line)
+            } else if !s.stderrFailed {
+                s.stderrFailed = FDWrite.all(STDERR_FILENO, Data((line + "\n").utf8)) != 0
+            }
+            if let status = s.status { FDWrite.all(STDERR_FILENO, Data(status.utf8)) }
+        }
     }
 
-    /// Lines to stderr (called under the logger's lock). When a write fails
-    /// (stderr is a closed pipe or on a full disk) stderr stays silent from
-    /// then on: there is nowhere left to say so, and the broadcast goes on.
-    private static func standardError() -> (String) -> Void {
-        var failed = false
-        return { line in
-            guard !failed else { return }
-            failed = FDWrite.all(STDERR_FILENO, Data((line + "\n").utf8)) != 0
+    /// One line of `--log-format json`.
+    private struct JSONLogLine: Encodable {
+        let ts: String
+        let level: String
+        let msg: String
+        /// The library that printed it (`gstreamer`, `glib`); left out for mediapub's own lines.
+        let source: String?
+    }
+
+    private func line(_ level: LogLevel, _ text: String, source: String?) -> String {
+        switch format {
+        case .text:
+            return source != nil ? text : "mediapub: \(level == .info ? "" : level.name + ": ")\(text)"
+        case .json:
+            return JSONLine.text(JSONLogLine(ts: Events.timestamp(), level: level.name, msg: text, source: source)) ?? text
         }
     }
 
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level <= self.level else { return }
-        let text = message()
-        let line: String
-        switch format {
-        case .text:
-            line = "mediapub: \(level == .info ? "" : level.name + ": ")\(text)"
-        case .json:
-            let object: [String: Any] = ["ts": Events.timestamp(), "level": level.name, "msg": text]
-            line = (try? String(data: JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), encoding: .utf8)) ?? text
-        }
-        emit(line)
+        emit(line(level, message(), source: nil))
     }
 
     /// A line a library printed of its own (GStreamer, GLib), already masked: shown
     /// whatever the level (its library's own setting chose it), in this logger's format.
     func library(_ level: LogLevel, _ text: String, source: String) {
-        let line: String
-        switch format {
-        case .text:
-            line = text
-        case .json:
-            let object: [String: Any] = ["ts": Events.timestamp(), "level": level.name, "msg": text, "source": source]
-            line = (try? String(data: JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), encoding: .utf8)) ?? text
-        }
-        emit(line)
+        emit(line(level, text, source: source))
     }
 
     public func error(_ m: @autoclosure () -> String) { log(.error, m()) }

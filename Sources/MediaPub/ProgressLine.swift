@@ -3,8 +3,9 @@ import Foundation
 /// The ffmpeg-style status of a run: `frame= time= bitrate= speed=`, with the
 /// percentage and the time left when the run's length is known. On a terminal
 /// it is redrawn in place once a second (log lines go above it); into a file
-/// or a journal it is a log line once a minute.
-final class ProgressLine: @unchecked Sendable {
+/// or a journal it is a log line once a minute. Made and stopped by the run's
+/// thread; its timer fires on a global queue and holds no state of its own.
+final class ProgressLine {
     private let timer: DispatchSourceTimer
     private let log: Logger
 

@@ -177,9 +177,8 @@ case "ctl":
     }
     do {
         let reply = try ControlServer.send(command, to: path)
-        let data = try JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys, .withoutEscapingSlashes])
-        print(String(decoding: data, as: UTF8.self))
-        exit((reply["ok"] as? Bool) == true ? 0 : 1)
+        print(JSONLine.text(reply) ?? "{\"ok\":false}")
+        exit(reply["ok"] == .bool(true) ? 0 : 1)
     } catch {
         fail("ctl: \(error)", code: 1)
     }

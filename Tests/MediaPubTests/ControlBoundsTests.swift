@@ -237,7 +237,7 @@ final class ControlBoundsTests: XCTestCase {
     func testIdleClientIsClosed() throws {
         let dir = try makeTempDir()
         let path = dir.appendingPathComponent("i.sock").path
-        let server = try ControlServer(path: path, limits: .init(idleTimeout: 0.5, maxClients: 4, maxLine: 1024)) { _ in ["ok": true] }
+        let server = try ControlServer(path: path, limits: .init(idleTimeout: 0.5, maxClients: 4, maxLine: 1024)) { _ in .ok }
         defer { server.stop() }
         let silent = try TestSocket.unix(path)
         XCTAssertTrue(silent.closedByPeer(timeout: 20), "an idle client is closed")
@@ -252,7 +252,7 @@ final class ControlBoundsTests: XCTestCase {
     func testConnectionCapClosesTheLongestIdle() throws {
         let dir = try makeTempDir()
         let path = dir.appendingPathComponent("cap.sock").path
-        let server = try ControlServer(path: path, limits: .init(idleTimeout: 60, maxClients: 2, maxLine: 1024)) { _ in ["ok": true] }
+        let server = try ControlServer(path: path, limits: .init(idleTimeout: 60, maxClients: 2, maxLine: 1024)) { _ in .ok }
         defer { server.stop() }
         let first = try TestSocket.unix(path)
         XCTAssertTrue(first.send("{\"command\":[\"status\"]}\n"))

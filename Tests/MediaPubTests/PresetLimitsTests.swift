@@ -154,8 +154,8 @@ final class EventsWriteFailureTests: XCTestCase {
         events.addListener { heard.add(String(decoding: $0, as: UTF8.self)) }
         try events.addDestination(path: "/dev/full")
         try events.addDestination(path: dir + "/ok.jsonl")
-        events.emit("one")
-        events.emit("two")
+        events.emit(.publishing(true))
+        events.emit(.publishing(false))
         XCTAssertEqual(failures.all, ["events to /dev/full: No space left on device; no more events are written there"])
         let lines = try String(contentsOfFile: dir + "/ok.jsonl", encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.count, 3, "one, the warning, two: \(lines)")

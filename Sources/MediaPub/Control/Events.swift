@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,38 +10,44 @@ import Darwin
 /// destinations given (a file, or stdout for `-`). A destination whose write
 /// fails (a closed pipe, a full disk, `/dev/full`) is dropped with one warning;
 /// the others, the listeners and the broadcast go on.
-public final class Events: @unchecked Sendable {
+public final class Events: Sendable {
     private struct Destination {
         let fd: Int32
         let name: String
         /// Opened here, closed here (stdout is not).
         let owned: Bool
     }
-    private let lock = NSLock()
-    private var destinations: [Destination] = []
-    private var listeners: [(Data) -> Void] = []
-    private var failureHandler: ((String) -> Void)?
-    /// The last `ts` given: events are stamped, written and heard in one order, and
-    /// their times never go back (not across threads, nor when the wall clock is set back).
-    private var lastStamp = Date.distantPast
+
+    private struct State {
+        var destinations: [Destination] = []
+        var listeners: [@Sendable (Data) -> Void] = []
+        var failureHandler: (@Sendable (String) -> Void)?
+        /// The last `ts` given: events are stamped, written and heard in one order, and
+        /// their times never go back (not across threads, nor when the wall clock is set back).
+        var lastStamp = Date.distantPast
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
     deinit {
-        for d in destinations where d.owned { close(d.fd) }
+        state.withLock { s in
+            for d in s.destinations where d.owned { close(d.fd) }
+        }
     }
 
     /// Called once for each destination dropped because a write to it failed,
     /// with a one-line message (a `warning` event with it goes to the others).
-    public var onDestinationFailure: ((String) -> Void)? {
-        get { lock.lock(); defer { lock.unlock() }; return failureHandler }
-        set { lock.lock(); failureHandler = newValue; lock.unlock() }
+    public var onDestinationFailure: (@Sendable (String) -> Void)? {
+        get { state.withLock { $0.failureHandler } }
+        set { state.withLock { $0.failureHandler = newValue } }
     }
 
     /// Adds a JSON-lines destination: a path, or `-` for stdout.
     public func addDestination(path: String) throws {
         if path == "-" {
-            lock.lock(); destinations.append(Destination(fd: STDOUT_FILENO, name: "stdout", owned: false)); lock.unlock()
+            state.withLock { $0.destinations.append(Destination(fd: STDOUT_FILENO, name: "stdout", owned: false)) }
             return
         }
         if !FileManager.default.fileExists(atPath: path) {
@@ -52,42 +59,36 @@ public final class Events: @unchecked Sendable {
         guard fd >= 0 else {
             throw MediaPubError.usage("--events \(path): cannot open for writing")
         }
-        lock.lock(); destinations.append(Destination(fd: fd, name: path, owned: true)); lock.unlock()
+        state.withLock { $0.destinations.append(Destination(fd: fd, name: path, owned: true)) }
     }
 
     /// `listener` gets each event as the JSON object the destinations get (no newline).
-    public func addListener(_ listener: @escaping (Data) -> Void) {
-        lock.lock(); listeners.append(listener); lock.unlock()
+    public func addListener(_ listener: @escaping @Sendable (Data) -> Void) {
+        state.withLock { $0.listeners.append(listener) }
     }
 
     /// Stamps, writes and hands out one event. Listeners are called in event order,
     /// under the events' lock: they must only queue the event (never emit one).
-    public func emit(_ event: String, _ fields: [String: Any] = [:]) {
-        var object = fields
-        object["event"] = event
-        var failures: [String] = []
-        lock.lock()
-        let now = max(Date(), lastStamp)
-        lastStamp = now
-        object["ts"] = Events.timestamp(now)
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            lock.unlock()
-            return
+    public func emit(_ event: Event) {
+        let (failures, onFailure) = state.withLock { s -> ([String], (@Sendable (String) -> Void)?) in
+            let now = max(Date(), s.lastStamp)
+            s.lastStamp = now
+            guard let data = JSONLine.encode(StampedEvent(ts: Events.timestamp(now), event: event)) else { return ([], nil) }
+            let line = data + Data("\n".utf8)
+            var failures: [String] = []
+            s.destinations.removeAll { d in
+                let code = FDWrite.all(d.fd, line)
+                guard code != 0 else { return false }
+                failures.append("events to \(d.name): \(FDWrite.reason(code)); no more events are written there")
+                if d.owned { close(d.fd) }
+                return true
+            }
+            for listener in s.listeners { listener(data) }
+            return (failures, s.failureHandler)
         }
-        let line = data + Data("\n".utf8)
-        destinations.removeAll { d in
-            let code = FDWrite.all(d.fd, line)
-            guard code != 0 else { return false }
-            failures.append("events to \(d.name): \(FDWrite.reason(code)); no more events are written there")
-            if d.owned { close(d.fd) }
-            return true
-        }
-        for listener in listeners { listener(data) }
-        let onFailure = failureHandler
-        lock.unlock()
         for why in failures {
             onFailure?(why)
-            emit("warning", ["message": why])
+            emit(.warning(why))
         }
     }
 

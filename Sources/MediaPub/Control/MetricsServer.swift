@@ -1,5 +1,6 @@
 import Foundation
 import CSoup
+import Synchronization
 
 /// `--metrics ADDR:PORT`: Prometheus text metrics over HTTP at `/metrics`
 /// (loopback unless an address is given), served by libsoup on a thread of
@@ -8,24 +9,24 @@ import CSoup
 /// start, a connection idle for `idleTimeout` is closed, at most
 /// `maxConnections` are open (a new one closes the oldest that is still
 /// sending its request), and soup caps a request head at 64 KiB.
-public final class MetricsServer: @unchecked Sendable {
+public final class MetricsServer: Sendable {
     /// Where it listens, `ADDR:PORT` (the address filled in when `spec` had none).
     public let address: String
     private let loop: SoupLoop
 
     /// `spec` is `PORT`, `:PORT` or `ADDR:PORT`.
-    public convenience init(spec: String, render: @escaping () -> String) throws {
+    public convenience init(spec: String, render: @escaping @Sendable () -> String) throws {
         try self.init(spec: spec, limits: .standard, render: render)
     }
 
-    struct Limits {
+    struct Limits: Sendable {
         var requestTimeout: Double
         var idleTimeout: UInt32
         var maxConnections: Int
         static let standard = Limits(requestTimeout: 5, idleTimeout: 30, maxConnections: 64)
     }
 
-    init(spec: String, limits: Limits, render: @escaping () -> String) throws {
+    init(spec: String, limits: Limits, render: @escaping @Sendable () -> String) throws {
         let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let host = parts.count > 1 && !parts[0].isEmpty ? parts[0] : "127.0.0.1"
         guard let port = UInt16(parts.last ?? ""), port > 0 else {
@@ -42,74 +43,31 @@ public final class MetricsServer: @unchecked Sendable {
 
     /// Stops serving: open connections are closed, the thread is joined.
     public func stop() { loop.stop() }
-
-    /// The Prometheus exposition of a broadcast's status.
-    static func exposition(_ status: [String: Any]) -> String {
-        var out = ""
-        func metric(_ name: String, _ help: String, _ type: String, _ samples: [(labels: String, value: Double)]) {
-            out += "# HELP mediapub_\(name) \(help)\n# TYPE mediapub_\(name) \(type)\n"
-            for s in samples { out += "mediapub_\(name)\(s.labels.isEmpty ? "" : "{\(s.labels)}") \(s.value)\n" }
-        }
-        func label(_ s: Any?) -> String {
-            "\(s ?? "")".replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        }
-        metric("uptime_seconds", "Seconds since the run started.", "gauge", [("", Double(status["uptime_ms"] as? Int ?? 0) / 1000)])
-        metric("output_time_seconds", "Seconds of output timeline produced.", "counter", [("", Double(status["output_time_ms"] as? Int ?? 0) / 1000)])
-        metric("publishing", "The publishing flag (1 on, 0 standby).", "gauge", [("", (status["publishing"] as? Bool ?? false) ? 1 : 0)])
-        let players = status["players"] as? [[String: Any]] ?? []
-        metric("player_position_seconds", "Position in the current item.", "gauge", players.map {
-            ("player=\"\(label($0["id"]))\"", Double($0["position_ms"] as? Int ?? 0) / 1000) })
-        metric("player_state", "1 for the player's current state.", "gauge", players.map {
-            ("player=\"\(label($0["id"]))\",state=\"\(label($0["state"]))\"", 1) })
-        let outputs = status["outputs"] as? [[String: Any]] ?? []
-        func o(_ key: String) -> [(String, Double)] {
-            outputs.map { ("output=\"\(label($0["id"]))\",url=\"\(label($0["url"]))\"", Double("\($0[key] ?? 0)") ?? 0) }
-        }
-        metric("output_bytes_sent_total", "Encoded bytes handed to the output.", "counter", o("bytes_sent"))
-        metric("output_bitrate_kbps", "Recent bitrate of the output.", "gauge", o("bitrate_kbps"))
-        metric("output_reconnects_total", "Reconnections of the output.", "counter", o("reconnects"))
-        metric("output_state", "1 for the output's current state.", "gauge", outputs.map {
-            ("output=\"\(label($0["id"]))\",url=\"\(label($0["url"]))\",state=\"\(label($0["state"]))\"", 1) })
-        let acked = outputs.filter { $0["bytes_acked"] != nil }
-        metric("output_bytes_acked_total", "Bytes the RTMP server's TCP stack acknowledged on the current connection.", "counter",
-               acked.map { ("output=\"\(label($0["id"]))\",url=\"\(label($0["url"]))\"", Double("\($0["bytes_acked"] ?? 0)") ?? 0) })
-        // SRT callers: what the peer acknowledges, and how the link fares.
-        let srt = outputs.compactMap { o -> (String, [String: Any])? in
-            guard let stats = o["srt"] as? [String: Any] else { return nil }
-            return ("output=\"\(label(o["id"]))\",url=\"\(label(o["url"]))\"", stats)
-        }
-        func s(_ key: String) -> [(String, Double)] { srt.map { ($0.0, Double("\($0.1[key] ?? 0)") ?? 0) } }
-        metric("output_srt_rtt_milliseconds", "Round-trip time to the SRT peer.", "gauge", s("rtt_ms"))
-        metric("output_srt_acks_total", "Acknowledgements the SRT peer sent.", "counter", s("acks_received"))
-        metric("output_srt_packets_lost_total", "Packets the SRT peer reported lost.", "counter", s("packets_lost"))
-        metric("output_srt_packets_retransmitted_total", "Packets sent again.", "counter", s("retransmitted"))
-        metric("output_srt_packets_dropped_total", "Packets dropped as too late to send.", "counter", s("dropped"))
-        return out
-    }
 }
 
 /// The libsoup side of the metrics endpoint. Everything but `start`/`stop`
 /// runs on its own thread, inside the GMainContext that thread iterates.
 private typealias Socket = UnsafeMutablePointer<GSocket>
 
-private final class SoupLoop: @unchecked Sendable {
+private final class SoupLoop: Sendable {
     private let limits: MetricsServer.Limits
-    private let render: () -> String
-    private let lock = NSLock()
-    private var context: OpaquePointer?      // GMainContext*
-    private var mainLoop: OpaquePointer?     // GMainLoop*
-    private var thread: Thread?
-    private var startFailure: String?
+    private let render: @Sendable () -> String
     private let finished = DispatchSemaphore(value: 0)
 
-    // Touched only on the soup thread.
-    /// Requests still being read, oldest first: at most `maxConnections` (each holds its
-    /// message, and so its connection; a connection is no longer counted once its request
-    /// was read: soup does not free a closed connection's GSocket, so counting sockets
-    /// refused every other scrape after 64 connections).
-    private var pending: [PendingRequest] = []
+    private struct State {
+        /// Set while the loop runs.
+        var running: RunningLoop?
+        var startFailure: String?
+        /// Requests still being read, oldest first (touched on the soup thread only): at most
+        /// `maxConnections` (each holds its message, and so its connection; a connection is no
+        /// longer counted once its request was read: soup does not free a closed connection's
+        /// GSocket, so counting sockets refused every other scrape after 64 connections).
+        /// Soup is never called with the lock held (its signals may call back in).
+        var pending: [PendingRequest] = []
+    }
+    private let state = Mutex(State())
 
-    init(limits: MetricsServer.Limits, render: @escaping () -> String) {
+    init(limits: MetricsServer.Limits, render: @escaping @Sendable () -> String) {
         self.limits = limits
         self.render = render
     }
@@ -134,13 +92,13 @@ private final class SoupLoop: @unchecked Sendable {
                     Unmanaged<SoupLoop>.fromOpaque(me).takeUnretainedValue().started(msg)
                 }, me)
             }
-            lock.lock(); self.context = context; self.mainLoop = mainLoop; startFailure = failure; lock.unlock()
+            let running = RunningLoop(context: context, mainLoop: mainLoop)
+            state.withLock { $0.running = running; $0.startFailure = failure }
             ready.signal()
             if failure == nil { g_main_loop_run(mainLoop) }
             if let server {
                 soup_server_disconnect(server)
-                for request in pending { request.cancel() }
-                pending.removeAll()
+                for request in state.withLock({ s in defer { s.pending.removeAll() }; return s.pending }) { request.cancel() }
                 g_object_unref(UnsafeMutableRawPointer(server))
             }
             // Let the disconnected connections finish closing before the context goes.
@@ -151,11 +109,10 @@ private final class SoupLoop: @unchecked Sendable {
             finished.signal()
         }
         thread.name = "metrics"
-        self.thread = thread
         thread.start()
         ready.wait()
-        lock.lock(); let failure = startFailure; lock.unlock()
-        if failure != nil { finished.wait(); lock.lock(); mainLoop = nil; context = nil; lock.unlock() }
+        let failure = state.withLock { $0.startFailure }
+        if failure != nil { finished.wait(); state.withLock { $0.running = nil } }
         return failure
     }
 
@@ -186,11 +143,8 @@ private final class SoupLoop: @unchecked Sendable {
 
     /// Quits the loop from inside it (an idle source on its context) and joins the thread.
     func stop() {
-        lock.lock()
-        let context = self.context, mainLoop = self.mainLoop
-        self.context = nil; self.mainLoop = nil
-        lock.unlock()
-        guard let context, let mainLoop else { return }
+        guard let running = state.withLock({ s in defer { s.running = nil }; return s.running }),
+              let context = running.context, let mainLoop = running.mainLoop else { return }
         let source = g_idle_source_new()
         g_source_set_callback(source, { loop in
             if let loop { g_main_loop_quit(OpaquePointer(loop)) }
@@ -225,12 +179,13 @@ private final class SoupLoop: @unchecked Sendable {
         if let body = soup_server_message_get_request_body(msg) { soup_message_body_set_accumulate(body, 0) }
         guard let socket = soup_server_message_get_socket(msg) else { return }
         g_socket_set_timeout(socket, limits.idleTimeout)
-        if pending.count >= limits.maxConnections, let oldest = pending.first {
+        let maxConnections = limits.maxConnections
+        if let oldest = state.withLock({ $0.pending.count >= maxConnections ? $0.pending.first : nil }) {
             // Full: make room by closing the connection that has been sending its request longest.
             requestTimedOut(oldest)
         }
         let request = PendingRequest(msg: msg, socket: socket, owner: self)
-        pending.append(request)
+        state.withLock { $0.pending.append(request) }
         request.arm(seconds: limits.requestTimeout)
     }
 
@@ -241,7 +196,7 @@ private final class SoupLoop: @unchecked Sendable {
 
     fileprivate func requestRead(_ request: PendingRequest) {
         request.cancel()
-        pending.removeAll { $0 === request }
+        state.withLock { $0.pending.removeAll { $0 === request } }
     }
 
     fileprivate func requestTimedOut(_ request: PendingRequest) {
@@ -250,9 +205,17 @@ private final class SoupLoop: @unchecked Sendable {
     }
 }
 
+/// The GMainContext and GMainLoop of the soup thread, as `stop` reaches them.
+// @unchecked: wraps GLib pointers; from other threads only g_source_attach (thread-safe) touches them.
+private struct RunningLoop: @unchecked Sendable {
+    let context: OpaquePointer?      // GMainContext*
+    let mainLoop: OpaquePointer?     // GMainLoop*
+}
+
 /// One request being read: a deadline, and the signals that end the wait.
 /// Holds a reference on the message so that its signals can be disconnected.
-private final class PendingRequest {
+// @unchecked: wraps a SoupServerMessage and its GSource timer (C objects), touched on the soup thread only.
+private final class PendingRequest: @unchecked Sendable {
     let msg: OpaquePointer
     let socket: Socket
     private unowned let owner: SoupLoop

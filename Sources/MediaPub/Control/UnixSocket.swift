@@ -23,7 +23,7 @@ func syscall(_ name: String, _ body: () -> Int32) throws -> Int32 {
 }
 
 /// A connected or listening Unix stream socket; owns its descriptor.
-final class UnixSocket {
+final class UnixSocket: Sendable {
     let fd: Int32
 
     private init(fd: Int32) { self.fd = fd }
@@ -45,7 +45,7 @@ final class UnixSocket {
     }
 
     /// What is at a path: its device and inode, and whether it is a socket.
-    struct Identity: Equatable {
+    struct Identity: Equatable, Sendable {
         let device: UInt64
         let inode: UInt64
         let isSocket: Bool

@@ -7,7 +7,7 @@ public enum OutputState: String, Sendable {
 }
 
 /// A snapshot of an output for status and metrics.
-public struct OutputStatus: Sendable {
+public struct OutputStatus: Sendable, Codable {
     /// Its `id:`, else its index.
     public var id: String
     public var url: String        // masked; a recording's file as written
@@ -20,6 +20,12 @@ public struct OutputStatus: Sendable {
     public var srt: SRTStats?
     /// An RTMP output's bytes the server's TCP stack acknowledged on this connection (nil when unknown).
     public var bytesAcked: Int?
+
+    /// As `status.outputs[]` shows it (`error`, `bytes_acked` and `srt` only when set).
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, url, state, reconnects, error, srt
+        case bytesSent = "bytes_sent", bitrateKbps = "bitrate_kbps", bytesAcked = "bytes_acked"
+    }
 }
 
 /// One output: its own muxing pipeline (appsrc → parse → mux → sink) fed with

@@ -4,7 +4,7 @@ import Foundation
 
 /// What an SRT caller's socket says of its peer (srtsink's `stats`): how many
 /// packets the peer acknowledged, round-trip time, losses, retransmissions, drops.
-public struct SRTStats: Sendable, Equatable {
+public struct SRTStats: Sendable, Equatable, Codable {
     public var packetsSent: Int64 = 0
     public var acksReceived: Int64 = 0
     public var packetsLost: Int64 = 0
@@ -13,6 +13,12 @@ public struct SRTStats: Sendable, Equatable {
     public var rttMs: Double = 0
 
     public init() {}
+
+    /// As `status.outputs[].srt` shows it.
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case retransmitted, dropped
+        case rttMs = "rtt_ms", packetsSent = "packets_sent", acksReceived = "acks_received", packetsLost = "packets_lost"
+    }
 
     /// The statistics of an srtsink in caller mode, or nil when it has none (yet).
     static func read(from sink: Element) -> SRTStats? {

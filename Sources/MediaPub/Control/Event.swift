@@ -1,0 +1,132 @@
+import Foundation
+
+/// One event of the stream (SPEC §7): what `--events` writes a line of, and
+/// what the webhook is sent. Each is a JSON object with `event` (its name),
+/// `ts` (stamped by `Events`) and the fields of its case.
+public enum Event: Sendable, Equatable {
+    /// The run is starting, running or stopping.
+    case runState(RunState, name: String)
+    /// A player's state changed; `error` says why when it is `error`.
+    case playerState(player: String, state: PlayerState, error: String?)
+    /// Every `progress_interval` while a player plays.
+    case playerProgress(player: String, positionMs: Int, durationMs: Int?)
+    /// A player began an item (its source masked).
+    case playerTrack(player: String, index: Int, source: String, durationMs: Int?, tags: NowPlaying)
+    /// The publishing flag was set.
+    case publishing(Bool)
+    /// An output's state changed (its URL masked); `error` when it is failing.
+    case outputState(output: String, url: String, state: OutputState, error: String?)
+    case warning(String)
+    case error(String)
+    /// The run is over: why, and the process's exit code.
+    case runStopped(reason: String, exitCode: Int32)
+
+    /// Every event name, as the `event` field has it.
+    public static let names = ["run.state", "player.state", "player.progress", "player.track", "publishing",
+                               "output.state", "warning", "error", "run.stopped"]
+
+    /// The `event` field.
+    public var name: String {
+        switch self {
+        case .runState: return "run.state"
+        case .playerState: return "player.state"
+        case .playerProgress: return "player.progress"
+        case .playerTrack: return "player.track"
+        case .publishing: return "publishing"
+        case .outputState: return "output.state"
+        case .warning: return "warning"
+        case .error: return "error"
+        case .runStopped: return "run.stopped"
+        }
+    }
+
+    /// Every field an event line can have.
+    enum Field: String, CodingKey, CaseIterable {
+        case event, ts, state, name, player, error, index, source, tags, publishing, output, url, message, reason
+        case positionMs = "position_ms"
+        case durationMs = "duration_ms"
+        case exitCode = "exit_code"
+    }
+}
+
+extension Event: Codable {
+    /// Writes `event` and the case's fields (absent optional errors left out;
+    /// an unknown duration is null).
+    public func encode(to encoder: Swift.Encoder) throws {
+        var c = encoder.container(keyedBy: Field.self)
+        try c.encode(name, forKey: .event)
+        switch self {
+        case .runState(let state, let name):
+            try c.encode(state, forKey: .state)
+            try c.encode(name, forKey: .name)
+        case .playerState(let player, let state, let error):
+            try c.encode(player, forKey: .player)
+            try c.encode(state, forKey: .state)
+            try c.encodeIfPresent(error, forKey: .error)
+        case .playerProgress(let player, let position, let duration):
+            try c.encode(player, forKey: .player)
+            try c.encode(position, forKey: .positionMs)
+            try c.encode(duration, forKey: .durationMs)
+        case .playerTrack(let player, let index, let source, let duration, let tags):
+            try c.encode(player, forKey: .player)
+            try c.encode(index, forKey: .index)
+            try c.encode(source, forKey: .source)
+            try c.encode(duration, forKey: .durationMs)
+            try c.encode(tags, forKey: .tags)
+        case .publishing(let on):
+            try c.encode(on, forKey: .publishing)
+        case .outputState(let output, let url, let state, let error):
+            try c.encode(output, forKey: .output)
+            try c.encode(url, forKey: .url)
+            try c.encode(state, forKey: .state)
+            try c.encodeIfPresent(error, forKey: .error)
+        case .warning(let message), .error(let message):
+            try c.encode(message, forKey: .message)
+        case .runStopped(let reason, let code):
+            try c.encode(reason, forKey: .reason)
+            try c.encode(code, forKey: .exitCode)
+        }
+    }
+
+    public init(from decoder: Swift.Decoder) throws {
+        let c = try decoder.container(keyedBy: Field.self)
+        func string(_ f: Field) throws -> String { try c.decode(String.self, forKey: f) }
+        func int(_ f: Field) throws -> Int { try c.decode(Int.self, forKey: f) }
+        let name = try string(.event)
+        switch name {
+        case "run.state": self = .runState(try c.decode(RunState.self, forKey: .state), name: try string(.name))
+        case "player.state":
+            self = .playerState(player: try string(.player), state: try c.decode(PlayerState.self, forKey: .state),
+                                error: try c.decodeIfPresent(String.self, forKey: .error))
+        case "player.progress":
+            self = .playerProgress(player: try string(.player), positionMs: try int(.positionMs),
+                                   durationMs: try c.decodeIfPresent(Int.self, forKey: .durationMs))
+        case "player.track":
+            self = .playerTrack(player: try string(.player), index: try int(.index), source: try string(.source),
+                                durationMs: try c.decodeIfPresent(Int.self, forKey: .durationMs),
+                                tags: try c.decode(NowPlaying.self, forKey: .tags))
+        case "publishing": self = .publishing(try c.decode(Bool.self, forKey: .publishing))
+        case "output.state":
+            self = .outputState(output: try string(.output), url: try string(.url),
+                                state: try c.decode(OutputState.self, forKey: .state),
+                                error: try c.decodeIfPresent(String.self, forKey: .error))
+        case "warning": self = .warning(try string(.message))
+        case "error": self = .error(try string(.message))
+        case "run.stopped": self = .runStopped(reason: try string(.reason), exitCode: try c.decode(Int32.self, forKey: .exitCode))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription: "unknown event \(name)")
+        }
+    }
+}
+
+/// An event as written: the event's fields and the time it was stamped with.
+struct StampedEvent: Encodable {
+    let ts: String
+    let event: Event
+
+    func encode(to encoder: Swift.Encoder) throws {
+        try event.encode(to: encoder)
+        var c = encoder.container(keyedBy: Event.Field.self)
+        try c.encode(ts, forKey: .ts)
+    }
+}

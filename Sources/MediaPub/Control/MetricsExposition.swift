@@ -1,0 +1,50 @@
+import Foundation
+
+/// The Prometheus text exposition of a run's status (`/metrics`): every metric
+/// is named `mediapub_*`, with `# HELP` and `# TYPE` lines even when it has no
+/// sample yet.
+enum MetricsExposition {
+    static func render(_ status: RunStatus) -> String {
+        var out = ""
+        func metric(_ name: String, _ help: String, _ type: String, _ samples: [(labels: String, value: Double)]) {
+            out += "# HELP mediapub_\(name) \(help)\n# TYPE mediapub_\(name) \(type)\n"
+            for s in samples { out += "mediapub_\(name)\(s.labels.isEmpty ? "" : "{\(s.labels)}") \(s.value)\n" }
+        }
+        metric("uptime_seconds", "Seconds since the run started.", "gauge", [("", Double(status.uptimeMs) / 1000)])
+        metric("output_time_seconds", "Seconds of output timeline produced.", "counter", [("", Double(status.outputTimeMs) / 1000)])
+        metric("publishing", "The publishing flag (1 on, 0 standby).", "gauge", [("", status.publishing ? 1 : 0)])
+        let players = status.players
+        metric("player_position_seconds", "Position in the current item.", "gauge", players.map {
+            ("player=\"\(label($0.id))\"", Double($0.positionMs) / 1000) })
+        metric("player_state", "1 for the player's current state.", "gauge", players.map {
+            ("player=\"\(label($0.id))\",state=\"\(label($0.state.rawValue))\"", 1) })
+        let outputs = status.outputs
+        func o(_ value: (OutputStatus) -> Double) -> [(String, Double)] { outputs.map { (outputLabels($0), value($0)) } }
+        metric("output_bytes_sent_total", "Encoded bytes handed to the output.", "counter", o { Double($0.bytesSent) })
+        metric("output_bitrate_kbps", "Recent bitrate of the output.", "gauge", o { Double($0.bitrateKbps) })
+        metric("output_reconnects_total", "Reconnections of the output.", "counter", o { Double($0.reconnects) })
+        metric("output_state", "1 for the output's current state.", "gauge", outputs.map {
+            (outputLabels($0) + ",state=\"\(label($0.state.rawValue))\"", 1) })
+        metric("output_bytes_acked_total", "Bytes the RTMP server's TCP stack acknowledged on the current connection.", "counter",
+               outputs.compactMap { o in o.bytesAcked.map { (outputLabels(o), Double($0)) } })
+        // SRT callers: what the peer acknowledges, and how the link fares.
+        func s(_ value: (SRTStats) -> Double) -> [(String, Double)] {
+            outputs.compactMap { o in o.srt.map { (outputLabels(o), value($0)) } }
+        }
+        metric("output_srt_rtt_milliseconds", "Round-trip time to the SRT peer.", "gauge", s { $0.rttMs })
+        metric("output_srt_acks_total", "Acknowledgements the SRT peer sent.", "counter", s { Double($0.acksReceived) })
+        metric("output_srt_packets_lost_total", "Packets the SRT peer reported lost.", "counter", s { Double($0.packetsLost) })
+        metric("output_srt_packets_retransmitted_total", "Packets sent again.", "counter", s { Double($0.retransmitted) })
+        metric("output_srt_packets_dropped_total", "Packets dropped as too late to send.", "counter", s { Double($0.dropped) })
+        return out
+    }
+
+    private static func outputLabels(_ o: OutputStatus) -> String {
+        "output=\"\(label(o.id))\",url=\"\(label(o.url))\""
+    }
+
+    /// A label value with `\` and `"` escaped.
+    private static func label(_ s: String) -> String {
+        s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+}

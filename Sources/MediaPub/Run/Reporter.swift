@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+
+/// A log line that goes with an event.
+struct LogLine: Sendable, Equatable {
+    let level: LogLevel
+    let text: String
+    static func error(_ text: String) -> LogLine { LogLine(level: .error, text: text) }
+    static func warn(_ text: String) -> LogLine { LogLine(level: .warn, text: text) }
+    static func info(_ text: String) -> LogLine { LogLine(level: .info, text: text) }
+    static func debug(_ text: String) -> LogLine { LogLine(level: .debug, text: text) }
+}
+
+extension Event {
+    /// The log line an event has when its reporter says nothing else: warnings
+    /// and errors as they are, a player's state change (debug; error when it
+    /// failed); nil for the events the log does not repeat.
+    var logLine: LogLine? {
+        switch self {
+        case .warning(let text): return .warn(text)
+        case .error(let text): return .error(text)
+        case .playerState(let player, let state, let error):
+            return error.map { .error("player \(player): \($0)") } ?? .debug("player \(player): \(state.rawValue)")
+        case .runState, .playerProgress, .playerTrack, .publishing, .outputState, .runStopped:
+            return nil
+        }
+    }
+}
+
+/// Says each happening of a run once, to the log and to the event stream
+/// alike, in that order.
+final class Reporter: Sendable {
+    let log: Logger
+    let events: Events
+    /// Each player's last item (index, source), to log a repeat once, not every loop.
+    private let lastTrack = Mutex<[String: (index: Int, source: String)]>([:])
+
+    init(log: Logger, events: Events) {
+        self.log = log
+        self.events = events
+    }
+
+    /// `event` with `line` in the log (none when nil).
+    func report(_ event: Event, _ line: LogLine?) {
+        if let line { log.log(line.level, line.text) }
+        events.emit(event)
+    }
+
+    /// `event` with its own log line (`Event.logLine`).
+    func report(_ event: Event) { report(event, event.logLine) }
+
+    /// What a player says.
+    func player(_ event: PlayerEvent, of player: MediaPlayer) {
+        switch event {
+        case .state(let state, let error):
+            report(.playerState(player: player.id, state: state, error: error))
+        case .track(let index, let source, let durationMs, let tags):
+            // Said once per item change; a repeating item going round again is a debug line
+            // (a 10 s loop would otherwise log 8,640 lines a day).
+            let again = lastTrack.withLock { last in
+                defer { last[player.id] = (index, source) }
+                return last[player.id].map { $0.index == index && $0.source == source } ?? false
+            }
+            let masked = SecretMask.mask(url: source)
+            let text = "player \(player.id): playing \(masked)"
+            report(.playerTrack(player: player.id, index: index, source: masked, durationMs: durationMs, tags: tags),
+                   again ? .debug(text + " again") : .info(text))
+        case .progress(let position, let duration):
+            report(.playerProgress(player: player.id, positionMs: position, durationMs: duration))
+        case .warning(let text):
+            report(.warning(text))
+        }
+    }
+
+    /// An output's state change. In logs an output is its URL; its id too where
+    /// the URL alone would not tell it apart from the others in `outputs`.
+    func output(_ output: Output, _ state: OutputState, _ error: String?, among outputs: [Output]) {
+        let shown = output.shownURL
+        let label = output.hasExplicitID || (outputs.filter { $0.maskedURL == output.maskedURL }.count > 1)
+            ? "\(output.id) (\(shown))" : shown
+        report(.outputState(output: output.id, url: shown, state: state, error: error),
+               error.map { .warn("output \(label): \(state.rawValue): \($0)") } ?? .info("output \(label): \(state.rawValue)"))
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// How a run is set up beyond the preset (SPEC §2 run options).
+public struct RunOptions: Sendable {
+    /// Replaces the preset's outputs when not empty.
+    public var outputs: [OutputURL] = []
+    public var duration: TimeInterval?
+    /// nil: realtime when any network output exists.
+    public var realtime: Bool?
+    /// The control socket's path; nil: no control socket.
+    public var controlPath: String?
+    /// `--metrics ADDR:PORT`; nil: no metrics endpoint.
+    public var metrics: String?
+    public init() {}
+}
+
+/// The outcome of a run and its exit code (SPEC §2).
+public struct RunResult: Sendable {
+    public var exitCode: Int32
+    public var reason: String
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// What a run offers the world while it runs, besides its outputs: the
+/// webhook (from before the first event), the control socket and `/metrics`.
+/// Used by the run's own thread only; stopped in reverse order.
+struct RunServices {
+    private var webhook: Webhook?
+    private var control: ControlServer?
+    private var metrics: MetricsServer?
+    private let reporter: Reporter
+
+    /// Starts the webhook, when the preset has one: it hears every event from here on.
+    init(webhook url: String?, reporter: Reporter) {
+        self.reporter = reporter
+        if let url {
+            let hook = Webhook(url: url, log: reporter.log) { [reporter] text in reporter.report(.warning(text)) }
+            reporter.events.addListener { hook.send($0) }
+            webhook = hook
+        }
+    }
+
+    /// The control socket and `/metrics`, as `options` ask. Either failing is a
+    /// warning, and the run goes on without it, unless another running instance
+    /// answers on the control path: that is thrown, and nothing should start.
+    mutating func start(_ options: RunOptions, for broadcast: Broadcast) throws(ControlPathInUse) {
+        let log = reporter.log
+        if let path = options.controlPath {
+            do {
+                control = try ControlServer(path: path) { [weak broadcast] words in
+                    guard let broadcast else { return .failure("stopping") }
+                    return ControlCommands.handle(words, broadcast: broadcast)
+                }
+                log.info("control socket \(path)")
+            } catch let inUse as ControlPathInUse {
+                throw inUse
+            } catch {
+                log.warn("\(error); running without a control socket")
+            }
+        }
+        if let spec = options.metrics {
+            do {
+                let server = try MetricsServer(spec: spec) { [weak broadcast] in
+                    broadcast.map { MetricsExposition.render($0.status()) } ?? ""
+                }
+                log.info("metrics at http://\(server.address)/metrics")
+                metrics = server
+            } catch {
+                log.warn("\(error); running without metrics")
+            }
+        }
+    }
+
+    /// Stops `/metrics` and the control socket, then gives the webhook a short while to deliver what is queued.
+    func stop() {
+        metrics?.stop()
+        control?.stop()
+        webhook?.drain(timeout: 2)
+    }
+}
