@@ -30,10 +30,10 @@ run options:
   --metrics ADDR:PORT   Prometheus metrics over HTTP at /metrics (loopback by default)
 """
 
-func fail(_ message: String, code: Int32 = 2) -> Never {
+func fail(_ message: String, code: ExitCode = .usage) -> Never {
     // A write that fails (stderr closed or full) must not trap: the exit code still tells.
     FDWrite.all(STDERR_FILENO, Data(("mediapub: " + message + "\n").utf8))
-    exit(code)
+    exit(code.rawValue)
 }
 
 struct Arguments {
@@ -151,7 +151,7 @@ case "validate":
     guard let file = args.positional.first ?? args.presetFile else { fail("validate needs a preset FILE\n\(usage)") }
     let preset = loadPreset(file, overrides: args.overrides)
     print(preset.resolvedYAML(), terminator: "")
-    exit(0)
+    exit(ExitCode.finished.rawValue)
 
 case "probe":
     guard let source = args.positional.first else { fail("probe needs a SOURCE\n\(usage)") }
@@ -162,7 +162,7 @@ case "probe":
         print(String(decoding: data, as: UTF8.self))
         exit(0)
     } catch {
-        fail("\(error)", code: 1)
+        fail("\(error)", code: .failed)
     }
 
 case "ctl":
@@ -178,9 +178,9 @@ case "ctl":
     do {
         let reply = try ControlServer.send(command, to: path)
         print(JSONLine.text(reply) ?? "{\"ok\":false}")
-        exit(reply["ok"] == .bool(true) ? 0 : 1)
+        exit((reply["ok"] == .bool(true) ? ExitCode.finished : .failed).rawValue)
     } catch {
-        fail("ctl: \(error)", code: 1)
+        fail("ctl: \(error)", code: .failed)
     }
 
 default:
@@ -193,7 +193,7 @@ default:
         lockFD = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lockFD >= 0 else { fail("--lock \(lockPath): \(String(cString: strerror(errno)))") }
         if flock(lockFD, LOCK_EX | LOCK_NB) != 0 {
-            fail("--lock \(lockPath): held by another instance", code: 3)
+            fail("--lock \(lockPath): held by another instance", code: .locked)
         }
     }
     let log = Logger(level: args.logLevel, format: args.logFormat)
@@ -223,7 +223,7 @@ default:
             signalsSeen += 1
             if signalsSeen > 1 {
                 log.error("second signal: aborting")
-                _exit(1)
+                _exit(ExitCode.failed.rawValue)
             }
             log.info("signal \(sig == SIGINT ? "SIGINT" : "SIGTERM"): finishing outputs")
             broadcast.requestStop()

@@ -21,20 +21,20 @@ final class ExitPolicy: Sendable {
 
     /// How a run that reached its end ends: the failure, if any, else why the timeline stopped.
     func result(stop: CaptureStop, encoderError: String?) -> RunResult {
-        if let failure = failure.withLock({ $0 }) { return RunResult(exitCode: 1, reason: failure) }
-        if stop == .nothingPlayable { return RunResult(exitCode: 1, reason: "nothing playable") }
-        if let encoderError { return RunResult(exitCode: 1, reason: "encoder failed: \(encoderError)") }
+        if let failure = failure.withLock({ $0 }) { return RunResult(.failed, failure) }
+        if stop == .nothingPlayable { return RunResult(.failed, "nothing playable") }
+        if let encoderError { return RunResult(.failed, "encoder failed: \(encoderError)") }
         switch stop {
-        case .duration: return RunResult(exitCode: 0, reason: "duration reached")
-        case .contentEnded: return RunResult(exitCode: 0, reason: "content ended")
-        case .encoderFailed: return RunResult(exitCode: 0, reason: "encoder failed")
-        case .requested, .nothingPlayable: return RunResult(exitCode: 0, reason: "stopped")
+        case .duration: return RunResult(.finished, "duration reached")
+        case .contentEnded: return RunResult(.finished, "content ended")
+        case .encoderFailed: return RunResult(.finished, "encoder failed")
+        case .requested, .nothingPlayable: return RunResult(.finished, "stopped")
         }
     }
 
     /// A run that could not be set up (`message` already masked).
-    static func failedToStart(_ message: String) -> RunResult { RunResult(exitCode: 1, reason: message) }
+    static func failedToStart(_ message: String) -> RunResult { RunResult(.failed, message) }
 
     /// Nothing has started: another instance owns the control path.
-    static func pathInUse(_ inUse: ControlPathInUse) -> RunResult { RunResult(exitCode: 2, reason: "\(inUse)") }
+    static func pathInUse(_ inUse: ControlPathInUse) -> RunResult { RunResult(.usage, "\(inUse)") }
 }

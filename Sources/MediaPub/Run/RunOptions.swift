@@ -18,4 +18,9 @@ public struct RunOptions: Sendable {
 public struct RunResult: Sendable {
     public var exitCode: Int32
     public var reason: String
+
+    init(_ code: ExitCode, _ reason: String) {
+        exitCode = code.rawValue
+        self.reason = reason
+    }
 }

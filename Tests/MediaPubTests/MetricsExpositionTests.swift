@@ -1,0 +1,48 @@
+import Foundation
+import XCTest
+@testable import MediaPub
+
+/// `/metrics` rendered from a status value: names, types, labels and values.
+final class MetricsExpositionTests: XCTestCase {
+    private func family(_ name: String, _ help: String, _ type: String, _ samples: [String]) -> String {
+        "# HELP mediapub_\(name) \(help)\n# TYPE mediapub_\(name) \(type)\n" + samples.map { "mediapub_\(name)\($0)\n" }.joined()
+    }
+
+    func testExpositionOfAFullStatus() {
+        let rtmp = #"{output="0",url="rtmp://h/app/****"}"#, srt = #"{output="srt",url="srt://h:9000"}"#
+        let expected = [
+            family("uptime_seconds", "Seconds since the run started.", "gauge", [" 81.234"]),
+            family("output_time_seconds", "Seconds of output timeline produced.", "counter", [" 81.0"]),
+            family("publishing", "The publishing flag (1 on, 0 standby).", "gauge", [" 1.0"]),
+            family("player_position_seconds", "Position in the current item.", "gauge", [#"{player="music"} 12.0"#]),
+            family("player_state", "1 for the player's current state.", "gauge", [#"{player="music",state="playing"} 1.0"#]),
+            family("output_bytes_sent_total", "Encoded bytes handed to the output.", "counter", [rtmp + " 1843200.0", srt + " 2048.0"]),
+            family("output_bitrate_kbps", "Recent bitrate of the output.", "gauge", [rtmp + " 2610.0", srt + " 0.0"]),
+            family("output_reconnects_total", "Reconnections of the output.", "counter", [rtmp + " 0.0", srt + " 3.0"]),
+            family("output_state", "1 for the output's current state.", "gauge",
+                   [#"{output="0",url="rtmp://h/app/****",state="publishing"} 1.0"#, #"{output="srt",url="srt://h:9000",state="reconnecting"} 1.0"#]),
+            family("output_bytes_acked_total", "Bytes the RTMP server's TCP stack acknowledged on the current connection.", "counter",
+                   [srt + " 1024.0"]),
+            family("output_srt_rtt_milliseconds", "Round-trip time to the SRT peer.", "gauge", [srt + " 12.5"]),
+            family("output_srt_acks_total", "Acknowledgements the SRT peer sent.", "counter", [srt + " 10.0"]),
+            family("output_srt_packets_lost_total", "Packets the SRT peer reported lost.", "counter", [srt + " 2.0"]),
+            family("output_srt_packets_retransmitted_total", "Packets sent again.", "counter", [srt + " 3.0"]),
+            family("output_srt_packets_dropped_total", "Packets dropped as too late to send.", "counter", [srt + " 1.0"]),
+        ].joined()
+        XCTAssertEqual(MetricsExposition.render(TypedSamples.status), expected)
+    }
+
+    func testEveryFamilyIsThereBeforeItHasSamples() {
+        let empty = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
+        let lines = MetricsExposition.render(empty).split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 15)
+        XCTAssertEqual(lines.filter { !$0.hasPrefix("#") }, ["mediapub_uptime_seconds 0.0", "mediapub_output_time_seconds 0.0", "mediapub_publishing 0.0"])
+    }
+
+    func testLabelValuesAreEscaped() {
+        var status = TypedSamples.status
+        status.outputs = [OutputStatus(id: #"a"b\c"#, url: "/r/x.mp4", state: .stopped, bytesSent: 0, reconnects: 0,
+                                       bitrateKbps: 0, error: nil, srt: nil, bytesAcked: nil)]
+        XCTAssertTrue(MetricsExposition.render(status).contains(#"mediapub_output_state{output="a\"b\\c",url="/r/x.mp4",state="stopped"} 1.0"#))
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import XCTest
+@testable import MediaPub
+
+/// `status` encodes to exactly the object SPEC §6 shows: keys as there, null
+/// for an unknown duration or tag, optional output fields left out.
+final class StatusEncodingTests: XCTestCase {
+    func testFullStatusEncodesExactly() {
+        let expected = #"{"name":"bgm","output_time_ms":81000,"outputs":["#
+            + #"{"bitrate_kbps":2610,"bytes_sent":1843200,"id":"0","reconnects":0,"state":"publishing","url":"rtmp://h/app/****"},"#
+            + #"{"bitrate_kbps":0,"bytes_acked":1024,"bytes_sent":2048,"error":"stalled","id":"srt","reconnects":3,"#
+            + #""srt":{"acks_received":10,"dropped":1,"packets_lost":2,"packets_sent":100,"retransmitted":3,"rtt_ms":12.5},"#
+            + #""state":"reconnecting","url":"srt://h:9000"}],"#
+            + #""players":[{"aux":true,"duration_ms":null,"id":"music","index":1,"mute_local":false,"#
+            + #""now_playing":{"album":null,"artist":"A","title":"T"},"pitch":-3,"play_volume":100,"position_ms":12000,"#
+            + #""publish_volume":40,"repeat":false,"source":"/m/b.flac","speed":1.5,"state":"playing"}],"#
+            + #""publishing":true,"state":"running","uptime_ms":81234}"#
+        XCTAssertEqual(JSONLine.text(TypedSamples.status), expected)
+    }
+
+    func testStatusReplyWrapsIt() {
+        let status = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
+        XCTAssertEqual(JSONLine.text(ControlReply.status(status)),
+                       #"{"ok":true,"status":{"name":"n","output_time_ms":0,"outputs":[],"players":[],"publishing":false,"state":"starting","uptime_ms":0}}"#)
+    }
+
+    func testStatusDecodesBackToTheSameJSON() throws {
+        let text = try XCTUnwrap(JSONLine.text(TypedSamples.status))
+        let decoded = try XCTUnwrap(JSONLine.decode(RunStatus.self, from: text))
+        XCTAssertEqual(JSONLine.text(decoded), text)
+        XCTAssertEqual(decoded.players, [TypedSamples.player])
+        XCTAssertEqual(decoded.outputs[1].srt, TypedSamples.srt)
+    }
+
+    func testANumberThatIsNotFiniteIsNoJSON() {
+        var status = TypedSamples.status
+        status.players[0].speed = .nan
+        XCTAssertNil(JSONLine.text(status), "refused, never written as invalid JSON")
+    }
+}

@@ -1,0 +1,70 @@
+// Values of the typed status and events with every field filled in (and some
+// left out), for the unit tests of their encoding, of /metrics and of docs/.
+
+import Foundation
+@testable import MediaPub
+
+enum TypedSamples {
+    static let player = PlayerStatus(
+        id: "music", state: .playing, source: "/m/b.flac", index: 1, positionMs: 12000, durationMs: nil,
+        speed: 1.5, pitch: -3, publishVolume: 40, playVolume: 100, aux: true, repeat: false, muteLocal: false,
+        nowPlaying: NowPlaying(title: "T", artist: "A", album: nil))
+
+    static var srt: SRTStats {
+        var s = SRTStats()
+        s.rttMs = 12.5
+        s.packetsSent = 100
+        s.acksReceived = 10
+        s.packetsLost = 2
+        s.retransmitted = 3
+        s.dropped = 1
+        return s
+    }
+
+    /// One output with nothing optional, one with everything (error, bytes_acked, srt).
+    static var outputs: [OutputStatus] {
+        [OutputStatus(id: "0", url: "rtmp://h/app/****", state: .publishing, bytesSent: 1843200, reconnects: 0,
+                      bitrateKbps: 2610, error: nil, srt: nil, bytesAcked: nil),
+         OutputStatus(id: "srt", url: "srt://h:9000", state: .reconnecting, bytesSent: 2048, reconnects: 3,
+                      bitrateKbps: 0, error: "stalled", srt: srt, bytesAcked: 1024)]
+    }
+
+    static var status: RunStatus {
+        RunStatus(name: "bgm", state: .running, uptimeMs: 81234, publishing: true, outputTimeMs: 81000,
+                  players: [player], outputs: outputs)
+    }
+
+    /// Every event kind, with every field it can have.
+    static let events: [Event] = [
+        .runState(.running, name: "bgm"),
+        .playerState(player: "music", state: .error, error: "boom"),
+        .playerProgress(player: "music", positionMs: 1500, durationMs: 184000),
+        .playerTrack(player: "music", index: 2, source: "/srv/a.flac", durationMs: 184000,
+                     tags: NowPlaying(title: "Song", artist: "Artist", album: "Album")),
+        .publishing(false),
+        .outputState(output: "archive", url: "rtmp://h/app/****", state: .reconnecting, error: "stalled: x"),
+        .warning("w"),
+        .error("e"),
+        .runStopped(reason: "content ended", exitCode: 0),
+    ]
+
+    /// The JSON `value` encodes to.
+    static func json<T: Encodable>(_ value: T) throws -> JSONValue {
+        guard let text = JSONLine.text(value), let json = JSONLine.decode(JSONValue.self, from: text) else {
+            throw CocoaError(.coderInvalidValue)
+        }
+        return json
+    }
+
+    /// The keys of a JSON object (none for other values).
+    static func keys(_ value: JSONValue?) -> Set<String> {
+        if case .object(let o)? = value { return Set(o.keys) }
+        return []
+    }
+
+    /// The first element of a JSON array.
+    static func first(_ value: JSONValue?) -> JSONValue? {
+        if case .array(let a)? = value { return a.first }
+        return nil
+    }
+}
