@@ -144,6 +144,9 @@ public final class Broadcast: Sendable {
         state.withLock { $0.capture }?.requestStop()
     }
 
+    /// An output's state change. It can come while the output holds `audioPush`
+    /// (Output.offer): nothing here may take an output's main lock, except
+    /// `allOutputsFailed` once an output failed (offer never reports `.failed`).
     private func outputState(_ output: Output, _ outputState: OutputState, _ error: String?) {
         let publisher = state.withLock { $0.publisher }
         reporter.output(output, outputState, error, among: publisher?.outputs ?? [])

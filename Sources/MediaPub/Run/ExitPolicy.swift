@@ -15,8 +15,10 @@ final class ExitPolicy: Sendable {
     var hasFailed: Bool { failure.withLock { $0 != nil } }
 
     /// Whether an output's new state ends the run: the last output standing failed.
-    static func endsRun(_ state: OutputState, allOutputsFailed: Bool) -> Bool {
-        state == .failed && allOutputsFailed
+    /// `allOutputsFailed` is asked only for a failure: it takes every output's
+    /// lock, which a state callback must not do otherwise (see `Broadcast.outputState`).
+    static func endsRun(_ state: OutputState, allOutputsFailed: @autoclosure () -> Bool) -> Bool {
+        state == .failed && allOutputsFailed()
     }
 
     /// How a run that reached its end ends: the failure, if any, else why the timeline stopped.
