@@ -14,7 +14,7 @@ public final class Broadcast: Sendable {
     let format: MediaFormat
     public let players: [MediaPlayer]
     private let reporter: Reporter
-    private let exit = ExitPolicy()
+    private let exitPolicy = ExitPolicy()
     private let started = Date()
 
     private struct State {
@@ -140,7 +140,7 @@ public final class Broadcast: Sendable {
 
     /// The run fails with `why`: the timeline stops, and the run exits 1.
     private func fail(_ why: String) {
-        exit.fail(why)
+        exitPolicy.fail(why)
         state.withLock { $0.capture }?.requestStop()
     }
 
@@ -218,7 +218,7 @@ public final class Broadcast: Sendable {
             s.capture = capture
             for (at, action) in s.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
             s.scheduled = []
-            return (capture, s.stopRequested || exit.hasFailed)
+            return (capture, s.stopRequested || exitPolicy.hasFailed)
         }
         if stopEarly { capture.requestStop() }
         for output in publisher.outputs {
@@ -238,7 +238,7 @@ public final class Broadcast: Sendable {
         for player in players { player.stop() }
         ringtone?.stop()
         for player in players { player.drainEvents() }
-        let result = exit.result(stop: reason, encoderError: publisher.error)
+        let result = exitPolicy.result(stop: reason, encoderError: publisher.error)
         let finished = LogLine.info("finished: \(result.reason) after \(String(format: "%.2f", capture.outputSeconds))s of output")
         // The log says it once, as `finished:`; the event stream as `error` (when it failed), then `run.stopped`.
         guard result.exitCode != 0 else { return stopped(result, finished) }
