@@ -197,11 +197,11 @@ public final class Broadcast: @unchecked Sendable {
         events.emit("run.state", ["state": state, "name": preset.name])
     }
 
-    private var scheduled: [(at: Double, action: (Broadcast) -> Void)] = []
+    private var scheduled: [(at: Double, action: @Sendable (Broadcast) -> Void)] = []
 
     /// Runs `action` on the timeline when the output reaches `seconds`: exact in
     /// output time, whether the run is realtime or as fast as possible.
-    public func schedule(at seconds: Double, _ action: @escaping (Broadcast) -> Void) {
+    public func schedule(at seconds: Double, _ action: @escaping @Sendable (Broadcast) -> Void) {
         lock.lock(); defer { lock.unlock() }
         if let capture {
             capture.schedule(at: seconds) { [weak self] in if let self { action(self) } }
