@@ -1,8 +1,9 @@
 import CGStreamer
 import Foundation
+import Synchronization
 
 /// Where the capture sends the output timeline (the publisher).
-protocol TimelineSink: AnyObject {
+protocol TimelineSink: AnyObject, Sendable {
     /// false: the encoder is gone; the timeline stops.
     func pushVideo(_ buffer: Buffer) -> Bool
     func pushAudio(_ buffer: Buffer) -> Bool
@@ -22,7 +23,11 @@ public enum CaptureStop: Sendable, Equatable {
 /// takes the video player's latest frame and the aux players' audio mixed at
 /// their publish volumes, or the standby slate and ringtone, and stamps them
 /// with the timeline's own, strictly increasing timestamps.
-public final class Capture: @unchecked Sendable {
+///
+/// `run` owns the timeline on its calling thread (what only it uses are its own
+/// locals); what other threads set or read (the publishing flag, a stop, scheduled
+/// actions, the ticks so far) is in `state`.
+public final class Capture: Sendable {
     let format: MediaFormat
     let players: [MediaPlayer]
     let videoPlayer: MediaPlayer?
@@ -32,19 +37,15 @@ public final class Capture: @unchecked Sendable {
     let stopAfter: TimeInterval?
     let stopAtEnd: Bool
     let monitor: Monitor?
-    private weak var sink: TimelineSink?
 
-    private let lock = NSLock()
-    private var publishingFlag: Bool
-    private var stopRequested = false
-    private var ticks: UInt64 = 0
-    private var ringtoneStarted = false
-    /// Ticks since the ringtone last sounded: a standby spell after at least a second
-    /// without it starts it from the top (a one-tick gap between items does not).
-    private var ticksWithoutRingtone = 0
-    private var actions: [(tick: UInt64, run: () -> Void)] = []
-    /// Some player has played: a later failure is not "nothing playable".
-    private var somethingPlayed = false
+    private struct State {
+        var publishing: Bool
+        var stopRequested = false
+        var ticks: UInt64 = 0
+        var actions: [(tick: UInt64, run: @Sendable () -> Void)] = []
+        weak var sink: TimelineSink?
+    }
+    private let state: Mutex<State>
 
     /// Ticks per second: the video frame rate, or 50 for an audio-only run.
     let tickRate: Int
@@ -57,25 +58,25 @@ public final class Capture: @unchecked Sendable {
         self.videoPlayer = players.first { $0.feedsVideo }
         self.ringtone = ringtone
         self.slate = slate
-        self.publishingFlag = publishing
         self.realtime = realtime
         self.stopAfter = stopAfter
         self.stopAtEnd = stopAtEnd
-        self.sink = sink
+        state = Mutex(State(publishing: publishing, sink: sink))
         tickRate = format.video?.fps ?? 50
     }
 
     public var publishing: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return publishingFlag }
-        set { lock.lock(); publishingFlag = newValue; lock.unlock() }
+        get { state.withLock { $0.publishing } }
+        set { state.withLock { $0.publishing = newValue } }
     }
 
     /// Runs `action` on the timeline thread before the tick at `seconds` of output.
-    func schedule(at seconds: Double, _ action: @escaping () -> Void) {
-        lock.lock()
-        actions.append((tick(at: seconds), action))
-        actions.sort { $0.tick < $1.tick }
-        lock.unlock()
+    func schedule(at seconds: Double, _ action: @escaping @Sendable () -> Void) {
+        let tick = tick(at: seconds)
+        state.withLock { s in
+            s.actions.append((tick, action))
+            s.actions.sort { $0.tick < $1.tick }
+        }
     }
 
     /// The tick at `seconds` of output; never traps: nan and negatives are 0,
@@ -87,20 +88,24 @@ public final class Capture: @unchecked Sendable {
     }
 
     private func runActions(dueAt n: UInt64) {
-        lock.lock()
-        var due: [() -> Void] = []
-        while let first = actions.first, first.tick <= n { due.append(first.run); actions.removeFirst() }
-        lock.unlock()
+        let due = state.withLock { s -> [@Sendable () -> Void] in
+            var due: [@Sendable () -> Void] = []
+            while let first = s.actions.first, first.tick <= n { due.append(first.run); s.actions.removeFirst() }
+            return due
+        }
         for action in due { action() }
     }
 
-    public func requestStop() { lock.lock(); stopRequested = true; lock.unlock() }
+    public func requestStop() { state.withLock { $0.stopRequested = true } }
 
-    private var shouldStop: Bool { lock.lock(); defer { lock.unlock() }; return stopRequested }
+    private var shouldStop: Bool { state.withLock { $0.stopRequested } }
+
+    /// Where the timeline goes (weak: the publisher's life is the broadcast's).
+    private var sink: TimelineSink? { state.withLock { $0.sink } }
 
     /// Output time so far, in seconds.
-    public var outputSeconds: Double { lock.lock(); defer { lock.unlock() }; return Double(ticks) / Double(tickRate) }
-    public var framesOut: UInt64 { lock.lock(); defer { lock.unlock() }; return format.video == nil ? 0 : ticks }
+    public var outputSeconds: Double { Double(state.withLock { $0.ticks }) / Double(tickRate) }
+    public var framesOut: UInt64 { format.video == nil ? 0 : state.withLock { $0.ticks } }
 
     /// Whole seconds first: n * 1e9 alone would overflow after about 5 years at 120 fps.
     private func time(ofTick n: UInt64) -> UInt {
@@ -118,11 +123,17 @@ public final class Capture: @unchecked Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         var reason = CaptureStop.requested
         var n: UInt64 = 0
+        var ringtoneStarted = false
+        /// Ticks since the ringtone last sounded: a standby spell after at least a second
+        /// without it starts it from the top (a one-tick gap between items does not).
+        var ticksWithoutRingtone = 0
+        /// Some player has played: a later failure is not "nothing playable".
+        var somethingPlayed = false
         while true {
             if shouldStop { reason = .requested; break }
             if let maxTicks, n >= maxTicks { reason = .duration; break }
             runActions(dueAt: n)
-            if let end = contentEndReason(), stopAtEnd || end == .nothingPlayable { reason = end; break }
+            if let end = contentEndReason(somethingPlayed: &somethingPlayed), stopAtEnd || end == .nothingPlayable { reason = end; break }
 
             let pts = time(ofTick: n)
             if realtime {
@@ -161,7 +172,7 @@ public final class Capture: @unchecked Sendable {
                     Mixer.add(scratch, into: &mix, count: frames * channels, gain: rendered.publishGain)
                 }
             }
-            if stopAtEnd, !anyAudio, let end = contentEndReason() {
+            if stopAtEnd, !anyAudio, let end = contentEndReason(somethingPlayed: &somethingPlayed) {
                 // The content ran out during this tick: end the timeline on the last real tick.
                 reason = end
                 break
@@ -208,16 +219,15 @@ public final class Capture: @unchecked Sendable {
                 break
             }
             n += 1
-            lock.lock()
-            ticks = n
-            lock.unlock()
+            state.withLock { $0.ticks = n }
         }
         sink?.endOfStream()
         return reason
     }
 
     /// Every player ended (or failed): the content is over.
-    private func contentEndReason() -> CaptureStop? {
+    /// `somethingPlayed`: some player has played (kept by `run`).
+    private func contentEndReason(somethingPlayed: inout Bool) -> CaptureStop? {
         let states = players.map(\.currentState)
         if states.contains(where: { $0 == .playing || $0 == .paused || $0 == .ended }) { somethingPlayed = true }
         guard states.allSatisfy({ $0 == .ended || $0 == .error }) else { return nil }

@@ -1,15 +1,16 @@
 import CGStreamer
 import Foundation
+import Synchronization
 
 /// The local monitor (`monitor: true`): the players' sound at their play
 /// volumes, on the default sound device. A machine without one keeps running:
 /// the monitor reports once and goes quiet.
-final class Monitor: @unchecked Sendable {
+final class Monitor: Sendable {
     private let pipeline: Pipeline
     private let source: AppSrc
     private let bus: Bus
-    private let lock = NSLock()
-    private var failed = false
+    /// The sound device failed (said once).
+    private let failed = Mutex(false)
 
     init(format: MediaFormat, log: Logger) throws {
         pipeline = try Pipeline(description: "appsrc name=monitor format=time is-live=true block=false max-bytes=\(format.sampleRate * format.channels * 4) "
@@ -19,19 +20,19 @@ final class Monitor: @unchecked Sendable {
         bus = pipeline.makeBus()
         bus.start(name: "monitor") { [weak self] message in
             guard case .error(_, let text) = message, let self else { return }
-            self.lock.lock()
-            let first = !self.failed
-            self.failed = true
-            self.lock.unlock()
+            let first = self.failed.withLock { failed in
+                defer { failed = true }
+                return !failed
+            }
             if first { log.warn("monitor: no sound device (\(text)); continuing without local playback") }
         }
         if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
-            failed = true
+            failed.withLock { $0 = true }
             log.warn("monitor: no sound device; continuing without local playback")
         }
     }
 
-    var isWorking: Bool { lock.lock(); defer { lock.unlock() }; return !failed }
+    var isWorking: Bool { !failed.withLock { $0 } }
 
     func push(_ buffer: Buffer) {
         guard isWorking else { return }

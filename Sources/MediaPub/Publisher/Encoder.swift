@@ -2,8 +2,9 @@ import CGStreamer
 import Foundation
 
 /// The one encoding pipeline: raw frames and PCM from the capture in, H.264
-/// and AAC out to appsinks, whose samples the publisher fans out.
-final class Encoder: @unchecked Sendable {
+/// and AAC out to appsinks, whose samples the publisher fans out. Nothing in it
+/// changes after it is built.
+final class Encoder: Sendable {
     let pipeline: Pipeline
     let videoSrc: AppSrc?
     let audioSrc: AppSrc

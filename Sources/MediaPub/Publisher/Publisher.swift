@@ -1,28 +1,32 @@
 import CGStreamer
 import Foundation
+import Synchronization
 
 /// Encodes the capture's timeline once (H.264 + AAC) and fans the encoded
 /// samples out to every output (SPEC §1, §5).
-final class Publisher: TimelineSink, @unchecked Sendable {
+final class Publisher: TimelineSink, Sendable {
     let encoder: Encoder
     let outputs: [Output]
     private let log: Logger
-    private let lock = NSLock()
-    private var encoderError: String?
-    /// Encoded streams not yet at their end; `encodedDone` is signalled once, when none is left.
-    private var streamsLeft = 0
-    private var started = false
+
+    private struct State {
+        var encoderError: String?
+        /// Encoded streams not yet at their end; `encodedDone` is signalled once, when none is left.
+        var streamsLeft: Int
+        var started = false
+    }
+    private let state: Mutex<State>
     private let encodedDone = DispatchSemaphore(value: 0)
 
-    private let onEncoderFailure: (String) -> Void
+    private let onEncoderFailure: @Sendable (String) -> Void
 
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs configs: [OutputConfig],
-         reconnect: ReconnectConfig, log: Logger, onEncoderFailure: @escaping (String) -> Void,
-         onOutputState: @escaping (Output, OutputState, String?) -> Void) throws {
+         reconnect: ReconnectConfig, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
+         onOutputState: @escaping @Sendable (Output, OutputState, String?) -> Void) throws {
         self.log = log
         self.onEncoderFailure = onEncoderFailure
         encoder = try Encoder(format: format, video: video, audio: audio)
-        streamsLeft = encoder.videoSink == nil ? 1 : 2
+        state = Mutex(State(streamsLeft: encoder.videoSink == nil ? 1 : 2))
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
         outputs = configs.enumerated().map { index, config in
             Output(url: config.url, id: config.id ?? "\(index)", hasExplicitID: config.id != nil, hasVideo: video != nil,
@@ -48,10 +52,11 @@ final class Publisher: TimelineSink, @unchecked Sendable {
         encoder.bus.start(name: "encoder") { [weak self] message in
             guard let self, case .error(let source, let text) = message else { return }
             let why = "\(Encoder.stream(ofElement: source) ?? "the") encoder stopped (\(source)): \(text)"
-            self.lock.lock()
-            let first = self.encoderError == nil
-            if first { self.encoderError = why }
-            self.lock.unlock()
+            let first = self.state.withLock { s in
+                guard s.encoderError == nil else { return false }
+                s.encoderError = why
+                return true
+            }
             guard first else { return }
             self.log.error(why)
             self.onEncoderFailure(why)
@@ -62,18 +67,18 @@ final class Publisher: TimelineSink, @unchecked Sendable {
         if encoder.pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw MediaPubError.pipeline("the encoder cannot start")
         }
-        lock.lock(); started = true; lock.unlock()
+        state.withLock { $0.started = true }
     }
 
-    var error: String? { lock.lock(); defer { lock.unlock() }; return encoderError }
+    var error: String? { state.withLock { $0.encoderError } }
 
     /// `count` encoded streams ended (nil: all of them).
     private func encodedStreamsEnded(_ count: Int?) {
-        lock.lock()
-        let wasLeft = streamsLeft
-        streamsLeft = count.map { max(0, streamsLeft - $0) } ?? 0
-        let allEnded = wasLeft > 0 && streamsLeft == 0
-        lock.unlock()
+        let allEnded = state.withLock { s in
+            let wasLeft = s.streamsLeft
+            s.streamsLeft = count.map { max(0, s.streamsLeft - $0) } ?? 0
+            return wasLeft > 0 && s.streamsLeft == 0
+        }
         if allEnded { encodedDone.signal() }
     }
 
@@ -90,7 +95,7 @@ final class Publisher: TimelineSink, @unchecked Sendable {
     /// Waits for the encoder to drain, then finishes every output (EOS, files finalised).
     func finish(timeout: TimeInterval = 20) {
         // An encoder that never started (an output failed to open) has nothing to drain.
-        lock.lock(); let running = started; lock.unlock()
+        let running = state.withLock { $0.started }
         if running { _ = encodedDone.wait(timeout: .now() + timeout) }
         let group = DispatchGroup()
         for output in outputs {

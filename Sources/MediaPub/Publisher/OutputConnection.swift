@@ -1,0 +1,113 @@
+import CGStreamer
+import Foundation
+import Synchronization
+
+/// One attempt of an output: its muxing pipeline (appsrc → parse → mux → sink),
+/// its bus and the timeline its samples are placed on. `Output` makes one per
+/// (re)connection and stops it before the next; one is never restarted.
+final class OutputConnection: Sendable {
+    /// One sample that goes out, told to the output before it is pushed.
+    struct Delivery {
+        let bytes: Int
+        /// It fixed the connection's base (the first keyframe, or the first sound without pictures).
+        let fixedBase: Bool
+    }
+
+    private let pipeline: Pipeline
+    private let bus: Bus
+    private let videoSrc: AppSrc?
+    private let audioSrc: AppSrc?
+    private let timeline: Mutex<OutputTimeline<Sample>>
+    /// Orders audio pushes: audio held until the first keyframe goes out before newer
+    /// audio. Audio is placed and pushed holding it; pictures only until the base is fixed.
+    /// Taken before `timeline` and before the output's state (in `accepted`), never after.
+    private let audioPush = Mutex(())
+    private let stopped = Mutex(false)
+
+    /// Builds the pipeline; a file is written at `location`, HLS segments are named for it.
+    init(target: OutputTarget, hasVideo: Bool, videoDelay: Int, location: String?) throws {
+        var parts: [String] = []
+        let limits = target.isNetwork
+            ? "max-bytes=16000000 block=false leaky-type=downstream"
+            : "max-bytes=64000000 block=true"
+        if hasVideo {
+            parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! \(target.muxPad(video: true))")
+        }
+        parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! \(target.muxPad(video: false))")
+        parts.append(target.muxAndSink(location: location))
+        pipeline = try Pipeline(description: parts.joined(separator: " "))
+        bus = pipeline.makeBus()
+        videoSrc = pipeline.appSrc(named: "v")
+        audioSrc = pipeline.appSrc(named: "a")
+        timeline = Mutex(OutputTimeline(hasVideo: hasVideo, videoDelay: videoDelay,
+                                        delaysByCompositionOffset: target.delaysByCompositionOffset))
+    }
+
+    /// Starts the pipeline and then watches its bus (what was posted meanwhile waits
+    /// there). Returns why it cannot start, stopped again, or nil once it runs.
+    func start(onMessage: @escaping @Sendable (BusMessage) -> Void) -> String? {
+        if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+            // The element that refused says why, on the bus (not watched yet, so still there).
+            let why = bus.popError() ?? "cannot start"
+            stop()
+            return why
+        }
+        bus.start(name: "output", handler: onMessage)
+        return nil
+    }
+
+    /// The sink (rtmp2sink, srtsink, filesink…), for its statistics.
+    var sink: Element? { pipeline.element(named: "sink") }
+
+    /// Encoder streaming thread: places the sample on this connection's timeline and pushes
+    /// it, moved back by its shift. `accepted` is called for each sample that goes out,
+    /// before it is pushed; false stops it. For audio (and the keyframe that fixes the
+    /// base) that call is made holding `audioPush`. Never blocks on a network peer.
+    func offer(_ sample: Sample, isVideo: Bool, accepted: (Delivery) -> Bool) {
+        guard let buffer = sample.buffer, let pts = buffer.pts, let runningTime = sample.runningTime,
+              let stamp = OutputTimeline<Sample>.Stamp(pts: pts, runningTime: runningTime),
+              let src = isVideo ? videoSrc : audioSrc else { return }
+        let place = {
+            self.timeline.withLock { $0.place(sample, at: stamp, video: isVideo, keyframe: buffer.isKeyframe) }
+        }
+        // Once the base is fixed it stays fixed: pictures then go out without `audioPush`.
+        if isVideo, timeline.withLock({ $0.isAnchored }) {
+            guard case .push(let shift) = place(), accepted(Delivery(bytes: buffer.size, fixedBase: false)) else { return }
+            src.push(sample: Sample(buffer: buffer.shifted(pts: shift.pts, dts: shift.dts), caps: sample.caps))
+            return
+        }
+        audioPush.withLock { _ in
+            switch place() {
+            case .drop, .hold:
+                return
+            case .push(let shift):
+                guard accepted(Delivery(bytes: buffer.size, fixedBase: false)) else { return }
+                src.push(sample: Sample(buffer: buffer.shifted(pts: shift.pts, dts: shift.dts), caps: sample.caps))
+            case .first(let shift, let released):
+                guard accepted(Delivery(bytes: buffer.size, fixedBase: true)) else { return }
+                src.push(sample: Sample(buffer: buffer.shifted(pts: shift.pts, dts: shift.dts), caps: sample.caps))
+                for held in released {
+                    guard let b = held.item.buffer else { continue }
+                    audioSrc?.push(sample: Sample(buffer: b.shifted(pts: held.shift.pts, dts: held.shift.dts), caps: held.item.caps))
+                }
+            }
+        }
+    }
+
+    /// Ends both streams: the muxer finishes the file or stream and posts EOS.
+    func endOfStream() {
+        videoSrc?.endOfStream()
+        audioSrc?.endOfStream()
+    }
+
+    /// Stops watching the bus and takes the pipeline down (once; never from its bus handler).
+    func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        bus.stop()
+        pipeline.setState(GST_STATE_NULL)
+    }
+}

@@ -1,0 +1,107 @@
+/// Where one connection's samples land on its own timeline (a pure value, no
+/// GStreamer): every connection starts at zero with a keyframe. The base is the
+/// running time of the first keyframe (of the first sound, for an output without
+/// pictures); audio that comes before it is held, and goes out after that keyframe,
+/// in order. Nothing earlier than the base goes out.
+///
+/// Times are nanoseconds. A sample is moved back by its `Shift`: its own PTS offset
+/// (encoders may stamp from an offset: x264enc starts at 1000 h) plus the base.
+struct OutputTimeline<Held> {
+    /// A sample's times: the PTS its encoder stamped and its running time.
+    struct Stamp: Equatable {
+        let pts: UInt
+        let runningTime: UInt
+
+        /// nil when the PTS is before the running time (no offset to take off).
+        init?(pts: UInt, runningTime: UInt) {
+            guard pts >= runningTime else { return nil }
+            self.pts = pts
+            self.runningTime = runningTime
+        }
+    }
+
+    /// How far back (ns) a sample's presentation and decoding times are moved.
+    struct Shift: Equatable {
+        let pts: Int
+        let dts: Int
+    }
+
+    /// Held audio let go: pushed in this order, after the keyframe that fixed the base.
+    struct Release {
+        let item: Held
+        let shift: Shift
+    }
+
+    enum Placement {
+        /// Not sent: a picture before the first keyframe, or anything before the base.
+        case drop
+        /// Audio before the first keyframe: kept until it comes.
+        case hold
+        /// Sent, moved back by `Shift`.
+        case push(Shift)
+        /// The sample that fixed the base, then the held audio that goes out after it.
+        case first(Shift, released: [Release])
+    }
+
+    /// Whether pictures come too (then audio waits for the first keyframe).
+    let hasVideo: Bool
+    /// AAC encoders prime with 1024 samples: the first decoded sound is that late, so
+    /// pictures are stamped as late too (ns) and stay in sync in every player.
+    let videoDelay: Int
+    /// A fragmented MP4 starts every track's decoding at zero (no edit list), so there
+    /// the delay rides on the presentation time alone (a composition offset), which it keeps.
+    let delaysByCompositionOffset: Bool
+    /// At most this many sounds are held (the oldest go first).
+    let maxHeld: Int
+
+    /// The running time that is zero on this connection, once fixed.
+    private(set) var base: UInt?
+    private var held: [(item: Held, stamp: Stamp)] = []
+
+    init(hasVideo: Bool, videoDelay: Int, delaysByCompositionOffset: Bool, maxHeld: Int = 2000) {
+        self.hasVideo = hasVideo
+        self.videoDelay = videoDelay
+        self.delaysByCompositionOffset = delaysByCompositionOffset
+        self.maxHeld = maxHeld
+    }
+
+    /// The base is fixed: nothing is held any more.
+    var isAnchored: Bool { base != nil }
+
+    /// Sounds held for the first keyframe.
+    var heldCount: Int { held.count }
+
+    /// Places a sample (a picture when `video`) on the timeline.
+    mutating func place(_ item: Held, at stamp: Stamp, video: Bool, keyframe: Bool) -> Placement {
+        guard let base else {
+            if !video && hasVideo {
+                // Audio encodes faster than video: held until the first keyframe fixes the base.
+                held.append((item, stamp))
+                if held.count > maxHeld { held.removeFirst() }
+                return .hold
+            }
+            if video && !keyframe { return .drop }
+            let base = stamp.runningTime
+            self.base = base
+            let released = held.compactMap { h -> Release? in
+                h.stamp.runningTime >= base ? Release(item: h.item, shift: shift(of: h.stamp, base: base, video: false)) : nil
+            }
+            held = []
+            return .first(shift(of: stamp, base: base, video: video), released: released)
+        }
+        guard stamp.runningTime >= base else { return .drop }
+        return .push(shift(of: stamp, base: base, video: video))
+    }
+
+    private func shift(of stamp: Stamp, base: UInt) -> Int {
+        let (sum, overflow) = (stamp.pts - stamp.runningTime).addingReportingOverflow(base)
+        return overflow ? Int.max : Int(clamping: sum)
+    }
+
+    private func shift(of stamp: Stamp, base: UInt, video: Bool) -> Shift {
+        let shift = shift(of: stamp, base: base)
+        guard video else { return Shift(pts: shift, dts: shift) }
+        // Pictures are shown as late as the AAC priming.
+        return Shift(pts: shift - videoDelay, dts: delaysByCompositionOffset ? shift : shift - videoDelay)
+    }
+}

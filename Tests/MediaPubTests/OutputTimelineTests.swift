@@ -1,0 +1,93 @@
+import XCTest
+@testable import MediaPub
+
+/// The output's timestamp rebasing, without GStreamer: every connection starts at
+/// zero with a keyframe, audio before it is held and goes out after it in order.
+final class OutputTimelineTests: XCTestCase {
+    typealias Timeline = OutputTimeline<String>
+    private let ms: UInt = 1_000_000
+
+    private func stamp(_ runningMs: UInt, offsetMs: UInt = 0) -> Timeline.Stamp {
+        Timeline.Stamp(pts: (runningMs + offsetMs) * ms, runningTime: runningMs * ms)!
+    }
+
+    private func shift(_ ns: Int) -> Timeline.Shift { Timeline.Shift(pts: ns, dts: ns) }
+
+    func testAStampBeforeItsRunningTimeIsRefused() {
+        XCTAssertNil(Timeline.Stamp(pts: 1, runningTime: 2))
+        XCTAssertNotNil(Timeline.Stamp(pts: 2, runningTime: 2))
+    }
+
+    func testPicturesBeforeTheFirstKeyframeAreDroppedAndTheKeyframeIsZero() {
+        var t = Timeline(hasVideo: true, videoDelay: 0, delaysByCompositionOffset: false)
+        guard case .drop = t.place("p0", at: stamp(40), video: true, keyframe: false) else { return XCTFail() }
+        XCTAssertFalse(t.isAnchored)
+        guard case .first(let s, let released) = t.place("k", at: stamp(80), video: true, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(s, shift(80_000_000))
+        XCTAssertTrue(released.isEmpty)
+        XCTAssertEqual(t.base, 80 * ms)
+        guard case .push(let next) = t.place("p", at: stamp(120), video: true, keyframe: false) else { return XCTFail() }
+        XCTAssertEqual(next, shift(80_000_000), "later pictures keep their distance from the keyframe")
+    }
+
+    func testAudioBeforeTheKeyframeIsHeldThenReleasedInOrderFromTheBase() {
+        var t = Timeline(hasVideo: true, videoDelay: 0, delaysByCompositionOffset: false)
+        for (name, at) in [("a0", UInt(0)), ("a1", 21), ("a2", 42), ("a3", 64)] {
+            guard case .hold = t.place(name, at: stamp(at), video: false, keyframe: true) else { return XCTFail(name) }
+        }
+        XCTAssertEqual(t.heldCount, 4)
+        guard case .first(_, let released) = t.place("k", at: stamp(40), video: true, keyframe: true) else { return XCTFail() }
+        // Sound before the base never goes out; what is left keeps its order.
+        XCTAssertEqual(released.map(\.item), ["a2", "a3"])
+        XCTAssertEqual(released.map(\.shift), [shift(40_000_000), shift(40_000_000)])
+        XCTAssertEqual(t.heldCount, 0)
+        guard case .push = t.place("a4", at: stamp(85), video: false, keyframe: true) else { return XCTFail() }
+        guard case .drop = t.place("late", at: stamp(30), video: false, keyframe: true) else { return XCTFail("before the base") }
+    }
+
+    func testHeldAudioIsBoundedOldestFirst() {
+        var t = Timeline(hasVideo: true, videoDelay: 0, delaysByCompositionOffset: false, maxHeld: 3)
+        for i in 0..<5 { _ = t.place("a\(i)", at: stamp(UInt(i) * 20), video: false, keyframe: true) }
+        XCTAssertEqual(t.heldCount, 3)
+        guard case .first(_, let released) = t.place("k", at: stamp(0), video: true, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(released.map(\.item), ["a2", "a3", "a4"])
+    }
+
+    func testWithoutPicturesTheFirstSoundIsTheBase() {
+        var t = Timeline(hasVideo: false, videoDelay: 0, delaysByCompositionOffset: false)
+        guard case .first(let s, let released) = t.place("a0", at: stamp(500), video: false, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(s, shift(500_000_000))
+        XCTAssertTrue(released.isEmpty)
+        guard case .push(let next) = t.place("a1", at: stamp(521), video: false, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(next, shift(500_000_000))
+    }
+
+    func testTheEncodersOwnPTSOffsetIsTakenOff() {
+        // x264enc stamps from 1000 h: the offset of PTS over running time comes off too.
+        let offset: UInt = 3_600_000 * 1000
+        var t = Timeline(hasVideo: true, videoDelay: 0, delaysByCompositionOffset: false)
+        guard case .first(let s, _) = t.place("k", at: stamp(100, offsetMs: offset), video: true, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(s, shift(Int((offset + 100) * ms)))
+        guard case .push(let audio) = t.place("a", at: stamp(120), video: false, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(audio, shift(100_000_000), "audio from an encoder without an offset")
+    }
+
+    func testPicturesAreAsLateAsTheAACPriming() {
+        let delay = 21_333_333
+        // A fragmented MP4 starts decoding at zero: there the delay is a composition offset alone.
+        for composition in [false, true] {
+            var t = Timeline(hasVideo: true, videoDelay: delay, delaysByCompositionOffset: composition)
+            guard case .first(let s, _) = t.place("k", at: stamp(40), video: true, keyframe: true) else { return XCTFail() }
+            XCTAssertEqual(s, Timeline.Shift(pts: 40_000_000 - delay, dts: composition ? 40_000_000 : 40_000_000 - delay))
+            guard case .push(let audio) = t.place("a", at: stamp(60), video: false, keyframe: true) else { return XCTFail() }
+            XCTAssertEqual(audio, shift(40_000_000), "sound is not delayed")
+        }
+    }
+
+    func testHugeTimesDoNotTrap() {
+        var t = Timeline(hasVideo: false, videoDelay: 0, delaysByCompositionOffset: false)
+        let big = Timeline.Stamp(pts: UInt.max, runningTime: UInt.max / 2)!
+        guard case .first(let s, _) = t.place("a", at: big, video: false, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(s, shift(Int.max))
+    }
+}
