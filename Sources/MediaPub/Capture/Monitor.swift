@@ -1,4 +1,3 @@
-import CGStreamer
 import Foundation
 
 /// The local monitor (`monitor: true`): the players' sound at their play
@@ -16,16 +15,16 @@ final class Monitor: @unchecked Sendable {
             + "caps=\"\(format.audioCaps)\" ! queue leaky=downstream max-size-time=500000000 ! audioconvert ! audioresample ! autoaudiosink sync=false")
         guard let source = pipeline.appSrc(named: "monitor") else { throw MediaPubError.pipeline("monitor: no source") }
         self.source = source
-        bus = pipeline.makeBus()
+        bus = pipeline.bus
         bus.start(name: "monitor") { [weak self] message in
-            guard case .error(_, let text) = message, let self else { return }
+            guard case .error(let error) = message, let text = Optional(error.message), let self else { return }
             self.lock.lock()
             let first = !self.failed
             self.failed = true
             self.lock.unlock()
             if first { log.warn("monitor: no sound device (\(text)); continuing without local playback") }
         }
-        if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+        if (try? pipeline.setState(.playing)) == nil {
             failed = true
             log.warn("monitor: no sound device; continuing without local playback")
         }
@@ -39,7 +38,6 @@ final class Monitor: @unchecked Sendable {
     }
 
     func stop() {
-        bus.stop()
-        pipeline.setState(GST_STATE_NULL)
+        pipeline.stop()
     }
 }

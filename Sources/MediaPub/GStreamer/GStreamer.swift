@@ -36,18 +36,6 @@ public enum GStreamer {
         }
     }
 
-    /// Nanoseconds per second, the unit of every GstClockTime.
-    static let second: UInt64 = 1_000_000_000
-    static let none: UInt = UInt(bitPattern: -1)  // GST_CLOCK_TIME_NONE
-
-    /// Nanoseconds for `seconds`; never traps: nan and negatives are 0, and
-    /// anything past 2^62 ns (146 years) is 2^62.
-    static func clockTime(_ seconds: Double) -> UInt {
-        let ns = (seconds * Double(second)).rounded()
-        guard ns > 0 else { return 0 }
-        return ns < 0x1p62 ? UInt(ns) : 1 << 62
-    }
-
     /// Whether an element factory is installed (x264enc, avenc_aac, …).
     static func hasElement(_ name: String) -> Bool {
         initialize()

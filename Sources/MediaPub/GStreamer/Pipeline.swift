@@ -1,10 +1,18 @@
 import CGStreamer
 import CShim
 import Foundation
+import Synchronization
 
-/// A GstPipeline built from a gst-launch style description. Owns one reference;
-/// goes to NULL before that reference is dropped.
+/// A GstPipeline built from a gst-launch style description. Owns one reference
+/// and its bus. Its owner calls `stop()` (to NULL, bus watch removed) before
+/// letting it go; `deinit` only checks that it was done.
+/// @unchecked Sendable: wraps a GstPipeline; its own state is in a Mutex.
 final class Pipeline: Element, @unchecked Sendable {
+    /// The pipeline's bus (one per pipeline, owned here).
+    private(set) lazy var bus = Bus(pipeline: self)
+    /// Left NULL since the last `stop()` (or never started).
+    private let stopped = Mutex(true)
+
     init(description: String) throws {
         GStreamer.initialize()
         let element = try Pipeline.parse("pipeline") { context, error in
@@ -23,7 +31,24 @@ final class Pipeline: Element, @unchecked Sendable {
     }
 
     deinit {
-        gst_element_set_state(raw, GST_STATE_NULL)
+        if !stopped.withLock({ $0 }) {
+            LibraryLog.internalWarning("a pipeline was released without stop(): its threads live on until GStreamer frees it")
+        }
+    }
+
+    /// Asks for `state`; throws when GStreamer refuses (the reason is on the bus).
+    @discardableResult
+    override func setState(_ state: State) throws -> StateChange {
+        if state != .null { stopped.withLock { $0 = false } }
+        return try super.setState(state)
+    }
+
+    /// Ends the pipeline: the bus watch removed, then NULL (every streaming thread
+    /// joined). Never from one of the pipeline's own streaming threads.
+    func stop() {
+        bus.stop()
+        _ = try? super.setState(.null)
+        stopped.withLock { $0 = true }
     }
 
     private var bin: UnsafeMutablePointer<GstBin> { cshim_as_bin(raw) }
@@ -54,8 +79,6 @@ final class Pipeline: Element, @unchecked Sendable {
         gst_element_sync_state_with_parent(made)
         return element
     }
-
-    func makeBus() -> Bus { Bus(pipeline: self) }
 
     /// Runs one gst_parse call and returns what it built, sunk (a reference of our own).
     /// An element that is not installed is `MediaPubError.missingElement` with the package
@@ -97,17 +120,17 @@ final class Pipeline: Element, @unchecked Sendable {
     }
 
     /// Duration of the media, if known.
-    var duration: UInt? {
+    var duration: ClockTime? {
         var dur: gint64 = 0
-        return gst_element_query_duration(raw, GST_FORMAT_TIME, &dur) != 0 && dur >= 0 ? UInt(dur) : nil
+        return gst_element_query_duration(raw, GST_FORMAT_TIME, &dur) != 0 && dur >= 0 ? ClockTime(nanoseconds: UInt64(dur)) : nil
     }
 
-    /// A flushing seek; `rate` other than 1 plays faster or slower.
+    /// A flushing, accurate seek; `rate` other than 1 plays faster or slower.
     @discardableResult
-    func seek(to position: UInt, rate: Double = 1.0) -> Bool {
+    func seek(to position: ClockTime, rate: Double = 1.0) -> Bool {
         let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_ACCURATE.rawValue)
         return gst_element_seek(raw, rate, GST_FORMAT_TIME, flags,
-                                GST_SEEK_TYPE_SET, gint64(position),
+                                GST_SEEK_TYPE_SET, gint64(clamping: position.nanoseconds),
                                 GST_SEEK_TYPE_NONE, -1) != 0
     }
 }

@@ -61,13 +61,13 @@ final class DecodeSession: @unchecked Sendable {
     private var pending: Buffer?
     private var pendingSamples = 0
     private var pendingOffset = 0
-    private var pendingTime: UInt = 0
+    private var pendingTime = ClockTime.zero
     private var nextVideo: Sample?
     private(set) var lastVideo: Buffer?
     private var audioDone = false
     private var videoDone = false
     /// Running time consumed so far on this session's own timeline (ns).
-    private(set) var playhead: UInt = 0
+    private(set) var playhead = ClockTime.zero
 
     /// Bytes to decode from memory: given (`load(data:)`), or fetched/read at load (`memory: true`).
     enum Memory {
@@ -102,7 +102,7 @@ final class DecodeSession: @unchecked Sendable {
         pipeline = try Pipeline(description: inMemory
             ? "appsrc name=memsrc ! decodebin name=dec"
             : DecodeSession.describe(spec, format: format, wantsVideo: self.wantsVideo, pitch: pitch))
-        bus = pipeline.makeBus()
+        bus = pipeline.bus
         switch spec {
         case .testPattern:
             audioSink = pipeline.appSink(named: "asink")
@@ -138,18 +138,17 @@ final class DecodeSession: @unchecked Sendable {
     /// grows with the source and the machine (a 4K item and the next one prerolling:
     /// +150 MB with 2 cores). Slice threading decodes one frame at a time (parallel
     /// where the stream has slices) and holds no extra frames.
-    private static func limitDecoderThreads(_ element: UnsafeMutablePointer<GstElement>) {
-        guard let name = cshim_element_factory_name(element), String(cString: name).hasPrefix("avdec_") else { return }
-        _ = cshim_object_set_int(UnsafeMutableRawPointer(element), "thread-type", 2)  // GST_AV_DEC_THREAD_TYPE_SLICE
+    private static func limitDecoderThreads(_ element: Element) {
+        guard element.factoryName?.hasPrefix("avdec_") == true else { return }
+        element.set("thread-type", int: 2)  // GST_AV_DEC_THREAD_TYPE_SLICE
     }
 
     /// GStreamer 1.22's MP3 parser and decoders leave the encoder delay and padding in
     /// (some 45 ms of silence per item: a gap at every item change and repeat); they
     /// are cut as ffmpeg cuts them, from the LAME tag (an MP3 of N s decodes to N s).
-    private static func trimMP3Padding(_ element: UnsafeMutablePointer<GstElement>) {
-        guard let name = cshim_element_factory_name(element).map({ String(cString: $0) }),
-              ["avdec_mp3", "avdec_mp3float", "mpg123audiodec"].contains(name) else { return }
-        _ = cshim_mp3_gapless(element)
+    private static func trimMP3Padding(_ element: Element) {
+        guard let name = element.factoryName, ["avdec_mp3", "avdec_mp3float", "mpg123audiodec"].contains(name) else { return }
+        element.trimMP3Padding()
     }
 
     /// Semitones to soundtouch's frequency ratio: n semitones → 2^(n/12).
@@ -228,15 +227,14 @@ final class DecodeSession: @unchecked Sendable {
 
     /// The thread that starts the source: trust the CAs of SSL_CERT_FILE (HTTPS),
     /// and note each byte the source gives, to tell a stalled source while loading.
-    private func sourceSetup(_ element: UnsafeMutablePointer<GstElement>) {
+    private func sourceSetup(_ element: Element) {
         // Every HTTP source gets the CAs (an http URL may redirect to https); a bad CA file fails an https one.
         if let problem = TLSTrust.apply(to: element), case .uri(let uri, _) = spec, uri.lowercased().hasPrefix("https:") {
             lock.lock(); broken = true; errorReported = true; lock.unlock()
             onEvent(self, .failed(problem))
             return
         }
-        guard let raw = gst_element_get_static_pad(element, "src") else { return }
-        let pad = Pad(owning: raw)
+        guard let pad = element.staticPad("src") else { return }
         lock.lock(); watchesSource = true; lastSourceData = Date(); lock.unlock()
         Probes.onData(pad) { [weak self] in
             guard let self else { return }
@@ -356,16 +354,16 @@ final class DecodeSession: @unchecked Sendable {
                 return
             }
         }
-        if pipeline.setState(GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
+        guard (try? pipeline.setState(.paused)) != nil else {
             return // the bus reports the error
         }
         lock.lock(); lastSourceData = Date(); lock.unlock()
         // Prerolled within 30 s, unless the source gives nothing for `stallSeconds` before.
         let began = Date()
-        var result = GST_STATE_CHANGE_ASYNC
+        var result: StateChange? = .async
         while !isClosed, Date().timeIntervalSince(began) < 30 {
-            result = pipeline.waitState(timeout: 0.5)
-            if result != GST_STATE_CHANGE_ASYNC { break }
+            result = try? pipeline.waitForState(timeout: ClockTime(seconds: 0.5))
+            if result != .async { break }
             if let silence = sourceSilence, silence >= DecodeSession.stallSeconds {
                 lock.lock(); broken = true; lock.unlock()
                 onEvent(self, .failed(DecodeSession.stalledMessage))
@@ -374,16 +372,16 @@ final class DecodeSession: @unchecked Sendable {
         }
         if isClosed { return }
         switch result {
-        case GST_STATE_CHANGE_FAILURE: return
-        case GST_STATE_CHANGE_ASYNC:
+        case nil: return
+        case .async?:
             onEvent(self, .failed("nothing to decode within 30 s (server not answering, or the stream is empty)")); return
         default: break
         }
         let seekTo = startAt - Double(offsetMs) / 1000
-        if result != GST_STATE_CHANGE_NO_PREROLL, seekTo > 0 || speed != 1 {
-            pipeline.seek(to: UInt(GStreamer.clockTime(max(0, seekTo))), rate: speed)
+        if result != .noPreroll, seekTo > 0 || speed != 1 {
+            pipeline.seek(to: ClockTime(seconds: seekTo), rate: speed)
         }
-        pipeline.setState(GST_STATE_PLAYING)
+        _ = try? pipeline.setState(.playing)
         lock.lock()
         let nothing = audioSink == nil && videoSink == nil
         lock.unlock()
@@ -407,7 +405,8 @@ final class DecodeSession: @unchecked Sendable {
     private func handle(_ message: BusMessage) {
         switch message {
         case .endOfStream: decodedAll()
-        case .error(_, let text):
+        case .error(let error):
+            let text = error.message
             // Broken from now on: what is queued plays out, nobody waits for more.
             lock.lock()
             broken = true
@@ -450,13 +449,12 @@ final class DecodeSession: @unchecked Sendable {
         watchStop.signal()
         lock.lock(); let file = trimmedPlaylist; trimmedPlaylist = nil; lock.unlock()
         if let file { try? FileManager.default.removeItem(at: file) }
-        bus.stop()
-        pipeline.setState(GST_STATE_NULL)
+        pipeline.stop()
     }
 
     /// A live source has none (hlsdemux answers with its window's length).
-    var duration: UInt? { isLive ? nil : pipeline.duration }
-    var durationMs: Int? { duration.map { Int($0 / 1_000_000) + offsetMs } }
+    var duration: ClockTime? { isLive ? nil : pipeline.duration }
+    var durationMs: Int? { duration.map { $0.milliseconds + offsetMs } }
 
     /// The first error the pipeline posted, if any.
     var failure: String? { lock.lock(); defer { lock.unlock() }; return firstError }
@@ -531,7 +529,7 @@ final class DecodeSession: @unchecked Sendable {
     }
 
     /// Media position (ms) of what has been consumed.
-    var positionMs: Int { mediaStartMs + Int(Double(playhead) / 1e6 * rate) }
+    var positionMs: Int { mediaStartMs + Int(Double(playhead.nanoseconds) / 1e6 * rate) }
 
     private var isBroken: Bool { lock.lock(); defer { lock.unlock() }; return broken }
 
@@ -540,13 +538,13 @@ final class DecodeSession: @unchecked Sendable {
         // A trimmed playlist begins at `seekOffsetMs`: nothing before it can be reached.
         let offset = offsetMs
         let ms = max(ms, offset)
-        guard pipeline.seek(to: UInt(ms - offset) * 1_000_000, rate: rate) else { return false }
+        guard pipeline.seek(to: ClockTime(milliseconds: ms - offset), rate: rate) else { return false }
         lock.lock(); decodedAllSent = false; lock.unlock()
         pending = nil
         pendingSamples = 0
         pendingOffset = 0
         nextVideo = nil
-        playhead = 0
+        playhead = .zero
         lock.lock(); audioDone = false; videoDone = false; lock.unlock()
         mediaStartMs = max(0, ms)
         self.rate = rate
@@ -602,24 +600,28 @@ final class DecodeSession: @unchecked Sendable {
             }
             let take = min(frames - filled, (pendingSamples - pendingOffset) / channels)
             if take == 0 { pendingOffset = pendingSamples; continue }
-            pending?.withBytes { bytes in
+            let copied = try? pending?.map { bytes in
                 let src = bytes.bindMemory(to: Float.self)
-                (out + filled * channels).update(from: src.baseAddress! + pendingOffset, count: take * channels)
+                guard let base = src.baseAddress, src.count >= pendingOffset + take * channels else { return false }
+                (out + filled * channels).update(from: base + pendingOffset, count: take * channels)
+                return true
             }
+            // A buffer that cannot be read is passed over whole.
+            guard copied == true else { pendingOffset = pendingSamples; continue }
             pendingOffset += take * channels
             filled += take
-            playhead = pendingTime + UInt(pendingOffset / channels) * UInt(GStreamer.second) / UInt(format.sampleRate)
+            playhead = pendingTime + ClockTime.ofSamples(UInt64(pendingOffset / channels), rate: format.sampleRate)
         }
         return filled
     }
 
     /// Moves the playhead of a session that has no audio.
-    func advance(by nanoseconds: UInt) { playhead += nanoseconds }
+    func advance(by time: ClockTime) { playhead += time }
 
     /// The latest frame due `lag` nanoseconds before the playhead (the first
     /// frame at the latest). Waits up to `wait` seconds for a frame that may be
     /// due but is not decoded yet.
-    func videoFrame(lag: UInt, wait: Double) -> Buffer? {
+    func videoFrame(lag: ClockTime, wait: Double) -> Buffer? {
         lock.lock(); let sink = videoSink; lock.unlock()
         guard let sink else { return nil }
         while true {
@@ -643,7 +645,7 @@ final class DecodeSession: @unchecked Sendable {
     /// Once the audio has run out: whether the picture ends with it (nothing
     /// beyond `slack` past the playhead). Frames within the slack are passed
     /// over; a picture that goes on longer plays out on its own.
-    func videoEndsWithAudio(slack: UInt, wait: Double) -> Bool {
+    func videoEndsWithAudio(slack: ClockTime, wait: Double) -> Bool {
         lock.lock(); let sink = videoSink; lock.unlock()
         guard let sink else { return true }
         while true {

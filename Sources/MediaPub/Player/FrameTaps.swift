@@ -47,7 +47,7 @@ struct FrameTaps {
             let layout = I420Layout(width: size.width, height: size.height)
             for (wanted, handler) in video {
                 work.append {
-                    let data = buffer.withBytes { PixelConversion.convert(i420: $0, layout: layout, to: wanted) }
+                    let data = (try? buffer.map { PixelConversion.convert(i420: $0, layout: layout, to: wanted) }) ?? Data()
                     handler(VideoFrame(width: size.width, height: size.height, format: wanted, data: data, ptsMs: positionMs))
                 }
             }

@@ -38,8 +38,8 @@ public final class MediaPlayer: @unchecked Sendable {
     private var taps = FrameTaps()
     private var lastProgressMs: Int?
     /// Output time (ns) the playing source has given nothing: past `stallLimit` it counts as buffering.
-    private var stalled: UInt = 0
-    private let stallLimit: UInt = 500_000_000
+    private var stalled = ClockTime.zero
+    private let stallLimit = ClockTime(milliseconds: 500)
     /// When the playing source last stopped giving (wall clock; nil while it gives):
     /// after `DecodeSession.stallSeconds` it counts as broken (retried, then skipped).
     private var starvedSince: Date?
@@ -462,7 +462,7 @@ public final class MediaPlayer: @unchecked Sendable {
             return
         }
         retries = 0
-        if let session = current, currentReady, session.playhead > 0 {
+        if let session = current, currentReady, session.playhead > .zero {
             // Corrupt, truncated or dropped after it played: what decoded plays out,
             // then the item ends as at its end (the next one is prepared now).
             emit(.warning("player \(id): \(text); moving on after what decoded"))
@@ -501,7 +501,7 @@ public final class MediaPlayer: @unchecked Sendable {
             retries += 1
             emit(.warning("player \(id): \(what): joining the live stream again"))
             continueCurrent(atMs: 0)
-        } else if currentReady, session.playhead > 0 {
+        } else if currentReady, session.playhead > .zero {
             emit(.warning("player \(id): \(what): skipped"))
             resumeAtMs = segment.resumeMs
         } else {
@@ -603,7 +603,7 @@ public final class MediaPlayer: @unchecked Sendable {
     /// Hands the capture `frames` of audio (interleaved floats written to `out`)
     /// and the frame due now. `wait` bounds how long to wait for decoding
     /// (0 in realtime, longer when running as fast as possible).
-    func render(frames: Int, tick: UInt, into out: UnsafeMutablePointer<Float>, wait: Double) -> Rendered {
+    func render(frames: Int, tick: ClockTime, into out: UnsafeMutablePointer<Float>, wait: Double) -> Rendered {
         lock.lock()
         var deliveries: [() -> Void] = []
         var rendered = renderLocked(frames: frames, tick: tick, into: out, wait: wait, deliveries: &deliveries)
@@ -620,7 +620,7 @@ public final class MediaPlayer: @unchecked Sendable {
     /// (loading, or a prerolled next item that became current before its preroll finished).
     private var awaitingItem: Bool { state == .loading || (state == .playing && !currentReady) }
 
-    private func renderLocked(frames: Int, tick: UInt, into out: UnsafeMutablePointer<Float>, wait: Double,
+    private func renderLocked(frames: Int, tick: ClockTime, into out: UnsafeMutablePointer<Float>, wait: Double,
                               deliveries: inout [() -> Void]) -> Rendered {
         let renderBegan = Date()  // a tick that waits for data counts its wait as starved
         if awaitingItem && wait > 0 {
@@ -645,12 +645,12 @@ public final class MediaPlayer: @unchecked Sendable {
             } else {
                 // No audio (left): the picture's clock is the timeline's, for the part of
                 // the tick this item has (all of it, unless it began within the tick).
-                session.advance(by: filled == 0 ? tick : UInt(Double(tick) * Double(frames - filled) / Double(max(1, frames))))
+                session.advance(by: filled == 0 ? tick : ClockTime(nanoseconds: UInt64(Double(tick.nanoseconds) * Double(frames - filled) / Double(max(1, frames)))))
             }
             // Audio is the item's clock: when it runs out the item is over (a picture
             // that goes on longer plays out first), and the next one fills the same tick.
             let over = session.hasAudio
-                ? session.audioExhausted && session.videoEndsWithAudio(slack: 100_000_000, wait: wait)
+                ? session.audioExhausted && session.videoEndsWithAudio(slack: ClockTime(milliseconds: 100), wait: wait)
                 : session.isDrained
             if filled < frames || !session.hasAudio, over {
                 // The item ending now spans the tick's middle: its picture is this tick's.
@@ -671,11 +671,11 @@ public final class MediaPlayer: @unchecked Sendable {
         // The tick's picture is the one due at its middle, so a picture is never more than
         // half a frame from its sound: an item that began in the second half of the tick
         // shows its first frame from the next tick on.
-        var decoded = (feedsVideo || taps.wantsVideo) ? current?.videoFrame(lag: tick / 2, wait: wait) : nil
+        var decoded = (feedsVideo || taps.wantsVideo) ? current?.videoFrame(lag: tick.scaled(by: 1, 2), wait: wait) : nil
         if let changedAt, changedAt * 2 > frames, let pictureAtMiddle { decoded = pictureAtMiddle }
         // A source that gives nothing (network stall, buffering) has no picture to show: the slate stands in.
         let progressed = filled > 0 || (current.map { !$0.hasAudio || $0.audioExhausted } ?? false)
-        stalled = progressed ? 0 : stalled + tick
+        stalled = progressed ? .zero : stalled + tick
         let buffering = stalled > stallLimit
         if state != .playing || filled >= frames || (progressed && filled == 0) {
             starvedSince = nil  // all it was asked for, or it was not asked (no audio)

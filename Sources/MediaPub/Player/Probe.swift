@@ -13,7 +13,7 @@ public enum Probe {
         }
         try spec.checkReadable(source)
         var error: UnsafeMutablePointer<GError>? = nil
-        guard let discoverer = gst_discoverer_new(GstClockTime(GStreamer.clockTime(timeout)), &error) else {
+        guard let discoverer = gst_discoverer_new(ClockTime(seconds: timeout).raw, &error) else {
             throw MediaPubError.pipeline("discoverer: \(GStreamerError.consume(error))")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(discoverer)) }
@@ -25,7 +25,7 @@ public enum Probe {
         guard result == GST_DISCOVERER_OK else {
             throw MediaPubError.sourceFailed(source, result == GST_DISCOVERER_MISSING_PLUGINS ? "no decoder for this media" : "not playable media")
         }
-        let duration = UInt(gst_discoverer_info_get_duration(info))
+        let duration = ClockTime(gst_discoverer_info_get_duration(info))
         var streams: [[String: Any]] = []
         var list = gst_discoverer_info_get_stream_list(info)
         let head = list
@@ -48,7 +48,7 @@ public enum Probe {
         }
         return [
             "source": SecretMask.mask(url: source),
-            "duration_ms": duration == GStreamer.none ? NSNull() : Int(duration / 1_000_000),
+            "duration_ms": duration.map { $0.milliseconds as Any } ?? NSNull(),
             "seekable": gst_discoverer_info_get_seekable(info) != 0,
             "streams": streams,
             "tags": tags,

@@ -36,10 +36,10 @@ enum TLSTrust {
 
     /// Gives `source` (souphttpsrc) the CAs of `SSL_CERT_FILE` when set. Returns a
     /// one-line problem when the file cannot be used; nil when all is well.
-    static func apply(to source: UnsafeMutablePointer<GstElement>) -> String? {
+    static func apply(to source: Element) -> String? {
         guard let path = caFile else { return nil }
         guard let db = database(path) else { return "SSL_CERT_FILE \(path): no certificate can be read from it" }
-        _ = cshim_object_set_object(UnsafeMutableRawPointer(source), "tls-database", UnsafeMutableRawPointer(db.raw))
+        source.set("tls-database", object: UnsafeMutableRawPointer(db.raw))
         return nil
     }
 }

@@ -273,7 +273,7 @@ final class Output: @unchecked Sendable {
         parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! \(target.muxPad(video: false))")
         parts.append(target.muxAndSink(location: location))
         let pipeline = try Pipeline(description: parts.joined(separator: " "))
-        let bus = pipeline.makeBus()
+        let bus = pipeline.bus
         lock.lock()
         generation += 1
         let connection = generation
@@ -288,7 +288,7 @@ final class Output: @unchecked Sendable {
         early = []
         connectedAt = Date()
         lock.unlock()
-        if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+        if (try? pipeline.setState(.playing)) == nil {
             // The element that refused says why, on the bus (not watched yet, so still there).
             let why = bus.popError() ?? "cannot start"
             teardown()
@@ -302,7 +302,7 @@ final class Output: @unchecked Sendable {
     /// connection starts at zero with a keyframe. Never blocks on a network peer.
     func offer(_ sample: Sample, isVideo: Bool) {
         // Work on running time: encoders may offset their PTS (x264enc starts at 1000 h).
-        guard let buffer = sample.buffer, let rawPTS = buffer.pts, let pts = sample.runningTime, rawPTS >= pts else { return }
+        guard let buffer = sample.buffer, let rawPTS = buffer.pts?.ns, let pts = sample.runningTime?.ns, rawPTS >= pts else { return }
         let segmentOffset = rawPTS - pts
         lock.lock()
         guard !finishing, let src = isVideo ? videoSrc : audioSrc else { lock.unlock(); return }
@@ -346,7 +346,7 @@ final class Output: @unchecked Sendable {
             src.push(sample: Sample(buffer: delayed, caps: sample.caps))
             guard !backlog.isEmpty else { return }
             for held in backlog {
-                guard let b = held.buffer, let raw = b.pts, let t = held.runningTime, raw >= t, t >= base else { continue }
+                guard let b = held.buffer, let raw = b.pts?.ns, let t = held.runningTime?.ns, raw >= t, t >= base else { continue }
                 audio?.push(sample: Sample(buffer: b.shifted(by: Int(raw - t + base)), caps: held.caps))
             }
             audioPush.unlock()
@@ -372,7 +372,8 @@ final class Output: @unchecked Sendable {
         switch message {
         case .endOfStream:
             eos.signal()
-        case .error(let source, let text):
+        case .error(let error):
+            let (source, text) = (error.source, error.message)
             lock.lock(); let neverGotGoing = state != .publishing; lock.unlock()
             if case .srt(let srtURL) = target, neverGotGoing {
                 // srtsink does not say why a listener refused it: ask the listener (off this thread).
@@ -399,7 +400,7 @@ final class Output: @unchecked Sendable {
         self.pipeline = nil; self.bus = nil; videoSrc = nil; audioSrc = nil
         lock.unlock()
         bus?.stop()
-        pipeline?.setState(GST_STATE_NULL)
+        pipeline?.stop()
     }
 
     /// Connects; a failure is reported (state and event, as for any failure) and returned.

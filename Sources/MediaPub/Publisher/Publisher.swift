@@ -1,4 +1,3 @@
-import CGStreamer
 import Foundation
 
 /// Encodes the capture's timeline once (H.264 + AAC) and fans the encoded
@@ -46,7 +45,8 @@ final class Publisher: TimelineSink, @unchecked Sendable {
             for output in outputs { output.offer(sample, isVideo: false) }
         }, eos: { [weak self] in self?.encodedStreamsEnded(1) })
         encoder.bus.start(name: "encoder") { [weak self] message in
-            guard let self, case .error(let source, let text) = message else { return }
+            guard let self, case .error(let error) = message else { return }
+            let (source, text) = (error.source, error.message)
             let why = "\(Encoder.stream(ofElement: source) ?? "the") encoder stopped (\(source)): \(text)"
             self.lock.lock()
             let first = self.encoderError == nil
@@ -56,10 +56,10 @@ final class Publisher: TimelineSink, @unchecked Sendable {
             self.log.error(why)
             self.onEncoderFailure(why)
             // Unblock a capture waiting to push into the dead encoder (off the bus thread).
-            DispatchQueue.global().async { self.encoder.pipeline.setState(GST_STATE_NULL) }
+            DispatchQueue.global().async { self.encoder.pipeline.stop() }
             self.encodedStreamsEnded(nil)   // nothing more comes out of a dead encoder
         }
-        if encoder.pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+        if (try? encoder.pipeline.setState(.playing)) == nil {
             throw MediaPubError.pipeline("the encoder cannot start")
         }
         lock.lock(); started = true; lock.unlock()
@@ -97,8 +97,7 @@ final class Publisher: TimelineSink, @unchecked Sendable {
             DispatchQueue.global().async(group: group) { output.finish(timeout: 10) }
         }
         _ = group.wait(timeout: .now() + 15)
-        encoder.bus.stop()
-        encoder.pipeline.setState(GST_STATE_NULL)
+        encoder.pipeline.stop()
     }
 
     /// Every output has failed for good.
