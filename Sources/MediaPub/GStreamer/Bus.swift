@@ -10,8 +10,9 @@ final class Bus: @unchecked Sendable {
     private let bus: UnsafeMutablePointer<GstBus>
     private let watch = Mutex<BusWatch?>(nil)
 
-    init(pipeline: Pipeline) {
-        bus = gst_element_get_bus(pipeline.raw)
+    /// The bus of `element` (a pipeline's own; `Pipeline.bus` owns it).
+    init(element: UnsafeMutablePointer<GstElement>) {
+        bus = gst_element_get_bus(element)
     }
 
     deinit {
@@ -61,6 +62,7 @@ final class Bus: @unchecked Sendable {
 final class BusWatch: @unchecked Sendable {
     private let bus: UnsafeMutablePointer<GstBus>
     private let delivery: Delivery
+    private let removed = Mutex(false)
 
     /// What the C handler holds: where messages go, and whether they still may.
     private final class Delivery: Sendable {
@@ -77,19 +79,27 @@ final class BusWatch: @unchecked Sendable {
         /// Called on the posting thread; enqueues under `active` so the order holds.
         func post(_ message: BusMessage) {
             active.withLock { active in
-                guard active else { return }
-                queue.async { [self] in
-                    guard self.active.withLock({ $0 }) else { return }
-                    self.handler(message)
-                }
+                if active { enqueue(message) }
+            }
+        }
+
+        /// Hands `message` to the queue; it reaches the handler unless the watch is removed first.
+        func enqueue(_ message: BusMessage) {
+            queue.async { [self] in
+                guard self.active.withLock({ $0 }) else { return }
+                self.handler(message)
             }
         }
     }
 
+    /// Reads the message on the posting thread and drops it: a handler that returns
+    /// GST_BUS_DROP owns the message and unrefs it (it holds a reference to its source).
     private static let syncHandler: GstBusSyncHandler = { _, message, data in
-        if let message, let data, let parsed = BusMessage(message) {
+        guard let message else { return GST_BUS_DROP }
+        if let data, let parsed = BusMessage(message) {
             Unmanaged<Delivery>.fromOpaque(data).takeUnretainedValue().post(parsed)
         }
+        cshim_message_unref(message)
         return GST_BUS_DROP
     }
 
@@ -106,19 +116,11 @@ final class BusWatch: @unchecked Sendable {
                 if let data { Unmanaged<Delivery>.fromOpaque(data).release() }
             }
             while let waiting = gst_bus_pop(bus) {
-                if let parsed = BusMessage(waiting) {
-                    let delivery = self.delivery
-                    delivery.queue.async {
-                        guard delivery.active.withLock({ $0 }) else { return }
-                        delivery.handler(parsed)
-                    }
-                }
+                if let parsed = BusMessage(waiting) { delivery.enqueue(parsed) }
                 cshim_message_unref(waiting)
             }
         }
     }
-
-    private let removed = Mutex(false)
 
     /// Takes the sync handler off the bus; messages posted from now on stay on the bus.
     func remove() {

@@ -9,16 +9,19 @@ import Synchronization
 /// @unchecked Sendable: wraps a GstPipeline; its own state is in a Mutex.
 final class Pipeline: Element, @unchecked Sendable {
     /// The pipeline's bus (one per pipeline, owned here).
-    private(set) lazy var bus = Bus(pipeline: self)
+    let bus: Bus
     /// Left NULL since the last `stop()` (or never started).
     private let stopped = Mutex(true)
 
-    init(description: String) throws {
+    /// Parses `description`; an element that is not installed is `GStreamerError`
+    /// with its `missingElement` (the application names the package to install).
+    init(parsing description: String) throws {
         GStreamer.initialize()
         let element = try Pipeline.parse("pipeline") { context, error in
             gst_parse_launch_full(description, context, GST_PARSE_FLAG_NONE, error)
         }
         if cshim_is_pipeline(element) != 0 {
+            bus = Bus(element: element)
             super.init(owning: element)
         } else {
             // A description of one element parses to that element: put it in a pipeline.
@@ -26,6 +29,7 @@ final class Pipeline: Element, @unchecked Sendable {
             gst_object_ref_sink(UnsafeMutableRawPointer(pipeline))
             gst_bin_add(cshim_as_bin(pipeline), element)
             gst_object_unref(UnsafeMutableRawPointer(element))
+            bus = Bus(element: pipeline)
             super.init(owning: pipeline)
         }
     }
@@ -70,7 +74,7 @@ final class Pipeline: Element, @unchecked Sendable {
 
     /// Builds a bin from a description (unlinked pads ghosted), adds it and
     /// brings it to the pipeline's state. Returns the bin.
-    func addBin(description: String) throws -> Element {
+    func addBin(parsing description: String) throws -> Element {
         let made = try Pipeline.parse("pipeline branch") { context, error in
             gst_parse_bin_from_description_full(description, 1, context, GST_PARSE_FLAG_NONE, error)
         }
@@ -81,9 +85,9 @@ final class Pipeline: Element, @unchecked Sendable {
     }
 
     /// Runs one gst_parse call and returns what it built, sunk (a reference of our own).
-    /// An element that is not installed is `MediaPubError.missingElement` with the package
-    /// to install; any other error names `what` and GStreamer's reason, never the
-    /// description (it holds URLs, stream keys among them).
+    /// An element that is not installed is named in the error's `missingElement`; any
+    /// error names `what` and GStreamer's reason, never the description (it holds
+    /// URLs, stream keys among them).
     private static func parse(
         _ what: String,
         _ call: (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> UnsafeMutablePointer<GstElement>?
@@ -97,7 +101,7 @@ final class Pipeline: Element, @unchecked Sendable {
             if let made { gst_object_unref(UnsafeMutableRawPointer(made)) }
             let reason = GStreamerError.consume(error)
             if let missing = missingElements(context).first {
-                throw GStreamer.missing(missing)
+                throw GStreamerError("cannot build \(what): no element \(missing)", missingElement: missing)
             }
             throw GStreamerError("cannot build \(what): \(reason)")
         }

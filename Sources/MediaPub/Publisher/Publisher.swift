@@ -60,6 +60,7 @@ final class Publisher: TimelineSink, @unchecked Sendable {
             self.encodedStreamsEnded(nil)   // nothing more comes out of a dead encoder
         }
         if (try? encoder.pipeline.setState(.playing)) == nil {
+            encoder.pipeline.stop()
             throw MediaPubError.pipeline("the encoder cannot start")
         }
         lock.lock(); started = true; lock.unlock()
