@@ -41,6 +41,10 @@ CURLcode cshim_curl_setopt_long(CURL *curl, CURLoption option, long value) { ret
 CURLcode cshim_curl_setopt_string(CURL *curl, CURLoption option, const char *value) { return curl_easy_setopt(curl, option, value); }
 CURLcode cshim_curl_setopt_pointer(CURL *curl, CURLoption option, void *value) { return curl_easy_setopt(curl, option, value); }
 CURLcode cshim_curl_setopt_write_function(CURL *curl, cshim_curl_write_fn fn) { return curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, fn); }
+long cshim_curl_response_code(CURL *curl) {
+    long code = 0;
+    return curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK ? code : 0;
+}
 
 int cshim_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 

@@ -60,14 +60,15 @@ final class OutputIndependenceTests: XCTestCase {
         }
     }
 
-    func testABufferIsMadeWithItsTimestamps() {
+    func testABufferIsMadeWithItsTimestamps() throws {
         GStreamer.initialize()
         let bytes: [UInt8] = [1, 2, 3, 4]
-        let buffer = bytes.withUnsafeBytes { Buffer(copying: $0, pts: 40_000_000, duration: 20_000_000) }
-        XCTAssertEqual(buffer.pts, 40_000_000)
-        XCTAssertEqual(buffer.withBytes { Array($0) }, bytes)
-        XCTAssertEqual(buffer.retimed(pts: 60_000_000, duration: nil).pts, 60_000_000)
-        XCTAssertEqual(buffer.pts, 40_000_000, "retimed leaves the original alone")
+        let ns = { (n: UInt64) in ClockTime(nanoseconds: n) }
+        let buffer = bytes.withUnsafeBytes { Buffer(copying: $0, pts: ns(40_000_000), duration: ns(20_000_000)) }
+        XCTAssertEqual(buffer.pts, ns(40_000_000))
+        XCTAssertEqual(try buffer.map { Array($0) }, bytes)
+        XCTAssertEqual(buffer.retimed(pts: ns(60_000_000), duration: nil).pts, ns(60_000_000))
+        XCTAssertEqual(buffer.pts, ns(40_000_000), "retimed leaves the original alone")
     }
 
     /// GStreamer with every installed plugin but the one that holds `element`:

@@ -87,5 +87,7 @@ CURLcode cshim_curl_setopt_long(CURL *curl, CURLoption option, long value);
 CURLcode cshim_curl_setopt_string(CURL *curl, CURLoption option, const char *value);
 CURLcode cshim_curl_setopt_pointer(CURL *curl, CURLoption option, void *value);
 CURLcode cshim_curl_setopt_write_function(CURL *curl, cshim_curl_write_fn fn);
+/* The last response's HTTP status (curl_easy_getinfo CURLINFO_RESPONSE_CODE), 0 if none. */
+long cshim_curl_response_code(CURL *curl);
 
 #endif

@@ -110,7 +110,7 @@ public final class Capture: Sendable {
     /// Whole seconds first: n * 1e9 alone would overflow after about 5 years at 120 fps.
     private func time(ofTick n: UInt64) -> UInt {
         let rate = UInt64(tickRate)
-        return UInt(n / rate * GStreamer.second + n % rate * GStreamer.second / rate)
+        return UInt(n / rate * ClockTime.nanosecondsPerSecond + n % rate * ClockTime.nanosecondsPerSecond / rate)
     }
     private func audioFrames(atTick n: UInt64) -> UInt64 { n * UInt64(format.sampleRate) / UInt64(tickRate) }
 
@@ -143,7 +143,7 @@ public final class Capture: Sendable {
             }
             let frames = Int(audioFrames(atTick: n + 1) - audioFrames(atTick: n))
             let tick = time(ofTick: n + 1) - pts
-            let audioDuration = UInt(UInt64(frames) * GStreamer.second / UInt64(format.sampleRate))
+            let audioDuration = UInt(UInt64(frames) * ClockTime.nanosecondsPerSecond / UInt64(format.sampleRate))
             // Silence to mix into, reused from tick to tick (a tick's length varies by a sample at most).
             Mixer.silence(&mix, count: frames * channels)
             if monitor != nil { Mixer.silence(&local, count: frames * channels) }
@@ -153,7 +153,7 @@ public final class Capture: Sendable {
             func render(_ player: MediaPlayer, wait: Double) -> MediaPlayer.Rendered {
                 scratch.withUnsafeMutableBufferPointer { out in
                     out.baseAddress!.update(repeating: 0, count: frames * channels)
-                    return player.render(frames: frames, tick: tick, into: out.baseAddress!, wait: wait)
+                    return player.render(frames: frames, tick: ClockTime(ns: tick), into: out.baseAddress!, wait: wait)
                 }
             }
             let publishing = self.publishing
@@ -203,17 +203,17 @@ public final class Capture: Sendable {
             if let monitor {
                 Mixer.limit(&local)
                 monitor.push(local.withUnsafeBytes {
-                    Buffer(copying: $0, pts: pts, duration: audioDuration)
+                    Buffer(copying: $0, pts: ClockTime(ns: pts), duration: ClockTime(ns: audioDuration))
                 })
             }
 
             if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slate,
-               sink?.pushVideo(picture.retimed(pts: pts, duration: tick)) == false {
+               sink?.pushVideo(picture.retimed(pts: ClockTime(ns: pts), duration: ClockTime(ns: tick))) == false {
                 reason = .encoderFailed
                 break
             }
-            let audioPTS = UInt(audioFrames(atTick: n) * GStreamer.second / UInt64(format.sampleRate))
-            let audio = mix.withUnsafeBytes { Buffer(copying: $0, pts: audioPTS, duration: audioDuration) }
+            let audioPTS = UInt(audioFrames(atTick: n) * ClockTime.nanosecondsPerSecond / UInt64(format.sampleRate))
+            let audio = mix.withUnsafeBytes { Buffer(copying: $0, pts: ClockTime(ns: audioPTS), duration: ClockTime(ns: audioDuration)) }
             if sink?.pushAudio(audio) == false {
                 reason = .encoderFailed
                 break

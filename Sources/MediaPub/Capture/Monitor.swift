@@ -1,4 +1,3 @@
-import CGStreamer
 import Foundation
 import Synchronization
 
@@ -17,16 +16,17 @@ final class Monitor: Sendable {
             + "caps=\"\(format.audioCaps)\" ! queue leaky=downstream max-size-time=500000000 ! audioconvert ! audioresample ! autoaudiosink sync=false")
         guard let source = pipeline.appSrc(named: "monitor") else { throw MediaPubError.pipeline("monitor: no source") }
         self.source = source
-        bus = pipeline.makeBus()
+        bus = pipeline.bus
         bus.start(name: "monitor") { [weak self] message in
-            guard case .error(_, let text) = message, let self else { return }
+            guard case .error(let error) = message, let self else { return }
+            let text = error.message
             let first = self.failed.withLock { failed in
                 defer { failed = true }
                 return !failed
             }
             if first { log.warn("monitor: no sound device (\(text)); continuing without local playback") }
         }
-        if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+        if (try? pipeline.setState(.playing)) == nil {
             failed.withLock { $0 = true }
             log.warn("monitor: no sound device; continuing without local playback")
         }
@@ -40,7 +40,6 @@ final class Monitor: Sendable {
     }
 
     func stop() {
-        bus.stop()
-        pipeline.setState(GST_STATE_NULL)
+        pipeline.stop()
     }
 }

@@ -1,4 +1,3 @@
-import CGStreamer
 import Foundation
 
 /// The standby picture: one I420 frame at the output size, from a colour or an image.
@@ -35,9 +34,9 @@ enum Slate {
         try spec.checkReadable(source)
         let pipeline = try Pipeline(description:
             "uridecodebin uri=\(GStreamer.quote(uri)) ! videoconvert ! videoscale add-borders=true ! \(caps) ! appsink name=slate sync=false max-buffers=1")
-        defer { pipeline.setState(GST_STATE_NULL) }
+        defer { pipeline.stop() }
         guard let sink = pipeline.appSink(named: "slate") else { throw MediaPubError.pipeline("slate: no sink") }
-        pipeline.setState(GST_STATE_PLAYING)
+        try pipeline.setState(.playing)
         guard let buffer = sink.tryPull(timeout: 15)?.buffer else {
             throw MediaPubError.badSource(source, "cannot decode the standby image")
         }

@@ -3,6 +3,7 @@ import CShim
 import Foundation
 
 /// An appsrc the caller pushes buffers into.
+/// @unchecked Sendable: wraps a GstAppSrc (thread-safe in C); no Swift state.
 final class AppSrc: Element, @unchecked Sendable {
     private var src: UnsafeMutablePointer<GstAppSrc> { cshim_as_appsrc(raw) }
 

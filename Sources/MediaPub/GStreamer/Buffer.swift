@@ -3,6 +3,7 @@ import CShim
 import Foundation
 
 /// Owns one reference to a GstBuffer.
+/// @unchecked Sendable: wraps a GstBuffer (refcounted, thread-safe in C); no Swift state.
 final class Buffer: @unchecked Sendable {
     let raw: UnsafeMutablePointer<GstBuffer>
 
@@ -20,54 +21,55 @@ final class Buffer: @unchecked Sendable {
     }
 
     /// A new buffer holding a copy of `bytes`, stamped with `pts` and `duration` (no DTS).
-    convenience init(copying bytes: UnsafeRawBufferPointer, pts: UInt, duration: UInt?) {
+    convenience init(copying bytes: UnsafeRawBufferPointer, pts: ClockTime, duration: ClockTime?) {
         self.init(copying: bytes)
         stamp(pts: pts, duration: duration)
     }
 
     /// A shallow copy (memory shared) stamped with `pts` and `duration` (no DTS).
-    func retimed(pts: UInt, duration: UInt?) -> Buffer {
+    func retimed(pts: ClockTime, duration: ClockTime?) -> Buffer {
         let copy = Buffer(owning: cshim_buffer_copy(raw))
         copy.stamp(pts: pts, duration: duration)
         return copy
     }
 
     /// Only for a buffer nobody else holds yet.
-    private func stamp(pts: UInt, duration: UInt?) {
-        cshim_buffer_set_pts(raw, GstClockTime(pts))
-        cshim_buffer_set_dts(raw, GstClockTime(GStreamer.none))
-        if let duration { cshim_buffer_set_duration(raw, GstClockTime(duration)) }
+    private func stamp(pts: ClockTime, duration: ClockTime?) {
+        cshim_buffer_set_pts(raw, pts.raw)
+        cshim_buffer_set_dts(raw, ClockTime.noneRaw)
+        if let duration { cshim_buffer_set_duration(raw, duration.raw) }
     }
 
-    /// A shallow copy with PTS and DTS moved back by `offset` (forward when negative), never below zero.
+    /// A shallow copy with PTS and DTS moved back by `offset` ns (forward when negative), never below zero.
     func shifted(by offset: Int) -> Buffer { shifted(pts: offset, dts: offset) }
 
     /// A copy with the presentation and decoding times moved back by their own offsets (ns).
     func shifted(pts ptsOffset: Int, dts dtsOffset: Int) -> Buffer {
         let copy = Buffer(owning: cshim_buffer_copy(raw))
         for (get, set, offset) in [(cshim_buffer_pts, cshim_buffer_set_pts, ptsOffset), (cshim_buffer_dts, cshim_buffer_set_dts, dtsOffset)] {
-            let t = UInt(get(raw))
-            if t != GStreamer.none { set(copy.raw, GstClockTime(UInt(max(0, Int(t) - offset)))) }
+            guard let t = ClockTime(get(raw)) else { continue }
+            let moved = offset >= 0 ? t - ClockTime(nanoseconds: UInt64(offset)) : t + ClockTime(nanoseconds: UInt64(offset.magnitude))
+            set(copy.raw, moved.raw)
         }
         return copy
     }
 
-    var pts: UInt? { let t = UInt(cshim_buffer_pts(raw)); return t == GStreamer.none ? nil : t }
+    var pts: ClockTime? { ClockTime(cshim_buffer_pts(raw)) }
     var isKeyframe: Bool { cshim_buffer_is_delta(raw) == 0 }
     var size: Int { Int(gst_buffer_get_size(raw)) }
 
-    /// Runs `body` over the buffer's bytes, mapped for reading.
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    /// Runs `body` over the buffer's bytes, mapped for reading; throws when the
+    /// memory cannot be mapped (it never hands over an empty view instead).
+    func map<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         var info = GstMapInfo()
-        guard gst_buffer_map(raw, &info, GST_MAP_READ) != 0 else {
-            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
-        }
+        guard gst_buffer_map(raw, &info, GST_MAP_READ) != 0 else { throw GStreamerError("cannot map a buffer of \(size) bytes") }
         defer { gst_buffer_unmap(raw, &info) }
         return try body(UnsafeRawBufferPointer(start: info.data, count: Int(info.size)))
     }
 }
 
 /// Owns one reference to a GstSample (buffer + caps + segment).
+/// @unchecked Sendable: wraps a GstSample (immutable once made); no Swift state.
 final class Sample: @unchecked Sendable {
     let raw: OpaquePointer
 
@@ -86,12 +88,10 @@ final class Sample: @unchecked Sendable {
 
     /// The running time of the buffer's start: its position on the player's own
     /// timeline, with rate, seeks and segment bases applied.
-    var runningTime: UInt? {
-        guard let b = gst_sample_get_buffer(raw), let seg = gst_sample_get_segment(raw) else { return nil }
-        let pts = cshim_buffer_pts(b)
-        guard UInt(pts) != GStreamer.none else { return nil }
-        let t = gst_segment_to_running_time(seg, GST_FORMAT_TIME, pts)
-        return UInt(t) == GStreamer.none ? nil : UInt(t)
+    var runningTime: ClockTime? {
+        guard let b = gst_sample_get_buffer(raw), let seg = gst_sample_get_segment(raw),
+              let pts = ClockTime(cshim_buffer_pts(b)) else { return nil }
+        return ClockTime(gst_segment_to_running_time(seg, GST_FORMAT_TIME, pts.raw))
     }
 }
 

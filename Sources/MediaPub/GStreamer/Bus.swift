@@ -1,129 +1,136 @@
 import CGStreamer
 import CShim
-import Foundation
+import Dispatch
+import Synchronization
 
-/// A message from a pipeline's bus, in Swift terms.
-enum BusMessage {
-    case endOfStream
-    case error(source: String, message: String)
-    case tags(title: String?, artist: String?, album: String?)
-    case other
-}
-
-/// Watches a pipeline's bus on a thread of its own (no GLib main loop):
-/// pops messages with a timeout and hands each to `handler` on that thread.
+/// A pipeline's GstBus, watched without a thread of its own: a sync handler reads
+/// each message on the thread that posts it and hands it to a serial queue.
+/// @unchecked Sendable: wraps a GstBus (thread-safe in C); its watch is in a Mutex.
 final class Bus: @unchecked Sendable {
     private let bus: UnsafeMutablePointer<GstBus>
-    private let lock = NSLock()
-    private var running = false
-    /// Weak: a Thread keeps its closure (and the closure this Bus) for as long as the
-    /// Thread object lives, so holding it here would be a cycle that never frees the
-    /// GstBus (and its GstPoll socket pair). Foundation keeps it alive while it runs.
-    private weak var thread: Thread?
-    private let done = DispatchSemaphore(value: 0)
+    private let watch = Mutex<BusWatch?>(nil)
 
-    init(pipeline: Pipeline) {
-        bus = gst_element_get_bus(pipeline.raw)
+    /// The bus of `element` (a pipeline's own; `Pipeline.bus` owns it).
+    init(element: UnsafeMutablePointer<GstElement>) {
+        bus = gst_element_get_bus(element)
     }
 
     deinit {
-        stop()
         gst_object_unref(UnsafeMutableRawPointer(bus))
     }
 
-    func start(name: String, handler: @escaping @Sendable (BusMessage) -> Void) {
-        lock.lock()
-        running = true
-        lock.unlock()
-        let thread = Thread { [self] in
-            let mask = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
-                | GST_MESSAGE_TAG.rawValue | GST_MESSAGE_APPLICATION.rawValue)
-            while self.isRunning {
-                guard let message = gst_bus_timed_pop_filtered(self.bus, 100_000_000, mask) else { continue }
-                if cshim_message_type(message) == GST_MESSAGE_APPLICATION {
-                    // `stop()` waking the watch: nothing for the handler.
-                    cshim_message_unref(message)
-                    continue
-                }
-                let parsed = Bus.parse(message)
-                cshim_message_unref(message)
-                handler(parsed)
-            }
-            self.done.signal()
+    /// Hands every message of interest to `handler` on `queue` (a serial queue of
+    /// the owner's, or one of the bus's own), in the order posted, starting with
+    /// what waits on the bus already. A later call replaces the watch.
+    func start(name: String, on queue: DispatchQueue? = nil, handler: @escaping @Sendable (BusMessage) -> Void) {
+        let made = BusWatch(bus: bus, queue: queue ?? DispatchQueue(label: "bus-\(name)"), handler: handler)
+        let old = watch.withLock { current in
+            let old = current
+            current = nil
+            return old
         }
-        thread.name = "bus-\(name)"
-        self.thread = thread
-        thread.start()
+        old?.remove()
+        watch.withLock { $0 = made }
     }
 
-    private var isRunning: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return running
-    }
-
-    /// Stops the watch thread and waits for it (never call from the handler).
+    /// Ends the watch: the handler is not called from now on (one call already
+    /// running on the queue may finish). Safe from the handler itself.
     func stop() {
-        lock.lock()
-        let wasRunning = running
-        running = false
-        lock.unlock()
-        guard wasRunning, thread != nil, Thread.current != thread else { return }
-        // Wakes the watch at once rather than at its next 100 ms timeout: a pipeline
-        // being closed (one per playlist item) is not kept alive, threads and all, meanwhile.
-        gst_bus_post(bus, gst_message_new_application(nil, gst_structure_new_empty("mediapub-bus-stop")))
-        done.wait()
+        let current = watch.withLock { current in
+            let old = current
+            current = nil
+            return old
+        }
+        current?.remove()
     }
+
+    var isWatched: Bool { watch.withLock { $0 != nil } }
 
     /// Takes the first ERROR message waiting on the bus, if any, without waiting: the
     /// reason of a state change that failed (filesink: "Could not open file … for
-    /// writing: No such file or directory"). Call it while the watch is not running.
+    /// writing: No such file or directory"). Call it while the bus is not watched.
     func popError() -> String? {
         guard let message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR) else { return nil }
         defer { cshim_message_unref(message) }
-        return Bus.errorText(message, withSystemError: true)
+        guard case .error(let error) = BusMessage(message) else { return nil }
+        return error.messageWithSystemError
     }
+}
 
-    /// The text of an ERROR message; `withSystemError` adds the errno text when the
-    /// element gave one in its debug details ("system error: Permission denied").
-    private static func errorText(_ message: UnsafeMutablePointer<GstMessage>, withSystemError: Bool = false) -> String {
-        var error: UnsafeMutablePointer<GError>? = nil
-        var debug: UnsafeMutablePointer<gchar>? = nil
-        gst_message_parse_error(message, &error, &debug)
-        let text = GStreamerError.consume(error)
-        guard let debug else { return text }
-        let details = String(cString: debug)
-        g_free(debug)
-        guard withSystemError, let range = details.range(of: "system error: "),
-              let reason = details[range.upperBound...].split(separator: "\n").first else { return text }
-        return (text.hasSuffix(".") ? String(text.dropLast()) : text) + ": " + reason
-    }
+/// One sync handler on a bus, removed when this guard is removed or goes away.
+/// @unchecked Sendable: holds a GstBus reference; `delivery` is Sendable.
+final class BusWatch: @unchecked Sendable {
+    private let bus: UnsafeMutablePointer<GstBus>
+    private let delivery: Delivery
+    private let removed = Mutex(false)
 
-    /// The name of the element that posted `message`.
-    private static func sourceName(_ message: UnsafeMutablePointer<GstMessage>) -> String {
-        guard let src = cshim_message_src(message), let name = gst_object_get_name(src) else { return "?" }
-        defer { g_free(name) }
-        return String(cString: name)
-    }
+    /// What the C handler holds: where messages go, and whether they still may.
+    private final class Delivery: Sendable {
+        let queue: DispatchQueue
+        let handler: @Sendable (BusMessage) -> Void
+        /// False once the watch is removed; queued deliveries check it before calling.
+        let active = Mutex(true)
 
-    static func parse(_ message: UnsafeMutablePointer<GstMessage>) -> BusMessage {
-        let source = sourceName(message)
-        switch cshim_message_type(message) {
-        case GST_MESSAGE_EOS:
-            return .endOfStream
-        case GST_MESSAGE_ERROR:
-            return .error(source: source, message: errorText(message))
-        case GST_MESSAGE_TAG:
-            var tags: UnsafeMutablePointer<GstTagList>? = nil
-            gst_message_parse_tag(message, &tags)
-            defer { if let tags { gst_tag_list_unref(tags) } }
-            func tag(_ name: String) -> String? {
-                guard let value = cshim_tag_list_get_string(tags, name) else { return nil }
-                defer { g_free(value) }
-                return String(cString: value)
-            }
-            return .tags(title: tag("title"), artist: tag("artist"), album: tag("album"))
-        default:
-            return .other
+        init(queue: DispatchQueue, handler: @escaping @Sendable (BusMessage) -> Void) {
+            self.queue = queue
+            self.handler = handler
         }
+
+        /// Called on the posting thread; enqueues under `active` so the order holds.
+        func post(_ message: BusMessage) {
+            active.withLock { active in
+                if active { enqueue(message) }
+            }
+        }
+
+        /// Hands `message` to the queue; it reaches the handler unless the watch is removed first.
+        func enqueue(_ message: BusMessage) {
+            queue.async { [self] in
+                guard self.active.withLock({ $0 }) else { return }
+                self.handler(message)
+            }
+        }
+    }
+
+    /// Reads the message on the posting thread and drops it: a handler that returns
+    /// GST_BUS_DROP owns the message and unrefs it (it holds a reference to its source).
+    private static let syncHandler: GstBusSyncHandler = { _, message, data in
+        guard let message else { return GST_BUS_DROP }
+        if let data, let parsed = BusMessage(message) {
+            Unmanaged<Delivery>.fromOpaque(data).takeUnretainedValue().post(parsed)
+        }
+        cshim_message_unref(message)
+        return GST_BUS_DROP
+    }
+
+    fileprivate init(bus: UnsafeMutablePointer<GstBus>, queue: DispatchQueue, handler: @escaping @Sendable (BusMessage) -> Void) {
+        gst_object_ref(UnsafeMutableRawPointer(bus))
+        self.bus = bus
+        delivery = Delivery(queue: queue, handler: handler)
+        let box = Unmanaged.passRetained(delivery).toOpaque()
+        // Under `active`: a message posted meanwhile waits until those already on the bus are queued.
+        delivery.active.withLock { _ in
+            // Since GStreamer 1.16.3 the handler is reference counted: the destroy notify
+            // runs once no call of it is in flight, so the box outlives every call.
+            gst_bus_set_sync_handler(bus, BusWatch.syncHandler, box) { data in
+                if let data { Unmanaged<Delivery>.fromOpaque(data).release() }
+            }
+            while let waiting = gst_bus_pop(bus) {
+                if let parsed = BusMessage(waiting) { delivery.enqueue(parsed) }
+                cshim_message_unref(waiting)
+            }
+        }
+    }
+
+    /// Takes the sync handler off the bus; messages posted from now on stay on the bus.
+    func remove() {
+        guard !removed.withLock({ was in defer { was = true }; return was }) else { return }
+        delivery.active.withLock { $0 = false }
+        gst_bus_set_sync_handler(bus, nil, nil, nil)
+    }
+
+    deinit {
+        remove()
+        gst_object_unref(UnsafeMutableRawPointer(bus))
     }
 }

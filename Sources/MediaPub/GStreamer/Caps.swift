@@ -2,6 +2,7 @@ import CGStreamer
 import CShim
 
 /// Owns one reference to a GstCaps.
+/// @unchecked Sendable: wraps a GstCaps (immutable once shared); no Swift state.
 final class Caps: @unchecked Sendable {
     let raw: UnsafeMutablePointer<GstCaps>
 

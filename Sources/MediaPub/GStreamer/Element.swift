@@ -3,12 +3,19 @@ import CShim
 import Foundation
 
 /// Owns exactly one reference to a GstElement and drops it in deinit.
+/// @unchecked Sendable: wraps a GstElement, which is thread-safe in C; no Swift state.
 public class Element: @unchecked Sendable {
     let raw: UnsafeMutablePointer<GstElement>
 
     /// Takes over a reference the caller owns (a full, or sunk floating, reference).
     init(owning raw: UnsafeMutablePointer<GstElement>) {
         self.raw = raw
+    }
+
+    /// Takes a reference of its own to an element someone else holds (a signal's argument).
+    convenience init(borrowing raw: UnsafeMutablePointer<GstElement>) {
+        gst_object_ref(UnsafeMutableRawPointer(raw))
+        self.init(owning: raw)
     }
 
     /// A new element from an installed factory, or nil when there is none.
@@ -42,16 +49,39 @@ public class Element: @unchecked Sendable {
         g_value_unset(&gvalue)
     }
 
+    /// Asks for `state`; throws when GStreamer refuses (the reason is on the bus).
     @discardableResult
-    func setState(_ state: GstState) -> GstStateChangeReturn {
-        gst_element_set_state(raw, state)
+    func setState(_ state: State) throws -> StateChange {
+        guard let change = StateChange(gst_element_set_state(raw, state.raw)) else { throw StateChangeError(target: state) }
+        return change
     }
 
-    /// Waits up to `timeout` for a pending state change; returns the result.
-    func waitState(timeout: Double) -> GstStateChangeReturn {
+    /// Waits up to `timeout` for a pending state change to finish; throws when it failed.
+    func waitForState(timeout: ClockTime) throws -> StateChange {
         var current = GST_STATE_NULL, pending = GST_STATE_NULL
-        return gst_element_get_state(raw, &current, &pending, GstClockTime(GStreamer.clockTime(timeout)))
+        let result = gst_element_get_state(raw, &current, &pending, timeout.raw)
+        guard let change = StateChange(result) else { throw StateChangeError(target: State(pending) ?? .paused) }
+        return change
     }
+
+    /// Sets an object property (souphttpsrc's "tls-database"); false when there is no
+    /// such object-typed property or `value` is not of its type.
+    @discardableResult
+    func set(_ property: String, object value: UnsafeMutableRawPointer) -> Bool {
+        cshim_object_set_object(raw, property, value) != 0
+    }
+
+    /// On an MP3 decoder: cuts the encoder delay and padding its LAME tag gives
+    /// (see cshim_mp3_gapless); false when the probes could not be installed.
+    @discardableResult
+    func trimMP3Padding() -> Bool { cshim_mp3_gapless(raw) != 0 }
+
+    /// The name of the factory that made this element (avdec_h264, souphttpsrc, …).
+    var factoryName: String? { cshim_element_factory_name(raw).map { String(cString: $0) } }
+
+    /// Sets an int (or enum, by number) property; false when there is no such property.
+    @discardableResult
+    func set(_ property: String, int value: Int32) -> Bool { cshim_object_set_int(raw, property, value) != 0 }
 
     func staticPad(_ name: String) -> Pad? {
         guard let pad = gst_element_get_static_pad(raw, name) else { return nil }
@@ -60,7 +90,8 @@ public class Element: @unchecked Sendable {
 }
 
 /// Owns one reference to a GstPad.
-final class Pad {
+/// @unchecked Sendable: wraps a GstPad (thread-safe in C); no Swift state.
+final class Pad: @unchecked Sendable {
     let raw: UnsafeMutablePointer<GstPad>
     init(owning raw: UnsafeMutablePointer<GstPad>) { self.raw = raw }
     init(borrowing raw: UnsafeMutablePointer<GstPad>) {

@@ -1,6 +1,7 @@
 import CGStreamer
 import CShim
 import Foundation
+import Synchronization
 
 /// Process-wide GStreamer setup and the errors the thin wrappers throw.
 public enum GStreamer {
@@ -19,33 +20,23 @@ public enum GStreamer {
     }
 
     private static let trimQueue = DispatchQueue(label: "malloc-trim", qos: .utility)
-    private static let trimLock = NSLock()
-    nonisolated(unsafe) private static var trimPending = false
+    /// A trim is scheduled and has not run yet.
+    private static let trimPending = Mutex(false)
 
     /// After a pipeline is freed: hands the heap it left free back to the system, soon
     /// and off the caller's thread (calls close together are served once). Every item
     /// change frees a decoding pipeline's worth of video frames, and glibc keeps that
     /// memory mapped; resident memory then creeps up to several pipelines' worth.
     static func returnFreedMemory() {
-        trimLock.lock(); defer { trimLock.unlock() }
-        guard !trimPending else { return }
-        trimPending = true
+        let first = trimPending.withLock { pending in
+            defer { pending = true }
+            return !pending
+        }
+        guard first else { return }
         trimQueue.asyncAfter(deadline: .now() + 0.2) {
-            trimLock.lock(); trimPending = false; trimLock.unlock()
+            trimPending.withLock { $0 = false }
             _ = cshim_malloc_trim()
         }
-    }
-
-    /// Nanoseconds per second, the unit of every GstClockTime.
-    static let second: UInt64 = 1_000_000_000
-    static let none: UInt = UInt(bitPattern: -1)  // GST_CLOCK_TIME_NONE
-
-    /// Nanoseconds for `seconds`; never traps: nan and negatives are 0, and
-    /// anything past 2^62 ns (146 years) is 2^62.
-    static func clockTime(_ seconds: Double) -> UInt {
-        let ns = (seconds * Double(second)).rounded()
-        guard ns > 0 else { return 0 }
-        return ns < 0x1p62 ? UInt(ns) : 1 << 62
     }
 
     /// Whether an element factory is installed (x264enc, avenc_aac, …).
@@ -56,22 +47,6 @@ public enum GStreamer {
         return true
     }
 
-    /// The Debian/Ubuntu package that installs an element, for "install X" hints.
-    static func package(providing element: String) -> String {
-        let packages: [String: [String]] = [
-            "gstreamer1.0-plugins-good": ["flvmux", "matroskamux", "mp4mux", "qtmux"],
-            "gstreamer1.0-plugins-bad": ["rtmp2sink", "srtsink", "mpegtsmux", "hlsdemux", "pitch", "openh264enc", "voaacenc"],
-            "gstreamer1.0-plugins-ugly": ["x264enc"],
-            "gstreamer1.0-libav": ["avenc_aac"],
-        ]
-        return packages.first { $0.value.contains(element) }?.key ?? "the GStreamer plugin that provides it"
-    }
-
-    /// The error for an element that is not installed, naming the package to install.
-    static func missing(_ element: String) -> MediaPubError {
-        .missingElement(element, package(providing: element))
-    }
-
     /// Quotes a string for a gst_parse_launch description.
     static func quote(_ s: String) -> String {
         "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
@@ -80,7 +55,12 @@ public enum GStreamer {
 
 public struct GStreamerError: Error, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The factory a description asked for that is not installed, if that was the trouble.
+    public var missingElement: String?
+    public init(_ message: String, missingElement: String? = nil) {
+        self.message = message
+        self.missingElement = missingElement
+    }
     public var description: String { message }
 
     /// Takes ownership of a GError, frees it and returns its message.

@@ -100,6 +100,12 @@ public enum LibraryLog {
         return String(out)
     }
 
+    /// A warning of the wrapper itself about how it is used (a pipeline released
+    /// without `stop()`), through the same logger.
+    static func internalWarning(_ line: String) {
+        emit(.warn, "internal: " + line, source: "mediapub")
+    }
+
     private static func emit(_ level: LogLevel, _ line: String, source: String) {
         guard let logger = state.withLock({ $0.logger }) else { return }
         logger.library(level, masked(line), source: source)

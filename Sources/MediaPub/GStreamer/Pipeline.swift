@@ -1,16 +1,27 @@
 import CGStreamer
 import CShim
 import Foundation
+import Synchronization
 
-/// A GstPipeline built from a gst-launch style description. Owns one reference;
-/// goes to NULL before that reference is dropped.
+/// A GstPipeline built from a gst-launch style description. Owns one reference
+/// and its bus. Its owner calls `stop()` (to NULL, bus watch removed) before
+/// letting it go; `deinit` only checks that it was done.
+/// @unchecked Sendable: wraps a GstPipeline; its own state is in a Mutex.
 final class Pipeline: Element, @unchecked Sendable {
-    init(description: String) throws {
+    /// The pipeline's bus (one per pipeline, owned here).
+    let bus: Bus
+    /// Left NULL since the last `stop()` (or never started).
+    private let stopped = Mutex(true)
+
+    /// Parses `description`; an element that is not installed is `GStreamerError`
+    /// with its `missingElement` (the application names the package to install).
+    init(parsing description: String) throws {
         GStreamer.initialize()
         let element = try Pipeline.parse("pipeline") { context, error in
             gst_parse_launch_full(description, context, GST_PARSE_FLAG_NONE, error)
         }
         if cshim_is_pipeline(element) != 0 {
+            bus = Bus(element: element)
             super.init(owning: element)
         } else {
             // A description of one element parses to that element: put it in a pipeline.
@@ -18,12 +29,30 @@ final class Pipeline: Element, @unchecked Sendable {
             gst_object_ref_sink(UnsafeMutableRawPointer(pipeline))
             gst_bin_add(cshim_as_bin(pipeline), element)
             gst_object_unref(UnsafeMutableRawPointer(element))
+            bus = Bus(element: pipeline)
             super.init(owning: pipeline)
         }
     }
 
     deinit {
-        gst_element_set_state(raw, GST_STATE_NULL)
+        if !stopped.withLock({ $0 }) {
+            LibraryLog.internalWarning("a pipeline was released without stop(): its threads live on until GStreamer frees it")
+        }
+    }
+
+    /// Asks for `state`; throws when GStreamer refuses (the reason is on the bus).
+    @discardableResult
+    override func setState(_ state: State) throws -> StateChange {
+        if state != .null { stopped.withLock { $0 = false } }
+        return try super.setState(state)
+    }
+
+    /// Ends the pipeline: the bus watch removed, then NULL (every streaming thread
+    /// joined). Never from one of the pipeline's own streaming threads.
+    func stop() {
+        bus.stop()
+        _ = try? super.setState(.null)
+        stopped.withLock { $0 = true }
     }
 
     private var bin: UnsafeMutablePointer<GstBin> { cshim_as_bin(raw) }
@@ -45,7 +74,7 @@ final class Pipeline: Element, @unchecked Sendable {
 
     /// Builds a bin from a description (unlinked pads ghosted), adds it and
     /// brings it to the pipeline's state. Returns the bin.
-    func addBin(description: String) throws -> Element {
+    func addBin(parsing description: String) throws -> Element {
         let made = try Pipeline.parse("pipeline branch") { context, error in
             gst_parse_bin_from_description_full(description, 1, context, GST_PARSE_FLAG_NONE, error)
         }
@@ -55,12 +84,10 @@ final class Pipeline: Element, @unchecked Sendable {
         return element
     }
 
-    func makeBus() -> Bus { Bus(pipeline: self) }
-
     /// Runs one gst_parse call and returns what it built, sunk (a reference of our own).
-    /// An element that is not installed is `MediaPubError.missingElement` with the package
-    /// to install; any other error names `what` and GStreamer's reason, never the
-    /// description (it holds URLs, stream keys among them).
+    /// An element that is not installed is named in the error's `missingElement`; any
+    /// error names `what` and GStreamer's reason, never the description (it holds
+    /// URLs, stream keys among them).
     private static func parse(
         _ what: String,
         _ call: (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> UnsafeMutablePointer<GstElement>?
@@ -74,7 +101,7 @@ final class Pipeline: Element, @unchecked Sendable {
             if let made { gst_object_unref(UnsafeMutableRawPointer(made)) }
             let reason = GStreamerError.consume(error)
             if let missing = missingElements(context).first {
-                throw GStreamer.missing(missing)
+                throw GStreamerError("cannot build \(what): no element \(missing)", missingElement: missing)
             }
             throw GStreamerError("cannot build \(what): \(reason)")
         }
@@ -97,17 +124,17 @@ final class Pipeline: Element, @unchecked Sendable {
     }
 
     /// Duration of the media, if known.
-    var duration: UInt? {
+    var duration: ClockTime? {
         var dur: gint64 = 0
-        return gst_element_query_duration(raw, GST_FORMAT_TIME, &dur) != 0 && dur >= 0 ? UInt(dur) : nil
+        return gst_element_query_duration(raw, GST_FORMAT_TIME, &dur) != 0 && dur >= 0 ? ClockTime(nanoseconds: UInt64(dur)) : nil
     }
 
-    /// A flushing seek; `rate` other than 1 plays faster or slower.
+    /// A flushing, accurate seek; `rate` other than 1 plays faster or slower.
     @discardableResult
-    func seek(to position: UInt, rate: Double = 1.0) -> Bool {
+    func seek(to position: ClockTime, rate: Double = 1.0) -> Bool {
         let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_ACCURATE.rawValue)
         return gst_element_seek(raw, rate, GST_FORMAT_TIME, flags,
-                                GST_SEEK_TYPE_SET, gint64(position),
+                                GST_SEEK_TYPE_SET, gint64(clamping: position.nanoseconds),
                                 GST_SEEK_TYPE_NONE, -1) != 0
     }
 }

@@ -6,8 +6,8 @@ import Foundation
 /// passed to C as an Unmanaged pointer, and released by the closure's destroy notify.
 enum Signals {
     private final class PadHandler {
-        let body: (Pad) -> Void
-        init(_ body: @escaping (Pad) -> Void) { self.body = body }
+        let body: @Sendable (Pad) -> Void
+        init(_ body: @escaping @Sendable (Pad) -> Void) { self.body = body }
     }
 
     private static let padAdded: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GstPad>?, UnsafeMutableRawPointer?) -> Void = { _, pad, data in
@@ -21,13 +21,13 @@ enum Signals {
     }
 
     private final class ElementHandler {
-        let body: (UnsafeMutablePointer<GstElement>) -> Void
-        init(_ body: @escaping (UnsafeMutablePointer<GstElement>) -> Void) { self.body = body }
+        let body: @Sendable (Element) -> Void
+        init(_ body: @escaping @Sendable (Element) -> Void) { self.body = body }
     }
 
     private static let deepElementAdded: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?, UnsafeMutableRawPointer?) -> Void = { _, _, element, data in
         guard let element, let data else { return }
-        Unmanaged<ElementHandler>.fromOpaque(data).takeUnretainedValue().body(element)
+        Unmanaged<ElementHandler>.fromOpaque(data).takeUnretainedValue().body(Element(borrowing: element))
     }
 
     private static let releaseElementHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
@@ -36,9 +36,8 @@ enum Signals {
     }
 
     /// Calls `body` for every element added anywhere inside the bin (decodebin's
-    /// decoders among them), on the thread that adds it, before it starts. The
-    /// element is borrowed: `body` must not keep it.
-    static func onDeepElementAdded(_ bin: Element, _ body: @escaping (UnsafeMutablePointer<GstElement>) -> Void) {
+    /// decoders among them), on the thread that adds it, before it starts.
+    static func onDeepElementAdded(_ bin: Element, _ body: @escaping @Sendable (Element) -> Void) {
         let box = Unmanaged.passRetained(ElementHandler(body)).toOpaque()
         cshim_signal_connect(UnsafeMutableRawPointer(bin.raw), "deep-element-added",
                              unsafeBitCast(deepElementAdded, to: GCallback.self), box, releaseElementHandler)
@@ -46,19 +45,19 @@ enum Signals {
 
     private static let sourceSetup: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?, UnsafeMutableRawPointer?) -> Void = { _, element, data in
         guard let element, let data else { return }
-        Unmanaged<ElementHandler>.fromOpaque(data).takeUnretainedValue().body(element)
+        Unmanaged<ElementHandler>.fromOpaque(data).takeUnretainedValue().body(Element(borrowing: element))
     }
 
     /// Calls `body` with the source element uridecodebin made (souphttpsrc, filesrc…),
-    /// before it starts, so its properties can be set. The element is borrowed.
-    static func onSourceSetup(_ bin: Element, _ body: @escaping (UnsafeMutablePointer<GstElement>) -> Void) {
+    /// before it starts, so its properties can be set.
+    static func onSourceSetup(_ bin: Element, _ body: @escaping @Sendable (Element) -> Void) {
         let box = Unmanaged.passRetained(ElementHandler(body)).toOpaque()
         cshim_signal_connect(UnsafeMutableRawPointer(bin.raw), "source-setup",
                              unsafeBitCast(sourceSetup, to: GCallback.self), box, releaseElementHandler)
     }
 
     /// Calls `body` on the streaming thread for each pad the element adds.
-    static func onPadAdded(_ element: Element, _ body: @escaping (Pad) -> Void) {
+    static func onPadAdded(_ element: Element, _ body: @escaping @Sendable (Pad) -> Void) {
         let box = Unmanaged.passRetained(PadHandler(body)).toOpaque()
         cshim_signal_connect(UnsafeMutableRawPointer(element.raw), "pad-added",
                              unsafeBitCast(padAdded, to: GCallback.self), box, release)
@@ -68,13 +67,13 @@ enum Signals {
 /// Pad probes, with the same boxing as signals.
 enum Probes {
     private final class Handler {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     /// Calls `body` on the streaming thread for each buffer (or buffer list) that
     /// passes `pad`. The probe stays; it only watches.
-    static func onData(_ pad: Pad, _ body: @escaping () -> Void) {
+    static func onData(_ pad: Pad, _ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Handler(body)).toOpaque()
         let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
         gst_pad_add_probe(pad.raw, mask, { _, _, data in
@@ -87,7 +86,7 @@ enum Probes {
 
     /// Calls `body` on the streaming thread when EOS reaches `pad` (before the
     /// element behind it handles it). The probe stays; it only passes events through.
-    static func onEndOfStream(_ pad: Pad, _ body: @escaping () -> Void) {
+    static func onEndOfStream(_ pad: Pad, _ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Handler(body)).toOpaque()
         gst_pad_add_probe(pad.raw, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, data in
             if let info, let data, cshim_probe_event_type(info) == GST_EVENT_EOS {

@@ -25,8 +25,8 @@ public struct VideoFrame: Sendable {
 
 /// The audio and video frame handlers of one player (the SDK's frame observers).
 struct FrameTaps {
-    var audio: [(AudioFrame) -> Void] = []
-    var video: [(VideoFrameFormat, (VideoFrame) -> Void)] = []
+    var audio: [@Sendable (AudioFrame) -> Void] = []
+    var video: [(VideoFrameFormat, @Sendable (VideoFrame) -> Void)] = []
     private var lastVideo: Buffer?
 
     var isEmpty: Bool { audio.isEmpty && video.isEmpty }
@@ -35,8 +35,8 @@ struct FrameTaps {
     /// The handler calls for this tick's audio and (when new) picture, to be run
     /// by the caller once it holds no lock. Copies what the handlers will see.
     mutating func deliveries(audio out: UnsafeMutablePointer<Float>, frames: Int, video buffer: Buffer?,
-                             format: MediaFormat, positionMs: Int) -> [() -> Void] {
-        var work: [() -> Void] = []
+                             format: MediaFormat, positionMs: Int) -> [@Sendable () -> Void] {
+        var work: [@Sendable () -> Void] = []
         if !audio.isEmpty, frames > 0 {
             let frame = AudioFrame(samples: Array(UnsafeBufferPointer(start: out, count: frames * format.channels)),
                                    sampleRate: format.sampleRate, channels: format.channels, ptsMs: positionMs)
@@ -47,7 +47,7 @@ struct FrameTaps {
             let layout = I420Layout(width: size.width, height: size.height)
             for (wanted, handler) in video {
                 work.append {
-                    let data = buffer.withBytes { PixelConversion.convert(i420: $0, layout: layout, to: wanted) }
+                    let data = (try? buffer.map { PixelConversion.convert(i420: $0, layout: layout, to: wanted) }) ?? Data()
                     handler(VideoFrame(width: size.width, height: size.height, format: wanted, data: data, ptsMs: positionMs))
                 }
             }

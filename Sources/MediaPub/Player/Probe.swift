@@ -1,5 +1,3 @@
-import CGStreamer
-import CShim
 import Foundation
 
 /// `mediapub probe`: duration, streams and tags of a source, read with GstDiscoverer.
@@ -12,74 +10,35 @@ public enum Probe {
                     "streams": [["type": "video", "codec": "test pattern"], ["type": "audio", "codec": "sine"]], "tags": [:]]
         }
         try spec.checkReadable(source)
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let discoverer = gst_discoverer_new(GstClockTime(GStreamer.clockTime(timeout)), &error) else {
-            throw MediaPubError.pipeline("discoverer: \(GStreamerError.consume(error))")
-        }
-        defer { g_object_unref(UnsafeMutableRawPointer(discoverer)) }
-        let info = gst_discoverer_discover_uri(discoverer, uri, &error)
-        defer { if let info { g_object_unref(UnsafeMutableRawPointer(info)) } }
-        if let error { throw MediaPubError.sourceFailed(source, GStreamerError.consume(error)) }
-        guard let info else { throw MediaPubError.sourceFailed(source, "cannot be read") }
-        let result = gst_discoverer_info_get_result(info)
-        guard result == GST_DISCOVERER_OK else {
-            throw MediaPubError.sourceFailed(source, result == GST_DISCOVERER_MISSING_PLUGINS ? "no decoder for this media" : "not playable media")
-        }
-        let duration = UInt(gst_discoverer_info_get_duration(info))
-        var streams: [[String: Any]] = []
-        var list = gst_discoverer_info_get_stream_list(info)
-        let head = list
-        while let node = list {
-            if let data = node.pointee.data {
-                let stream = OpaquePointer(data)
-                streams.append(describe(stream))
-            }
-            list = node.pointee.next
-        }
-        gst_discoverer_stream_info_list_free(head)
-        var tags: [String: String] = [:]
-        if let tagList = gst_discoverer_info_get_tags(info) {
-            for name in ["title", "artist", "album"] {
-                if let value = cshim_tag_list_get_string(tagList, name) {
-                    tags[name] = String(cString: value)
-                    g_free(value)
-                }
+        let media: DiscoveredMedia
+        do {
+            media = try DiscoveredMedia.discover(uri, timeout: ClockTime(seconds: timeout))
+        } catch let failure as DiscoveredMedia.Failure {
+            switch failure {
+            case .setup(let why): throw MediaPubError.pipeline("discoverer: \(why)")
+            case .unreadable(let why): throw MediaPubError.sourceFailed(source, why ?? "cannot be read")
+            case .missingPlugins: throw MediaPubError.sourceFailed(source, "no decoder for this media")
+            case .notPlayable: throw MediaPubError.sourceFailed(source, "not playable media")
             }
         }
         return [
             "source": SecretMask.mask(url: source),
-            "duration_ms": duration == GStreamer.none ? NSNull() : Int(duration / 1_000_000),
-            "seekable": gst_discoverer_info_get_seekable(info) != 0,
-            "streams": streams,
-            "tags": tags,
+            "duration_ms": media.duration.map { $0.milliseconds as Any } ?? NSNull(),
+            "seekable": media.seekable,
+            "streams": media.streams.map(describe),
+            "tags": media.tags,
         ]
     }
 
-    private static func describe(_ stream: OpaquePointer) -> [String: Any] {
-        var out: [String: Any] = [:]
-        let type = String(cString: gst_discoverer_stream_info_get_stream_type_nick(stream))
-        out["type"] = type
-        if let caps = gst_discoverer_stream_info_get_caps(stream) {
-            if let text = gst_pb_utils_get_codec_description(caps) {
-                out["codec"] = String(cString: text)
-                g_free(text)
-            }
-            if gst_caps_get_size(caps) > 0, let s = gst_caps_get_structure(caps, 0) {
-                out["caps"] = String(cString: gst_structure_get_name(s))
-            }
-            cshim_caps_unref(caps)
-        }
-        if type == "video" || type == "video(image)" {
-            let video = stream
-            out["width"] = Int(gst_discoverer_video_info_get_width(video))
-            out["height"] = Int(gst_discoverer_video_info_get_height(video))
-            let num = gst_discoverer_video_info_get_framerate_num(video), den = gst_discoverer_video_info_get_framerate_denom(video)
-            if den > 0, num > 0 { out["fps"] = Double(num) / Double(den) }
-        } else if type == "audio" {
-            let audio = stream
-            out["sample_rate"] = Int(gst_discoverer_audio_info_get_sample_rate(audio))
-            out["channels"] = Int(gst_discoverer_audio_info_get_channels(audio))
-        }
+    private static func describe(_ stream: DiscoveredMedia.Stream) -> [String: Any] {
+        var out: [String: Any] = ["type": stream.type]
+        out["codec"] = stream.codec
+        out["caps"] = stream.caps
+        out["width"] = stream.width
+        out["height"] = stream.height
+        out["fps"] = stream.fps
+        out["sample_rate"] = stream.sampleRate
+        out["channels"] = stream.channels
         return out
     }
 }

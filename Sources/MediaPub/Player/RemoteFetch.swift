@@ -78,8 +78,16 @@ final class RemoteFetch {
             let detail = String(nulTerminated: errorBuffer)
             let text = SourceDiagnosis.words(for: code, detail: detail, url: url)
                 ?? (detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
-            throw MediaPubError.sourceFailed(url, SecretMask.scrub(text, secretsOf: url))
+            let problem = SourceDiagnosis.problem(of: code, httpStatus: cshim_curl_response_code(handle))
+            throw Failure(reason: SecretMask.scrub(text, secretsOf: url), problem: problem)
         }
         return sink.data
+    }
+
+    /// A fetch that failed: one line that names no URL (the caller names the source), and what went wrong.
+    struct Failure: Error, CustomStringConvertible {
+        var reason: String
+        var problem: SourceFailure.TransferProblem
+        var description: String { reason }
     }
 }

@@ -7,21 +7,10 @@ import Foundation
 /// certificate and a dropped connection alike ("Internal data stream error"),
 /// and a redirect loop by the last status line ("Found").
 enum SourceDiagnosis {
-    /// Redirect status lines: an error with one of these is a redirect that led nowhere.
-    private static let redirectStatus: Set<String> = ["found", "moved permanently", "see other", "temporary redirect",
-                                                      "permanent redirect", "multiple choices"]
-
-    /// Whether GStreamer's error `text` is one a second look can explain better.
-    static func isVague(_ text: String) -> Bool {
-        let line = text.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ". "))
-        return line.hasPrefix("internal data stream error") || redirectStatus.contains(line)
-            || line.hasPrefix("secure connection setup failed") || line.hasPrefix("could not resolve")
-    }
-
     /// Asks `url` once with libcurl (a few seconds at most, the body not read) and
     /// names what went wrong: "host not found", "TLS certificate not trusted (…)",
     /// "too many redirects". Nil when the server answers, or fails some other way.
-    static func diagnose(_ url: String) -> String? {
+    static func diagnose(_ url: String) -> SourceFailure? {
         guard let handle = curl_easy_init() else { return nil }
         defer { curl_easy_cleanup(handle) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -40,7 +29,23 @@ enum SourceDiagnosis {
             return curl_easy_perform(handle)
         }
         cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
-        return words(for: code, detail: String(nulTerminated: errorBuffer), url: url)
+        guard let text = words(for: code, detail: String(nulTerminated: errorBuffer), url: url) else { return nil }
+        return SourceFailure(text, .transfer(problem(of: code, httpStatus: 0)))
+    }
+
+    /// What a libcurl failure was, for deciding whether a retry may mend it.
+    static func problem(of code: CURLcode, httpStatus: Int) -> SourceFailure.TransferProblem {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .hostNotFound
+        case CURLE_COULDNT_CONNECT: return .cannotConnect
+        case CURLE_OPERATION_TIMEDOUT: return .timedOut
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE: return .dropped
+        case CURLE_SSL_CONNECT_ERROR: return .tlsSetup
+        case CURLE_PEER_FAILED_VERIFICATION: return .untrustedCertificate
+        case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
+        case CURLE_HTTP_RETURNED_ERROR: return httpStatus > 0 ? .httpStatus(httpStatus) : .other
+        default: return .other
+        }
     }
 
     /// Our words for a libcurl failure that has some, else nil.

@@ -2,6 +2,7 @@ import CGStreamer
 import CShim
 import CSoup
 import Foundation
+import Synchronization
 
 /// The certificate authorities HTTPS sources are checked against. By default the
 /// system's; `SSL_CERT_FILE` (the variable OpenSSL, curl and Python read) names a
@@ -14,32 +15,34 @@ enum TLSTrust {
         return path
     }
 
+    /// @unchecked Sendable: wraps a GTlsDatabase (immutable once made, thread-safe in GIO).
     private final class Database: @unchecked Sendable {
         let raw: UnsafeMutablePointer<GTlsDatabase>
         init(_ raw: UnsafeMutablePointer<GTlsDatabase>) { self.raw = raw }
         deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var loaded: (path: String, database: Database?)?
+    /// The database last made, and the path it was made from.
+    private static let loaded = Mutex<(path: String, database: Database?)?>(nil)
 
     /// The database made from `path` (once per path), nil when it holds no usable certificate.
     private static func database(_ path: String) -> Database? {
-        lock.lock(); defer { lock.unlock() }
-        if let loaded, loaded.path == path { return loaded.database }
-        var error: UnsafeMutablePointer<GError>? = nil
-        let made = g_tls_file_database_new(path, &error).map { Database($0) }
-        if let error { g_error_free(error) }
-        loaded = (path, made)
-        return made
+        loaded.withLock { loaded in
+            if let loaded, loaded.path == path { return loaded.database }
+            var error: UnsafeMutablePointer<GError>? = nil
+            let made = g_tls_file_database_new(path, &error).map { Database($0) }
+            if let error { g_error_free(error) }
+            loaded = (path, made)
+            return made
+        }
     }
 
     /// Gives `source` (souphttpsrc) the CAs of `SSL_CERT_FILE` when set. Returns a
     /// one-line problem when the file cannot be used; nil when all is well.
-    static func apply(to source: UnsafeMutablePointer<GstElement>) -> String? {
+    static func apply(to source: Element) -> String? {
         guard let path = caFile else { return nil }
         guard let db = database(path) else { return "SSL_CERT_FILE \(path): no certificate can be read from it" }
-        _ = cshim_object_set_object(UnsafeMutableRawPointer(source), "tls-database", UnsafeMutableRawPointer(db.raw))
+        source.set("tls-database", object: UnsafeMutableRawPointer(db.raw))
         return nil
     }
 }

@@ -1,4 +1,3 @@
-import CGStreamer
 import Foundation
 
 /// The one encoding pipeline: raw frames and PCM from the capture in, H.264
@@ -35,7 +34,7 @@ final class Encoder: Sendable {
         }
         audioSrc = asrc
         audioSink = asink
-        bus = pipeline.makeBus()
+        bus = pipeline.bus
     }
 
     /// The stream ("video" or "audio") an element of the encoding pipeline belongs to.

@@ -204,7 +204,8 @@ final class Output: Sendable {
         switch message {
         case .endOfStream:
             eos.signal()
-        case .error(let source, let text):
+        case .error(let error):
+            let (source, text) = (error.source, error.message)
             if case .srt(let srtURL) = target, neverGotGoing {
                 // srtsink does not say why a listener refused it: ask the listener (off this thread).
                 queue.async { [self] in

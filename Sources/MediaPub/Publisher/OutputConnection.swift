@@ -1,4 +1,3 @@
-import CGStreamer
 import Foundation
 import Synchronization
 
@@ -36,7 +35,7 @@ final class OutputConnection: Sendable {
         parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! \(target.muxPad(video: false))")
         parts.append(target.muxAndSink(location: location))
         pipeline = try Pipeline(description: parts.joined(separator: " "))
-        bus = pipeline.makeBus()
+        bus = pipeline.bus
         videoSrc = pipeline.appSrc(named: "v")
         audioSrc = pipeline.appSrc(named: "a")
         timeline = Mutex(OutputTimeline(hasVideo: hasVideo, videoDelay: videoDelay,
@@ -46,7 +45,7 @@ final class OutputConnection: Sendable {
     /// Starts the pipeline and then watches its bus (what was posted meanwhile waits
     /// there). Returns why it cannot start, stopped again, or nil once it runs.
     func start(onMessage: @escaping @Sendable (BusMessage) -> Void) -> String? {
-        if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+        if (try? pipeline.setState(.playing)) == nil {
             // The element that refused says why, on the bus (not watched yet, so still there).
             let why = bus.popError() ?? "cannot start"
             stop()
@@ -64,7 +63,7 @@ final class OutputConnection: Sendable {
     /// before it is pushed; false stops it. For audio (and the keyframe that fixes the
     /// base) that call is made holding `audioPush`. Never blocks on a network peer.
     func offer(_ sample: Sample, isVideo: Bool, accepted: (Delivery) -> Bool) {
-        guard let buffer = sample.buffer, let pts = buffer.pts, let runningTime = sample.runningTime,
+        guard let buffer = sample.buffer, let pts = buffer.pts?.ns, let runningTime = sample.runningTime?.ns,
               let stamp = OutputTimeline<Sample>.Stamp(pts: pts, runningTime: runningTime),
               let src = isVideo ? videoSrc : audioSrc else { return }
         let place = {
@@ -107,7 +106,6 @@ final class OutputConnection: Sendable {
             return !stopped
         }
         guard first else { return }
-        bus.stop()
-        pipeline.setState(GST_STATE_NULL)
+        pipeline.stop()   // the bus watch too
     }
 }

@@ -1,4 +1,3 @@
-import CGStreamer
 import Foundation
 import Synchronization
 
@@ -50,7 +49,8 @@ final class Publisher: TimelineSink, Sendable {
             for output in outputs { output.offer(sample, isVideo: false) }
         }, eos: { [weak self] in self?.encodedStreamsEnded(1) })
         encoder.bus.start(name: "encoder") { [weak self] message in
-            guard let self, case .error(let source, let text) = message else { return }
+            guard let self, case .error(let error) = message else { return }
+            let (source, text) = (error.source, error.message)
             let why = "\(Encoder.stream(ofElement: source) ?? "the") encoder stopped (\(source)): \(text)"
             let first = self.state.withLock { s in
                 guard s.encoderError == nil else { return false }
@@ -61,10 +61,11 @@ final class Publisher: TimelineSink, Sendable {
             self.log.error(why)
             self.onEncoderFailure(why)
             // Unblock a capture waiting to push into the dead encoder (off the bus thread).
-            DispatchQueue.global().async { self.encoder.pipeline.setState(GST_STATE_NULL) }
+            DispatchQueue.global().async { self.encoder.pipeline.stop() }
             self.encodedStreamsEnded(nil)   // nothing more comes out of a dead encoder
         }
-        if encoder.pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+        if (try? encoder.pipeline.setState(.playing)) == nil {
+            encoder.pipeline.stop()
             throw MediaPubError.pipeline("the encoder cannot start")
         }
         state.withLock { $0.started = true }
@@ -102,8 +103,7 @@ final class Publisher: TimelineSink, Sendable {
             DispatchQueue.global().async(group: group) { output.finish(timeout: 10) }
         }
         _ = group.wait(timeout: .now() + 15)
-        encoder.bus.stop()
-        encoder.pipeline.setState(GST_STATE_NULL)
+        encoder.pipeline.stop()
     }
 
     /// Every output has failed for good.

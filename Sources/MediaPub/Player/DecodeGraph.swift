@@ -1,0 +1,73 @@
+import Foundation
+
+/// The decoding pipeline's shape: source → decoders → converters → appsinks in
+/// the output's raw formats, as gst-launch descriptions, and the settings its
+/// decoders get as decodebin adds them.
+enum DecodeGraph {
+    static func audioBranch(format: MediaFormat, pitch: Double) -> String {
+        let pitchStage = pitch == 0 ? "" : "pitch name=pitch pitch=\(pitchRatio(pitch)) ! audioconvert ! "
+        return "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! audioconvert ! audioresample ! "
+            + "scaletempo ! audioconvert ! \(pitchStage)audioresample ! \(format.audioCaps) ! "
+            + "appsink name=asink sync=false max-buffers=16 enable-last-sample=false"
+    }
+
+    /// Semitones to soundtouch's frequency ratio: n semitones → 2^(n/12).
+    static func pitchRatio(_ semitones: Double) -> Double { pow(2.0, semitones / 12.0) }
+
+    /// Scaled to the output size first, then queued: what waits in the queue and the
+    /// appsink is output-size frames, whatever the source's size (a 4K source queued
+    /// before its scaler held a second of 12 MB frames). The queue is bounded in bytes
+    /// too: `videoQueueFrames` output frames.
+    static func videoBranch(format: MediaFormat, still: Bool) -> String {
+        let maxBytes = min(UInt64(max(0, format.videoFrameBytes)) * UInt64(videoQueueFrames), UInt64(UInt32.max))
+        return "\(scaler) ! \(format.videoCaps ?? "video/x-raw") ! "
+            + (still ? "imagefreeze ! " : "")
+            + "queue max-size-buffers=0 max-size-bytes=\(maxBytes) max-size-time=1000000000 ! "
+            + "appsink name=vsink sync=false max-buffers=4 enable-last-sample=false"
+    }
+
+    /// Decoded frames a video branch queues ahead of its appsink (which holds 4 more).
+    static let videoQueueFrames = 8
+
+    /// One element that converts and scales in one pass (GStreamer 1.22+), else the pair.
+    private static let scaler = GStreamer.hasElement("videoconvertscale")
+        ? "videoconvertscale add-borders=true" : "videoconvert ! videoscale add-borders=true"
+
+    /// The whole pipeline for a source read by GStreamer itself (not from memory).
+    static func describe(_ spec: SourceSpec, format: MediaFormat, wantsVideo: Bool, pitch: Double) -> String {
+        switch spec {
+        case .testPattern(let pattern, let frequency):
+            var parts: [String] = []
+            if wantsVideo, let v = format.video {
+                parts.append("videotestsrc pattern=\(pattern) ! video/x-raw,width=\(v.width),height=\(v.height),framerate=\(v.fps)/1 ! "
+                    + videoBranch(format: format, still: false))
+            }
+            parts.append("audiotestsrc wave=sine freq=\(frequency) volume=0.5 samplesperbuffer=\(max(64, format.sampleRate / 50)) ! "
+                + audioBranch(format: format, pitch: pitch))
+            return parts.joined(separator: " ")
+        case .uri(let uri, _):
+            return "uridecodebin name=dec uri=\(GStreamer.quote(uri)) buffer-duration=3000000000"
+        }
+    }
+
+    /// Bytes served from memory, decoded by decodebin.
+    static let fromMemory = "appsrc name=memsrc ! decodebin name=dec"
+
+    /// libav's video decoders thread by frames by default: one frame-thread per core,
+    /// each holding frames of the source's size (a 4K frame is 12 MB), memory that
+    /// grows with the source and the machine (a 4K item and the next one prerolling:
+    /// +150 MB with 2 cores). Slice threading decodes one frame at a time (parallel
+    /// where the stream has slices) and holds no extra frames.
+    static func limitDecoderThreads(_ element: Element) {
+        guard element.factoryName?.hasPrefix("avdec_") == true else { return }
+        element.set("thread-type", int: 2)  // GST_AV_DEC_THREAD_TYPE_SLICE
+    }
+
+    /// GStreamer 1.22's MP3 parser and decoders leave the encoder delay and padding in
+    /// (some 45 ms of silence per item: a gap at every item change and repeat); they
+    /// are cut as ffmpeg cuts them, from the LAME tag (an MP3 of N s decodes to N s).
+    static func trimMP3Padding(_ element: Element) {
+        guard let name = element.factoryName, ["avdec_mp3", "avdec_mp3float", "mpg123audiodec"].contains(name) else { return }
+        element.trimMP3Padding()
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// What the consumer (the capture thread, through the player) has taken from a
+/// session: the decoded buffer being read in place, the next picture, the playhead.
+struct Reading {
+    /// Media time (ms) at playhead 0: the start position, or the last seek target.
+    var mediaStartMs: Int
+    var rate: Double
+    var lastVideo: Buffer?
+    var pending: Buffer?
+    var pendingSamples = 0
+    var pendingOffset = 0
+    var pendingTime = ClockTime.zero
+    var nextVideo: Sample?
+    var audioDone = false
+    var videoDone = false
+    /// Running time consumed so far on this session's own timeline.
+    var playhead = ClockTime.zero
+
+    init(mediaStartMs: Int, rate: Double, lastVideo: Buffer? = nil) {
+        self.mediaStartMs = mediaStartMs
+        self.rate = rate
+        self.lastVideo = lastVideo
+    }
+
+    var positionMs: Int { mediaStartMs + Int(Double(playhead.nanoseconds) / 1e6 * rate) }
+    var audioExhausted: Bool { audioDone && pendingOffset >= pendingSamples }
+}
+
+/// Consuming, on the capture thread: each call locks the session's state only
+/// between pulls, never while an appsink is waited for.
+extension DecodeSession {
+    /// Media position (ms) of what has been consumed.
+    var positionMs: Int { state.withLock { $0.reading.positionMs } }
+    var playhead: ClockTime { state.withLock { $0.reading.playhead } }
+    var mediaStartMs: Int { state.withLock { $0.reading.mediaStartMs } }
+    var lastVideo: Buffer? { state.withLock { $0.reading.lastVideo } }
+    var hasAudio: Bool { state.withLock { $0.audioSink != nil } }
+
+    /// The audio stream ended and every sample of it was consumed.
+    var audioExhausted: Bool { state.withLock { $0.reading.audioExhausted } }
+
+    /// Nothing more will come out: every stream reached its end and was consumed.
+    var isDrained: Bool {
+        state.withLock { s in
+            let audioOver = s.audioSink == nil || s.reading.audioExhausted
+            let videoOver = s.videoSink == nil || s.reading.videoDone
+            return ((s.audioSink != nil || s.videoSink != nil) && audioOver && videoOver)
+                || (s.broken && s.audioSink == nil && s.videoSink == nil)
+        }
+    }
+
+    /// Copies up to `frames` interleaved frames into `out`, waiting up to `wait`
+    /// seconds for each decoded buffer. Returns how many frames were written.
+    func readAudio(frames: Int, into out: UnsafeMutablePointer<Float>, wait: Double) -> Int {
+        guard let sink = state.withLock({ $0.audioSink }) else { return 0 }
+        let channels = format.channels
+        var filled = 0
+        while filled < frames {
+            let (needsBuffer, done, broken) = state.withLock { s in
+                (s.reading.pendingOffset >= s.reading.pendingSamples, s.reading.audioDone, s.broken)
+            }
+            if needsBuffer {
+                if done { break }
+                guard let sample = sink.tryPull(timeout: broken ? 0 : wait) else {
+                    if sink.isEOS || broken { state.withLock { $0.reading.audioDone = true } }
+                    break
+                }
+                guard let buffer = sample.buffer else { continue }
+                let time = sample.runningTime
+                state.withLock { s in
+                    s.reading.pendingTime = time ?? s.reading.playhead
+                    s.reading.pendingOffset = 0
+                    s.reading.pending = buffer
+                    s.reading.pendingSamples = buffer.size / MemoryLayout<Float>.size
+                }
+                continue
+            }
+            let (buffer, offset, samples) = state.withLock { ($0.reading.pending, $0.reading.pendingOffset, $0.reading.pendingSamples) }
+            let take = min(frames - filled, (samples - offset) / channels)
+            let copied = take > 0 && (try? buffer?.map { bytes in
+                let src = bytes.bindMemory(to: Float.self)
+                guard let base = src.baseAddress, src.count >= offset + take * channels else { return false }
+                (out + filled * channels).update(from: base + offset, count: take * channels)
+                return true
+            }) == true
+            state.withLock { s in
+                // A remainder short of a frame, or a buffer that cannot be read, is passed over whole.
+                guard copied else { s.reading.pendingOffset = s.reading.pendingSamples; return }
+                s.reading.pendingOffset += take * channels
+                s.reading.playhead = s.reading.pendingTime
+                    + ClockTime.ofSamples(UInt64(s.reading.pendingOffset / channels), rate: format.sampleRate)
+            }
+            if copied { filled += take }
+        }
+        return filled
+    }
+
+    /// Moves the playhead of a session that has no audio.
+    func advance(by time: ClockTime) { state.withLock { $0.reading.playhead += time } }
+
+    /// The next sample of `sink` for the picture, pulled when none waits: nil when
+    /// there is none (yet); `videoDone` set when the stream is over.
+    private func nextPicture(_ sink: AppSink, wait: Double) -> Sample? {
+        let (waiting, done, broken) = state.withLock { ($0.reading.nextVideo, $0.reading.videoDone, $0.broken) }
+        if let waiting { return waiting }
+        if done { return nil }
+        guard let sample = sink.tryPull(timeout: broken ? 0 : wait) else {
+            if sink.isEOS || broken { state.withLock { $0.reading.videoDone = true } }
+            return nil
+        }
+        state.withLock { $0.reading.nextVideo = sample }
+        return sample
+    }
+
+    /// Takes the waiting sample as the picture shown.
+    private func show(_ sample: Sample) {
+        let buffer = sample.buffer
+        state.withLock { $0.reading.lastVideo = buffer; $0.reading.nextVideo = nil }
+    }
+
+    /// The latest frame due `lag` before the playhead (the first frame at the latest).
+    /// Waits up to `wait` seconds for a frame that may be due but is not decoded yet.
+    func videoFrame(lag: ClockTime, wait: Double) -> Buffer? {
+        guard let sink = state.withLock({ $0.videoSink }) else { return nil }
+        while let sample = nextPicture(sink, wait: wait) {
+            let (playhead, shown) = state.withLock { ($0.reading.playhead, $0.reading.lastVideo) }
+            if let time = sample.runningTime, time + lag > playhead, shown != nil { break }
+            show(sample)
+        }
+        return lastVideo
+    }
+
+    /// Once the audio has run out: whether the picture ends with it (nothing
+    /// beyond `slack` past the playhead). Frames within the slack are passed
+    /// over; a picture that goes on longer plays out on its own.
+    func videoEndsWithAudio(slack: ClockTime, wait: Double) -> Bool {
+        guard let sink = state.withLock({ $0.videoSink }) else { return true }
+        while true {
+            guard let sample = nextPicture(sink, wait: wait) else { return state.withLock { $0.reading.videoDone } }
+            guard let time = sample.runningTime else {
+                state.withLock { $0.reading.nextVideo = nil }
+                continue
+            }
+            if time > playhead + slack { return false }
+            show(sample)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// When the current item fails: said in our words, then retried, played out,
+/// skipped or ended as `RetryPolicy` decides, by the failure's cause (never its words).
+extension MediaPlayer {
+    /// On the player's queue: a session could not even be made for `source`.
+    func itemFailed(source: String, _ failure: SourceFailure) {
+        state.withLock { s in
+            // Only while the player still waits for that item: not once it was stopped or
+            // given another source, and not for a next item that failed while preloading
+            // (that one fails again, as the current item, when its turn comes).
+            guard s.phase == .loading || s.phase == .paused, s.current == nil, s.playlist.current == source else { return }
+            itemFailed(source: source, failure, &s)
+        }
+    }
+
+    /// The current item failed.
+    func itemFailed(source: String, _ failure: SourceFailure, _ s: inout State) {
+        let isNetwork = ["http", "https"].contains(PathResolution.sourceScheme(of: source) ?? "")
+        // GStreamer's generic words say nothing a user can act on: ours instead.
+        let reason = failure.plainReason(isNetwork: isNetwork) ?? failure.text
+        // GStreamer's text may quote the location: its secrets go too.
+        let text = "\(SecretMask.mask(url: source)): \(SecretMask.scrub(reason, secretsOf: source))"
+        if let session = s.current, session.source == source, let raw = session.failure,
+           skipSegment(of: session, failedWith: raw, &s) { return }
+        let situation = RetryPolicy.Situation(
+            failure: failure, isNetwork: isNetwork, stopped: s.phase == .stopped,
+            hasPlayed: s.current.map { s.currentReady && $0.playhead > .zero } ?? false,
+            itemCount: s.playlist.items.count, playedSinceStart: s.playedSinceStart)
+        var policy = s.policy
+        let decision = policy.decide(situation) { s.playlist.advance() }
+        s.policy = policy
+        switch decision {
+        case .retry(let delay):
+            emit(.warning("player \(id): \(text); retrying in \(Int(delay))s"), s)
+            let position = s.current?.positionMs ?? 0
+            closeSessions(&s)
+            s.currentReady = false
+            setState(.loading, &s)
+            queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+                self?.state.withLock { s in
+                    guard let self, s.phase == .loading, s.current == nil, s.playlist.current == source else { return }
+                    s.current = self.makeSession(source, startAt: Double(position) / 1000, s)
+                    s.current?.start()
+                }
+            }
+        case .playOut:
+            // Corrupt, truncated or dropped after it played: what decoded plays out,
+            // then the item ends as at its end (the next one is prepared now).
+            emit(.warning("player \(id): \(text); moving on after what decoded"), s)
+            preloadNext(&s)
+        case .skip:
+            emit(.warning("player \(id): skipping \(text)"), s)
+            openCurrent(&s)
+        case .end:
+            // Something of this run played: the list is over, not failed.
+            emit(.warning("player \(id): skipping \(text); nothing left to play"), s)
+            closeSessions(&s)
+            setState(.ended, &s)
+        case .fail:
+            closeSessions(&s)
+            setState(.error, error: text, &s)
+        }
+    }
+
+    /// When `message` says an HLS segment of `session` (the current one) could not be
+    /// fetched (hlsdemux gave up on it, and with it the whole stream), a VOD item goes
+    /// on after that segment (once what decoded has played) and a live one is joined
+    /// again. Returns whether it was such a failure.
+    func skipSegment(of session: DecodeSession, failedWith message: String, _ s: inout State) -> Bool {
+        // Already going on after a segment: later errors are that failure's consequences.
+        if s.resumeAtMs != nil { return true }
+        guard let segment = session.segmentFailure(in: message),
+              segment.isLive || segment.resumeMs > session.mediaStartMs else { return false }
+        let why = segment.status.map { " (\($0))" } ?? ""
+        let what = "segment \(segment.number) of \(SecretMask.mask(url: session.source)) could not be fetched\(why)"
+        if segment.isLive {
+            // Retried like any network failure (bounded until it plays again), from the live edge.
+            guard s.policy.rejoinLive() else { return false }
+            emit(.warning("player \(id): \(what): joining the live stream again"), s)
+            continueCurrent(atMs: 0, &s)
+        } else if s.currentReady, session.playhead > .zero {
+            emit(.warning("player \(id): \(what): skipped"), s)
+            s.resumeAtMs = segment.resumeMs
+        } else {
+            emit(.warning("player \(id): \(what): skipped"), s)
+            continueCurrent(atMs: segment.resumeMs, &s)
+        }
+        return true
+    }
+}

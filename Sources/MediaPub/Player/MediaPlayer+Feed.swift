@@ -1,0 +1,134 @@
+import Foundation
+
+/// The capture side: each tick, the capture thread takes a player's audio and the
+/// picture due, from the current item and (gaplessly) the ones after it. The
+/// player's lock is held while it reads, and let go whenever it waits for an item.
+extension MediaPlayer {
+    struct Rendered: Sendable {
+        var audioFrames: Int
+        var video: Buffer?
+        /// The mix settings as they were for this tick (read under the same lock).
+        var aux = false
+        var publishGain: Float = 0
+        /// nil when the player is muted locally.
+        var localGain: Float?
+    }
+
+    /// What one tick has done so far, across the items it spans.
+    private struct Tick {
+        let frames: Int
+        let length: ClockTime
+        let began = Date()  // a tick that waits for data counts its wait as starved
+        var filled = 0
+        var hops = 0
+        /// Where in this tick the item last changed, and the picture of the item that
+        /// was playing at the tick's middle when that was an item that ended since.
+        var changedAt: Int?
+        var pictureAtMiddle: Buffer?
+    }
+
+    private enum Step {
+        case done
+        case again
+        /// The next item is not ready: wait (without the lock), then go on if it is.
+        case waitForItem
+    }
+
+    /// Hands the capture `frames` of audio (interleaved floats written to `out`)
+    /// and the frame due now. `wait` bounds how long to wait for decoding
+    /// (0 in realtime, longer when running as fast as possible).
+    func render(frames: Int, tick length: ClockTime, into out: UnsafeMutablePointer<Float>, wait: Double) -> Rendered {
+        var tick = Tick(frames: frames, length: length)
+        if wait > 0 { state.wait(until: Date().addingTimeInterval(wait)) { $0.awaitingItem } }
+        let early: Rendered? = state.withLock { s in
+            if s.phase != .playing { s.starvedSince = nil }
+            switch s.phase {
+            case .paused: return mixed(Rendered(audioFrames: 0, video: s.frozenFrame), s)
+            case .playing where s.currentReady: return nil
+            default: return mixed(Rendered(audioFrames: 0, video: nil), s)
+            }
+        }
+        if let early { return early }
+        var step = Step.again
+        while step != .done {
+            if step == .waitForItem {
+                // Not preloaded in time: when not paced by the clock, wait rather than leave a gap.
+                state.wait(until: Date().addingTimeInterval(wait)) { $0.awaitingItem }
+                guard state.withLock({ $0.phase == .playing && $0.currentReady }) else { break }
+            }
+            step = state.withLock { s in readItem(&tick, into: out, wait: wait, &s) }
+        }
+        let (rendered, deliveries) = state.withLock { s in finishTick(tick, audio: out, wait: wait, &s) }
+        // Tap handlers run outside the lock: they may ask the player anything.
+        for deliver in deliveries { deliver() }
+        return rendered
+    }
+
+    private func mixed(_ rendered: Rendered, _ s: borrowing State) -> Rendered {
+        var r = rendered
+        r.aux = s.config.aux
+        r.publishGain = Float(s.config.publishVolume) / 100
+        r.localGain = s.config.muteLocal ? nil : Float(s.config.playVolume) / 100
+        return r
+    }
+
+    /// Reads the current item into the tick; at its end, hands over to the next one.
+    private func readItem(_ t: inout Tick, into out: UnsafeMutablePointer<Float>, wait: Double, _ s: inout State) -> Step {
+        guard let session = s.current, t.hops < 3 else { return .done }
+        if session.hasAudio && !session.audioExhausted {
+            t.filled += session.readAudio(frames: t.frames - t.filled, into: out + t.filled * format.channels, wait: wait)
+        } else {
+            // No audio (left): the picture's clock is the timeline's, for the part of
+            // the tick this item has (all of it, unless it began within the tick).
+            let part = Double(t.frames - t.filled) / Double(max(1, t.frames))
+            session.advance(by: t.filled == 0 ? t.length : ClockTime(nanoseconds: UInt64(Double(t.length.nanoseconds) * part)))
+        }
+        // Audio is the item's clock: when it runs out the item is over (a picture
+        // that goes on longer plays out first), and the next one fills the same tick.
+        let over = session.hasAudio
+            ? session.audioExhausted && session.videoEndsWithAudio(slack: ClockTime(milliseconds: 100), wait: wait)
+            : session.isDrained
+        guard t.filled < t.frames || !session.hasAudio, over else { return .done }
+        // The item ending now spans the tick's middle: its picture is this tick's.
+        if (t.changedAt ?? 0) * 2 <= t.frames && t.filled * 2 > t.frames { t.pictureAtMiddle = session.lastVideo }
+        t.changedAt = t.filled
+        t.hops += 1
+        guard advanceAfterEnd(&s) else { return .done }
+        if s.awaitingItem && wait > 0 { return .waitForItem }
+        return s.phase == .playing && s.currentReady ? .again : .done
+    }
+
+    /// The tick's picture, the stall watch, the taps and progress.
+    private func finishTick(_ t: Tick, audio out: UnsafeMutablePointer<Float>, wait: Double,
+                            _ s: inout State) -> (Rendered, [@Sendable () -> Void]) {
+        // The tick's picture is the one due at its middle, so a picture is never more than
+        // half a frame from its sound: an item that began in the second half of the tick
+        // shows its first frame from the next tick on.
+        var decoded = (feedsVideo || s.taps.wantsVideo) ? s.current?.videoFrame(lag: t.length.scaled(by: 1, 2), wait: wait) : nil
+        if let changedAt = t.changedAt, changedAt * 2 > t.frames, let picture = t.pictureAtMiddle { decoded = picture }
+        // A source that gives nothing (network stall, buffering) has no picture to show: the slate stands in.
+        let progressed = t.filled > 0 || (s.current.map { !$0.hasAudio || $0.audioExhausted } ?? false)
+        s.stalled = progressed ? .zero : s.stalled + t.length
+        let buffering = s.stalled > MediaPlayer.stallLimit
+        if s.phase != .playing || t.filled >= t.frames || (progressed && t.filled == 0) {
+            s.starvedSince = nil  // all it was asked for, or it was not asked (no audio)
+        } else if let session = s.current {
+            // Short this tick (it waited since it began for what did not come), or nothing again.
+            let since = t.filled > 0 ? t.began : (s.starvedSince ?? t.began)
+            s.starvedSince = since
+            if Date().timeIntervalSince(since) >= DecodeSession.stallSeconds {
+                // Nothing for seconds, in the middle: what was queued has played out.
+                s.starvedSince = nil
+                session.abandon()
+                itemFailed(source: session.source, DecodeSession.stalled, &s)
+            }
+        }
+        var deliveries: [@Sendable () -> Void] = []
+        if !s.taps.isEmpty {
+            let position = s.current?.positionMs ?? 0
+            deliveries = s.taps.deliveries(audio: out, frames: t.filled, video: decoded, format: format, positionMs: position)
+        }
+        reportProgress(&s)
+        return (mixed(Rendered(audioFrames: t.filled, video: feedsVideo && !buffering ? decoded : nil), s), deliveries)
+    }
+}

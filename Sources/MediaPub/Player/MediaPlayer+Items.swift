@@ -1,0 +1,201 @@
+import Foundation
+
+/// The player's items: opening the current one in a decoding session, preparing
+/// the next one ahead (gapless handover), going on after an item's end, and the
+/// events its sessions report. Every function here runs under the player's lock
+/// (it takes the state `inout`), except `sessionEvent`, which takes it.
+extension MediaPlayer {
+    /// Changing the resource is stop, load, start: each one a state change.
+    func replacePlaylist(_ list: Playlist, _ s: inout State) {
+        closeSessions(&s)
+        s.frozenFrame = nil
+        setState(.stopped, &s)
+        s.playedSinceStart = false
+        s.playlist = list
+        s.policy.itemChosen()
+        openCurrent(&s)
+    }
+
+    /// Opens `playlist.current` as the current session.
+    func openCurrent(_ s: inout State) {
+        closeSessions(&s)
+        s.currentReady = false
+        setState(.loading, &s)
+        s.current = makeSession(s.playlist.current, startAt: s.config.startAt, s)
+        s.current?.start()
+    }
+
+    /// The current item again, from `ms`.
+    func reopenCurrent(atMs ms: Int, _ s: inout State) {
+        let resume = s.phase
+        closeSessions(&s)
+        s.currentReady = false
+        s.current = makeSession(s.playlist.current, startAt: Double(ms) / 1000, s)
+        s.current?.start()
+        setState(resume == .paused ? .paused : .loading, &s)
+    }
+
+    /// The current item again from `ms`, in a new session that goes on with the item (no new track).
+    func continueCurrent(atMs ms: Int, _ s: inout State) {
+        retire(s.current)
+        s.current = nil
+        s.resumeAtMs = nil
+        s.currentReady = false
+        s.lastProgressMs = nil
+        s.continuing = true
+        setState(s.phase == .paused ? .paused : .loading, &s)
+        s.current = makeSession(s.playlist.current, startAt: Double(ms) / 1000, s)
+        s.current?.start()
+    }
+
+    func makeSession(_ source: String, startAt: TimeInterval, _ s: borrowing State) -> DecodeSession? {
+        do {
+            let memory: DecodeSession.Memory = s.memoryData.map { .data($0) } ?? (s.config.memory ? .load : .none)
+            return try DecodeSession(source: source, format: format, wantsVideo: feedsVideo || s.taps.wantsVideo,
+                                     speed: s.config.speed, pitch: s.config.pitch, startAt: startAt,
+                                     memory: memory) { [weak self] session, event in
+                // Bus, loader and streaming threads only hand the event over: they never wait for the player.
+                self?.queue.async { [weak self, weak session] in
+                    guard let self, let session else { return }
+                    self.sessionEvent(event, from: session)
+                }
+            }
+        } catch {
+            let failure = SourceFailure(MediaPubError.reason(of: error), .unplayable)
+            queue.async { [weak self] in self?.itemFailed(source: source, failure) }
+            return nil
+        }
+    }
+
+    func closeSessions(_ s: inout State) {
+        retire(s.current)
+        s.current = nil
+        dropUpcoming(&s)
+        s.resumeAtMs = nil
+        s.continuing = false
+    }
+
+    func dropUpcoming(_ s: inout State) {
+        retire(s.upcoming)
+        s.upcoming = nil
+        s.upcomingPosition = nil
+    }
+
+    /// Closes a session on a background queue: tearing a pipeline down takes
+    /// milliseconds the capture thread must not lose.
+    func retire(_ session: DecodeSession?) {
+        guard let session else { return }
+        DispatchQueue.global().async { session.close() }
+    }
+
+    /// Opens the next item ahead, so it starts gaplessly.
+    func preloadNext(_ s: inout State) {
+        guard s.upcoming == nil, let (position, reshuffle) = s.playlist.following(), !reshuffle else { return }
+        var copy = s.playlist
+        _ = copy.advance()
+        s.upcomingPosition = position
+        s.upcoming = makeSession(copy.current, startAt: 0, s)
+        s.upcoming?.start()
+    }
+
+    /// The current session has nothing more to give: the item goes on (a segment
+    /// left out), the next one takes over (prepared ahead, or opened now), or the
+    /// list is over. Returns false when it is over.
+    func advanceAfterEnd(_ s: inout State) -> Bool {
+        // Drained before its failure reached the player (the event waits for the lock the capture holds).
+        if s.resumeAtMs == nil, let session = s.current, let message = session.failure,
+           skipSegment(of: session, failedWith: message, &s), s.current !== session {
+            return true  // already going on in a new session
+        }
+        if let ms = s.resumeAtMs {
+            // The same item goes on after a segment it had to leave out.
+            continueCurrent(atMs: ms, &s)
+            return true
+        }
+        retire(s.current)
+        s.current = nil
+        guard s.playlist.advance() else {
+            retire(s.upcoming)
+            s.upcoming = nil
+            setState(.ended, &s)
+            return false
+        }
+        s.lastProgressMs = nil
+        if let next = s.upcoming, s.upcomingPosition == s.playlist.position {
+            s.current = next
+            s.upcoming = nil
+            s.upcomingPosition = nil
+            s.currentReady = next.isReady
+            // A short item decodes to its end while it waits as the next one: its
+            // `decodedAll` came while it was not current, so the item after it is prepared now.
+            if next.hasDecodedAll { preloadNext(&s) }
+            // A prerolled item is never reported as loading: one still finishing its preroll
+            // goes on as playing (the capture waits for it, `awaitingItem`), and gets its
+            // player.track once ready.
+            if s.currentReady {
+                s.sentTags = next.currentTags
+                emit(.track(index: s.playlist.index, source: s.playlist.current,
+                            durationMs: next.durationMs, tags: next.currentTags), s)
+            }
+            return true
+        }
+        retire(s.upcoming)
+        s.upcoming = nil
+        s.current = makeSession(s.playlist.current, startAt: 0, s)
+        s.currentReady = false
+        setState(.loading, &s)
+        s.current?.start()
+        return true
+    }
+
+    /// A progress event each `progress_interval` of media time.
+    func reportProgress(_ s: inout State) {
+        guard s.phase == .playing, let session = s.current else { return }
+        let position = session.positionMs
+        let step = max(100, Int(s.config.progressInterval * 1000))
+        if let last = s.lastProgressMs, position >= last, position - last < step { return }
+        s.lastProgressMs = position - position % step
+        emit(.progress(positionMs: position, durationMs: session.durationMs), s)
+    }
+
+    /// On the player's queue: what a session reported, decided and acted on under
+    /// one hold of the lock (the capture thread may promote `upcoming` any time).
+    func sessionEvent(_ event: DecodeSession.Event, from session: DecodeSession) {
+        let track: PlayerEvent? = state.withLock { s in
+            let isCurrent = session === s.current
+            guard isCurrent || session === s.upcoming else { return nil }
+            switch event {
+            case .ready:
+                guard isCurrent, !s.currentReady else { return nil }
+                s.currentReady = true
+                s.policy.itemPlays()
+                if s.phase == .loading { setState(.playing, &s) }
+                s.sentTags = session.currentTags
+                s.waiters.wakeAll()  // a capture may wait for a prerolled item to be ready
+                defer { s.continuing = false }
+                return s.continuing ? nil : .track(index: s.playlist.index, source: s.playlist.current,
+                                                   durationMs: session.durationMs, tags: session.currentTags)
+            case .decodedAll:
+                if isCurrent { preloadNext(&s) }
+            case .failed(let failure):
+                if isCurrent { itemFailed(source: session.source, failure, &s) } else { dropUpcoming(&s) }
+            case .tags:
+                // Kept by the session (now-playing). Tags that come after the item's
+                // player.track was sent go out as an updated player.track.
+                guard isCurrent, s.currentReady, let sent = s.sentTags, session.currentTags != sent else { return nil }
+                s.sentTags = session.currentTags
+                return .track(index: s.playlist.index, source: s.playlist.current,
+                              durationMs: session.durationMs, tags: session.currentTags)
+            case .warning(let text):
+                emit(.warning("player \(id): \(text)"), s)
+            case .restarted(let how):
+                guard isCurrent else { return nil }
+                // The old session only holds the stale window: dropped, the new stream joined.
+                emit(.warning("player \(id): \(SecretMask.mask(url: session.source)) started over (\(how)): joining it again"), s)
+                continueCurrent(atMs: 0, &s)
+            }
+            return nil
+        }
+        if let track { state.withLock { emit(track, $0) } }
+    }
+}
