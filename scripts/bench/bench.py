@@ -155,6 +155,7 @@ def run_child(argv, log, env=None, on_line=None, timeout=None):
         timer = threading.Timer(timeout, kill)
         timer.start()
     _, status, usage = os.wait4(p.pid, 0)
+    what = os.path.basename(log)[4:-4]  # the log's name: job, tool, run
     wall = time.monotonic() - t0
     if timer:
         timer.cancel()
@@ -164,10 +165,10 @@ def run_child(argv, log, env=None, on_line=None, timeout=None):
         p.stdout.close()
     if timed_out:
         print_log(log)
-        raise BenchError(f"{argv[0]} did not finish within {timeout:.0f} s (killed); log: {log}")
+        raise BenchError(f"{what} ({argv[0]}) did not finish within {timeout:.0f} s (killed); log: {log}")
     if p.returncode != 0:
         print_log(log)
-        raise BenchError(f"{argv[0]} failed with exit {p.returncode}; log: {log}")
+        raise BenchError(f"{what} ({argv[0]}) failed with exit {p.returncode}; log: {log}")
     return Result(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
