@@ -29,8 +29,10 @@ test: test-deps build media
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
-# Throughput and peak memory of the whole chain (release build), never part of make test.
-bench: deps media
+# mediapub side by side with ffmpeg and gst-launch at the same settings: wall, CPU, peak RSS,
+# SSIM, first packet (release build; BENCH_SECONDS=5 BENCH_RUNS=1 for a quick check).
+# Never part of make test.
+bench: test-deps media
 	@bash scripts/bench.sh
 
 # A/V sync and timeline over 1 h of output (SOAK_DURATION=10m for less), never part of make test.

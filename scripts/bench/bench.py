@@ -1,0 +1,827 @@
+#!/usr/bin/env python3
+"""make bench: mediapub side by side with ffmpeg and a plain gst-launch pipeline.
+
+The same jobs, at the encoder settings mediapub uses (x264 veryfast, 2500k CBR with
+x264enc's 600 ms VBV, zerolatency, no B-frames, keyframe every 2 s, High profile,
+1280x720@30; AAC 128k 48 kHz stereo), run alternately (mediapub, ffmpeg, gst-launch,
+mediapub, ...) and reported as medians, with the ratios mediapub/ffmpeg and
+mediapub/gst-launch. CPU time and peak RSS are the child's own, from wait4(2).
+
+Called by scripts/bench.sh with the release binary and a temp dir:
+  bench.py --mediapub .build/release/mediapub --tmp DIR
+Environment: BENCH_SECONDS (60) length of the realtime jobs and output seconds of the
+memory job; BENCH_RUNS (5) runs per tool in jobs 1, 2 and 5; BENCH_SOLO_RUNS
+(min(3, BENCH_RUNS)) runs of the mediapub-only jobs 3 and 4; BENCH_FILE_SECONDS (20)
+length of job 1's source; BENCH_JOBS (1,2,3,4,5,mem) which jobs to run.
+
+Any child that fails, or whose output is short or missing, fails the bench with its
+log printed: never a silently wrong number.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+MEDIA = os.path.join(REPO, "presets", "media")
+
+# The encoder settings of mediapub's Encoder.swift and presets/demo.yaml, for each tool.
+KBPS, FPS, GOP, AKBPS = 2500, 30, 60, 128
+FFMPEG_ENCODE = [
+    "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-bf", "0",
+    "-b:v", f"{KBPS}k", "-maxrate", f"{KBPS}k", "-bufsize", f"{KBPS * 600 // 1000}k",  # x264enc pass=cbr, vbv 600 ms
+    "-g", str(GOP), "-profile:v", "high", "-pix_fmt", "yuv420p",
+    "-s", "1280x720", "-r", str(FPS),
+    "-c:a", "aac", "-b:a", f"{AKBPS}k", "-ar", "48000", "-ac", "2",
+]
+GST_VIDEO = (f"queue ! videoconvert ! videoscale ! videorate ! video/x-raw,format=I420,width=1280,height=720,framerate={FPS}/1 "
+             f"! x264enc bitrate={KBPS} key-int-max={GOP} speed-preset=veryfast tune=zerolatency bframes=0 "
+             "! video/x-h264,profile=high ! h264parse ! queue")
+GST_AUDIO = ("queue ! audioconvert ! audioresample ! audio/x-raw,rate=48000,channels=2 "
+             f"! avenc_aac bitrate={AKBPS * 1000} ! aacparse ! queue")
+TOOLS = ["mediapub", "ffmpeg", "gst-launch"]
+
+
+class BenchError(Exception):
+    pass
+
+
+def env_int(name, default, minimum=1):
+    raw = os.environ.get(name, "")
+    if raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BenchError(f"{name}={raw!r}: not a whole number")
+    if value < minimum:
+        raise BenchError(f"{name}={raw}: at least {minimum}")
+    return value
+
+
+def progress(text):
+    print(f"  .. {text}", file=sys.stderr, flush=True)
+
+
+def free_port(kind=socket.SOCK_STREAM):
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(condition, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.02)
+    raise BenchError(f"timed out after {timeout} s waiting for {what}")
+
+
+def tcp_accepts(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def udp_bound(port):
+    suffix = f":{port:04X}"
+    for table in ("/proc/net/udp", "/proc/net/udp6"):
+        try:
+            with open(table) as f:
+                if any(line.split()[1].endswith(suffix) for line in list(f)[1:]):
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+def print_log(path, lines=80):
+    try:
+        with open(path, errors="replace") as f:
+            tail = f.read().splitlines()[-lines:]
+    except OSError:
+        tail = ["(no log)"]
+    print(f"---- last {len(tail)} lines of {path} ----", file=sys.stderr)
+    for line in tail:
+        print(line, file=sys.stderr)
+    print("----", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Children
+
+class Result:
+    def __init__(self, wall, cpu, rss_mib):
+        self.wall, self.cpu, self.rss = wall, cpu, rss_mib
+        self.extra = {}
+
+
+def run_child(argv, log, env=None, on_line=None, timeout=None):
+    """Runs argv to its end; stderr (and stdout, unless on_line reads it) to log.
+    Returns wall s, CPU s (user+sys) and peak RSS MiB of this child alone (wait4).
+    on_line(t, line) gets each stdout line with the monotonic time it arrived."""
+    with open(log, "ab") as err:
+        err.write(("$ " + " ".join(shlex.quote(a) for a in argv) + "\n").encode())
+        err.flush()
+        full_env = dict(os.environ, **(env or {}))
+        t0 = time.monotonic()
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE if on_line else err, stderr=err, env=full_env)
+    reader = None
+    if on_line:
+        def read():
+            for line in p.stdout:
+                on_line(time.monotonic(), line)
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+    timed_out = []
+    timer = None
+    if timeout:
+        def kill():
+            timed_out.append(True)
+            p.kill()
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+    _, status, usage = os.wait4(p.pid, 0)
+    what = os.path.basename(log)[4:-4]  # the log's name: job, tool, run
+    wall = time.monotonic() - t0
+    if timer:
+        timer.cancel()
+    p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    if reader:
+        reader.join(5)
+        p.stdout.close()
+    if timed_out:
+        print_log(log)
+        raise BenchError(f"{what} ({argv[0]}) did not finish within {timeout:.0f} s (killed); log: {log}")
+    if p.returncode != 0:
+        print_log(log)
+        raise BenchError(f"{what} ({argv[0]}) failed with exit {p.returncode}; log: {log}")
+    return Result(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+class Service:
+    """A helper server (nginx, srt-live-transmit) we start and stop ourselves."""
+
+    def __init__(self, argv, log, stdout=None):
+        self.log = log
+        with open(log, "ab") as err:
+            err.write(("$ " + " ".join(shlex.quote(a) for a in argv) + "\n").encode())
+            err.flush()
+            out = open(stdout, "wb") if stdout else err
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+            if stdout:
+                out.close()
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_nginx(tmp):
+    """nginx with Debian's RTMP module from a temp prefix, as the tests run it."""
+    prefix = os.path.join(tmp, "nginx")
+    os.makedirs(os.path.join(prefix, "logs"), exist_ok=True)
+    port = free_port()
+    conf = os.path.join(prefix, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
+daemon off;
+master_process off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/logs/error.log info;
+events {{ worker_connections 256; }}
+rtmp {{
+    server {{
+        listen 127.0.0.1:{port};
+        chunk_size 4096;
+        application live {{
+            live on;
+            record off;
+        }}
+    }}
+}}
+""")
+    log = os.path.join(tmp, "logs", "nginx.log")
+    nginx = Service(["nginx", "-p", prefix + "/", "-c", conf, "-e", f"{prefix}/logs/error.log"], log)
+    try:
+        wait_until(lambda: tcp_accepts(port) or not nginx.alive(), 10, "nginx-rtmp to listen")
+    except BenchError:
+        nginx.stop()
+        raise
+    if not nginx.alive():
+        print_log(log)
+        print_log(f"{prefix}/logs/error.log")
+        raise BenchError("nginx-rtmp did not start")
+    nginx.port = port
+    nginx.error_log = f"{prefix}/logs/error.log"
+    return nginx
+
+
+# ---------------------------------------------------------------------------------------
+# First packet: a relay in front of nginx-rtmp that reads the RTMP chunk stream.
+
+class RTMPChunks:
+    """Follows the client-to-server RTMP chunk stream (after the 3073-byte handshake)
+    and calls on_message(type, first payload bytes) at the start of each message."""
+
+    HEADER = {0: 11, 1: 7, 2: 3, 3: 0}
+
+    def __init__(self, on_message):
+        self.on_message = on_message
+        self.buf = bytearray()
+        self.handshake = 1 + 1536 + 1536  # C0, C1, C2
+        self.chunk_size = 128
+        self.streams = {}  # csid -> [length, type, remaining, extended timestamp]
+
+    def feed(self, data):
+        self.buf += data
+        if self.handshake:
+            n = min(self.handshake, len(self.buf))
+            del self.buf[:n]
+            self.handshake -= n
+        while not self.handshake and self._chunk():
+            pass
+
+    def _chunk(self):
+        b = self.buf
+        if len(b) < 1:
+            return False
+        fmt, csid, pos = b[0] >> 6, b[0] & 0x3F, 1
+        if csid == 0:
+            if len(b) < 2:
+                return False
+            csid, pos = 64 + b[1], 2
+        elif csid == 1:
+            if len(b) < 3:
+                return False
+            csid, pos = 64 + b[1] + 256 * b[2], 3
+        size = self.HEADER[fmt]
+        if len(b) < pos + size:
+            return False
+        st = self.streams.setdefault(csid, [0, 0, 0, False])
+        length, mtype, ext = st[0], st[1], st[3]
+        if fmt <= 2:
+            ext = int.from_bytes(b[pos:pos + 3], "big") == 0xFFFFFF
+        if fmt <= 1:
+            length, mtype = int.from_bytes(b[pos + 3:pos + 6], "big"), b[pos + 6]
+        pos += size + (4 if ext else 0)
+        start = st[2] == 0 or fmt <= 1
+        remaining = length if start else st[2]
+        n = min(self.chunk_size, remaining)
+        if len(b) < pos + n:
+            return False
+        payload = bytes(b[pos:pos + n])
+        if start:
+            self.on_message(mtype, payload[:8])
+            if mtype == 1 and n >= 4:  # Set Chunk Size, for the chunks after this one
+                self.chunk_size = int.from_bytes(payload[:4], "big") & 0x7FFFFFFF
+        st[:] = [length, mtype, remaining - n, ext]
+        del b[:pos + n]
+        return True
+
+
+class RTMPProbe:
+    """A TCP relay on 127.0.0.1 in front of nginx-rtmp. For the current run it notes when
+    the publisher's connection was accepted, when the first coded audio or video frame
+    (an FLV audio/video message that is not a codec header) and the first coded video
+    frame arrived, how many bytes the publisher sent and how many coded frames."""
+
+    def __init__(self, upstream_port):
+        self.upstream = upstream_port
+        self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(8)
+        self.port = self.server.getsockname()[1]
+        self.lock = threading.Lock()
+        self.reset()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def reset(self):
+        with self.lock:
+            self.connected = self.first_media = self.first_video = None
+            self.bytes_in = self.video_frames = self.audio_frames = 0
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            t = time.monotonic()
+            with self.lock:
+                if self.connected is None:
+                    self.connected = t
+            threading.Thread(target=self._relay, args=(conn,), daemon=True).start()
+
+    def _relay(self, conn):
+        try:
+            up = socket.create_connection(("127.0.0.1", self.upstream))
+        except OSError:
+            conn.close()
+            return
+        for s in (conn, up):
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def back():
+            try:
+                while True:
+                    data = up.recv(65536)
+                    if not data:
+                        break
+                    conn.sendall(data)
+            except OSError:
+                pass
+            finally:
+                try:
+                    conn.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
+        threading.Thread(target=back, daemon=True).start()
+
+        now = [0.0]
+
+        def on_message(mtype, head):
+            if mtype not in (8, 9) or len(head) < 2:
+                return
+            if mtype == 9 and head[0] & 0x0F == 7 and head[1] != 1:
+                return  # AVC sequence header or end of sequence
+            if mtype == 8 and head[0] >> 4 == 10 and head[1] == 0:
+                return  # AAC sequence header
+            with self.lock:
+                if self.first_media is None:
+                    self.first_media = now[0]
+                if mtype == 9:
+                    self.video_frames += 1
+                    if self.first_video is None:
+                        self.first_video = now[0]
+                else:
+                    self.audio_frames += 1
+
+        chunks = RTMPChunks(on_message)
+        try:
+            while True:
+                data = conn.recv(65536)
+                now[0] = time.monotonic()
+                if not data:
+                    break
+                chunks.feed(data)
+                with self.lock:
+                    self.bytes_in += len(data)
+                up.sendall(data)
+        except OSError:
+            pass
+        finally:
+            try:
+                up.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            conn.close()
+
+    def snapshot(self):
+        with self.lock:
+            return self.connected, self.first_media, self.first_video, self.bytes_in
+
+    def frames(self):
+        with self.lock:
+            return self.video_frames, self.audio_frames
+
+    def close(self):
+        self.server.close()
+
+
+# ---------------------------------------------------------------------------------------
+# Media
+
+def ffprobe_duration(path, stream="v:0"):
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", stream, "-show_entries",
+                          "stream=duration:format=duration", "-of", "default=nw=1:nk=1", path],
+                         capture_output=True, text=True)
+    for line in out.stdout.split():
+        try:
+            return float(line)
+        except ValueError:
+            continue
+    return 0.0
+
+
+def check_output(path, expected, log, what):
+    """An output file must exist and hold (nearly) all of the expected video."""
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        print_log(log)
+        raise BenchError(f"{what}: no output at {path}; log: {log}")
+    got = ffprobe_duration(path)
+    if got < expected - 0.5:
+        print_log(log)
+        raise BenchError(f"{what}: {path} holds {got:.2f} s of video, expected {expected:.2f} s; log: {log}")
+
+
+def ssim_db(output, source, log):
+    """ffmpeg's ssim filter, output against source: the "All:... (dB)" figure."""
+    argv = ["ffmpeg", "-nostdin", "-hide_banner", "-i", output, "-i", source, "-lavfi", "ssim", "-f", "null", "-"]
+    with open(log, "ab") as f:
+        f.write(("$ " + " ".join(shlex.quote(a) for a in argv) + "\n").encode())
+        p = subprocess.run(argv, capture_output=True, text=True)
+        f.write(p.stderr.encode())
+    m = re.search(r"All:[0-9.]+ \(([0-9.]+|inf)\)", p.stderr)
+    if p.returncode != 0 or not m:
+        print_log(log)
+        raise BenchError(f"SSIM of {output} against {source} failed; log: {log}")
+    return float(m.group(1))
+
+
+def make_source(path, seconds, log):
+    """A moving 1280x720@30 test pattern with a sine, H.264 (High, 4:2:0)/AAC, good quality."""
+    run_child(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "warning", "-y",
+               "-f", "lavfi", "-i", f"testsrc2=size=1280x720:rate={FPS}:duration={seconds}",
+               "-f", "lavfi", "-i", f"sine=frequency=440:beep_factor=4:sample_rate=48000:duration={seconds}",
+               "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p", "-g", str(GOP),
+               "-c:a", "aac", "-b:a", "192k", "-ac", "2", "-shortest", path], log)
+
+
+# ---------------------------------------------------------------------------------------
+# The bench
+
+class Bench:
+    def __init__(self, mediapub, tmp):
+        self.mediapub = os.path.abspath(mediapub)
+        self.tmp = tmp
+        self.logs = os.path.join(tmp, "logs")
+        os.makedirs(self.logs, exist_ok=True)
+        self.seconds = env_int("BENCH_SECONDS", 60)
+        self.runs = env_int("BENCH_RUNS", 5)
+        self.solo_runs = env_int("BENCH_SOLO_RUNS", min(3, self.runs))
+        self.file_seconds = env_int("BENCH_FILE_SECONDS", 20)
+        jobs = os.environ.get("BENCH_JOBS", "") or "1,2,3,4,5,mem"
+        self.jobs = {j.strip() for j in jobs.split(",") if j.strip()}
+        unknown = self.jobs - {"1", "2", "3", "4", "5", "mem"}
+        if unknown:
+            raise BenchError(f"BENCH_JOBS: unknown job {', '.join(sorted(unknown))} (jobs: 1,2,3,4,5,mem)")
+        self.services = []
+        self.nginx = self.probe = None
+        self.counter = 0
+
+    def log(self, name):
+        self.counter += 1
+        return os.path.join(self.logs, f"{self.counter:03d}-{name}.log")
+
+    def close(self):
+        if self.probe:
+            self.probe.close()
+        for s in self.services:
+            s.stop()
+
+    def server(self):
+        if self.nginx is None:
+            self.nginx = start_nginx(self.tmp)
+            self.services.append(self.nginx)
+            self.probe = RTMPProbe(self.nginx.port)
+        return f"rtmp://127.0.0.1:{self.probe.port}/live"
+
+    def preset(self, name, body):
+        path = os.path.join(self.tmp, f"{name}.yaml")
+        with open(path, "w") as f:
+            f.write(f"""name: {name}
+video:
+  size: 1280x720
+  fps: {FPS}
+  bitrate: {KBPS}k
+  keyframe_interval: 2s
+  encoder: x264
+  encoder_preset: veryfast
+audio:
+  sample_rate: 48000
+  channels: 2
+  bitrate: {AKBPS}k
+""" + body)
+        return path
+
+    def mediapub_argv(self, preset, *args):
+        name = os.path.splitext(os.path.basename(preset))[0]
+        return [self.mediapub, "--preset", preset, "--control", os.path.join(self.tmp, f"{name}.sock"), *args]
+
+    # -- reporting ------------------------------------------------------------------
+
+    @staticmethod
+    def table(title, rows, ssim=None, ratios=True):
+        """rows: {tool: [Result]}; ssim: {tool: dB} for jobs with a file output."""
+        print(f"\n== {title} ==")
+        head = f"{'tool':<32} {'wall s':>8} {'CPU s':>8} {'peak RSS MiB':>13}"
+        if ssim is not None:
+            head += f" {'SSIM dB':>8}"
+        print(head)
+        med = {}
+        for tool, results in rows.items():
+            med[tool] = (statistics.median(r.wall for r in results),
+                         statistics.median(r.cpu for r in results),
+                         statistics.median(r.rss for r in results))
+            line = f"{tool:<32} {med[tool][0]:8.2f} {med[tool][1]:8.2f} {med[tool][2]:13.1f}"
+            if ssim is not None:
+                line += f" {ssim[tool]:8.2f}" if tool in ssim else f" {'-':>8}"
+            print(line)
+        if ratios:
+            for other in ("ffmpeg", "gst-launch"):
+                if "mediapub" in med and other in med:
+                    a, b = med["mediapub"], med[other]
+                    line = (f"mediapub/{other}: wall {a[0] / b[0]:.2f}x cpu {a[1] / b[1]:.2f}x "
+                            f"rss {a[2] / b[2]:.2f}x")
+                    if ssim and "mediapub" in ssim and other in ssim:
+                        line += f" ssim {round(ssim['mediapub'] - ssim[other], 2) + 0.0:+.2f} dB"
+                    print(line)
+        sys.stdout.flush()
+        return med
+
+    # -- job 1 ----------------------------------------------------------------------
+
+    def job_file(self):
+        src = os.path.join(self.tmp, "src.mp4")
+        progress(f"job 1: making a {self.file_seconds} s 1280x720@30 H.264/AAC source")
+        make_source(src, self.file_seconds, self.log("source"))
+        preset = self.preset("bench-file", f"players:\n  - id: main\n    source: \"{src}\"\n    video: true\n")
+        out = lambda tool: os.path.join(self.tmp, f"file-{tool}.mp4")
+        commands = {
+            "mediapub": lambda: self.mediapub_argv(preset, "--output", out("mediapub"), "--no-realtime"),
+            "ffmpeg": lambda: ["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-y", "-i", src,
+                               *FFMPEG_ENCODE, out("ffmpeg")],
+            "gst-launch": lambda: ["gst-launch-1.0", "-e", "uridecodebin", f"uri=file://{src}", "name=d",
+                                   *f"d. ! {GST_VIDEO} ! mp4mux name=m ! filesink location={out('gst-launch')}".split(),
+                                   *f"d. ! {GST_AUDIO} ! m.".split()],
+        }
+        rows = {t: [] for t in TOOLS}
+        ssim = {}
+        for run in range(1, self.runs + 1):
+            for tool in TOOLS:
+                if os.path.exists(out(tool)):
+                    os.remove(out(tool))
+                log = self.log(f"job1-{tool}-run{run}")
+                r = run_child(commands[tool](), log, timeout=20 * self.file_seconds + 120)
+                check_output(out(tool), self.file_seconds, log, f"job 1 {tool}")
+                if tool not in ssim:  # x264 is deterministic: the first run's output stands for all
+                    ssim[tool] = ssim_db(out(tool), src, log)
+                rows[tool].append(r)
+                progress(f"job 1 run {run}/{self.runs} {tool}: {r.wall:.2f} s wall, {r.cpu:.2f} s CPU, {r.rss:.0f} MiB")
+        self.table(f"1. file -> MP4 as fast as possible: {self.file_seconds} s 1280x720@30 H.264/AAC source, "
+                   f"median of {self.runs} alternating runs; SSIM of the first run's output against the source",
+                   rows, ssim)
+
+    # -- jobs 2 and 5 -----------------------------------------------------------------
+
+    def realtime_source(self):
+        src = os.path.join(self.tmp, "rt.mp4")
+        if not os.path.exists(src):
+            progress(f"making a {self.seconds} s 1280x720@30 H.264/AAC source for the realtime jobs")
+            make_source(src, self.seconds, self.log("rt-source"))
+        return src
+
+    def check_rtmp(self, what, log, wall):
+        video, audio = self.probe.frames()
+        expected = self.seconds * FPS
+        if video < 0.9 * expected or audio < 0.9 * self.seconds * 48000 / 1024:
+            print_log(log)
+            print_log(self.nginx.error_log, 30)
+            raise BenchError(f"{what}: the RTMP server got {video} video frames (expected {expected}) "
+                             f"and {audio} AAC frames; log: {log}")
+        if wall < 0.8 * self.seconds:
+            print_log(log)
+            raise BenchError(f"{what}: {self.seconds} s of realtime output took only {wall:.1f} s: not paced; log: {log}")
+
+    def job_rtmp(self):
+        src = self.realtime_source()
+        base = self.server()
+        preset = self.preset("bench-rtmp", f"players:\n  - id: main\n    source: \"{src}\"\n    video: true\n")
+        commands = {
+            "mediapub": lambda: self.mediapub_argv(preset, "--output", f"{base}/mediapub", "--events", "-"),
+            "ffmpeg": lambda: ["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-re", "-i", src,
+                               *FFMPEG_ENCODE, "-f", "flv", f"{base}/ffmpeg"],
+            "gst-launch": lambda: ["gst-launch-1.0", "-e", "uridecodebin", f"uri=file://{src}", "name=d",
+                                   *f"d. ! {GST_VIDEO} ! flvmux name=m streamable=true".split(),
+                                   "!", "rtmp2sink", f"location={base}/gst-launch", "sync=true",
+                                   *f"d. ! {GST_AUDIO} ! m.".split()],
+        }
+        rows = {t: [] for t in TOOLS}
+        first = {t: {"connect": [], "media": [], "video": [], "events": []} for t in TOOLS}
+        for run in range(1, self.runs + 1):
+            for tool in TOOLS:
+                log = self.log(f"job2-{tool}-run{run}")
+                self.probe.reset()
+                published = []
+
+                def on_line(t, line, published=published):
+                    if b'"output.state"' in line and b'"publishing"' in line and not published:
+                        published.append(t)
+
+                start = time.monotonic()
+                r = run_child(commands[tool](), log, on_line=on_line if tool == "mediapub" else None,
+                              timeout=3 * self.seconds + 60)
+                self.check_rtmp(f"job 2 {tool}", log, r.wall)
+                connected, first_media, first_video, _ = self.probe.snapshot()
+                first[tool]["connect"].append(connected - start)
+                first[tool]["media"].append(first_media - start)
+                if first_video is not None:
+                    first[tool]["video"].append(first_video - start)
+                if published:
+                    first[tool]["events"].append(published[0] - start)
+                rows[tool].append(r)
+                progress(f"job 2 run {run}/{self.runs} {tool}: {r.wall:.2f} s wall, {r.cpu:.2f} s CPU, "
+                         f"{r.rss:.0f} MiB, first frame at the server {1000 * (first_media - start):.0f} ms")
+        if "2" in self.jobs:
+            self.table(f"2. realtime {self.seconds} s to a local nginx-rtmp: "
+                       f"median of {self.runs} alternating runs (wall is {self.seconds} s by construction)", rows)
+        if "5" in self.jobs:
+            self.first_packet_table(first)
+
+    def first_packet_table(self, first):
+        print(f"\n== 5. start to first packet at the RTMP server (the job 2 runs, median of {self.runs}) ==")
+        print("measured by a TCP relay in front of nginx-rtmp that reads the RTMP chunk stream; from just")
+        print("before the process is started to: the relay accepting its connection (connect), the first")
+        print("coded audio or video frame, codec headers not counted (first frame), the first coded video")
+        print("frame (first video); and for mediapub its own view, the first `output.state publishing` on")
+        print("--events - (events ms), which waits for the server to acknowledge data")
+        print(f"{'tool':<32} {'connect ms':>11} {'first frame ms':>15} {'first video ms':>15} {'events ms':>10}")
+        med = lambda xs: f"{1000 * statistics.median(xs):.0f}" if xs else "-"
+        for tool in TOOLS:
+            f = first[tool]
+            print(f"{tool:<32} {med(f['connect']):>11} {med(f['media']):>15} {med(f['video']):>15} {med(f['events']):>10}")
+        for other in ("ffmpeg", "gst-launch"):
+            a, b = statistics.median(first["mediapub"]["media"]), statistics.median(first[other]["media"])
+            print(f"mediapub/{other}: first frame {a / b:.2f}x")
+        sys.stdout.flush()
+
+    # -- job 3 ----------------------------------------------------------------------
+
+    def job_bgm(self):
+        base = self.server()
+        out = os.path.join(self.tmp, "bgm.mp4")
+        rows = {"mediapub (bgm.yaml)": []}
+        for run in range(1, self.solo_runs + 1):
+            if os.path.exists(out):
+                os.remove(out)
+            log = self.log(f"job3-bgm-run{run}")
+            self.probe.reset()
+            argv = self.mediapub_argv(os.path.join(REPO, "presets", "bgm.yaml"), "--output-env", "RTMP_URL",
+                                      "--output", out, "--duration", f"{self.seconds}s")
+            r = run_child(argv, log, env={"RTMP_URL": f"{base}/bgm"}, timeout=3 * self.seconds + 60)
+            self.check_rtmp("job 3 bgm.yaml", log, r.wall)
+            check_output(out, self.seconds, log, "job 3 bgm.yaml")
+            rows["mediapub (bgm.yaml)"].append(r)
+            progress(f"job 3 run {run}/{self.solo_runs}: {r.wall:.2f} s wall, {r.cpu:.2f} s CPU, {r.rss:.0f} MiB")
+        self.table(f"3. presets/bgm.yaml (video loop + music playlist + aux mix) realtime {self.seconds} s "
+                   f"to nginx-rtmp and an MP4: median of {self.solo_runs} runs", rows, ratios=False)
+
+    # -- job 4 ----------------------------------------------------------------------
+
+    def job_four(self):
+        src = self.realtime_source()
+        base = self.server()
+        srt_port = free_port(socket.SOCK_DGRAM)
+        out = os.path.join(self.tmp, "four.mp4")
+        preset = self.preset("bench-four", f"""players:
+  - id: main
+    source: "{src}"
+    video: true
+    aux: false
+  - id: music
+    playlist:
+      items: ["{MEDIA}/music-a.mp3", "{MEDIA}/music-b.flac"]
+      mode: loop
+    publish_volume: 60
+  - id: ring
+    source: "{MEDIA}/ringtone.wav"
+    repeat: true
+    publish_volume: 30
+  - id: bed
+    source: "{MEDIA}/loop.mp4"
+    repeat: true
+    publish_volume: 50
+outputs:
+  - url: "{base}/four"
+  - url: "srt://127.0.0.1:{srt_port}?mode=caller&latency=200"
+  - url: "{out}"
+""")
+        key = "mediapub (4 players, 3 outputs)"
+        rows = {key: []}
+        ssim = {}
+        for run in range(1, self.solo_runs + 1):
+            if os.path.exists(out):
+                os.remove(out)
+            log = self.log(f"job4-four-run{run}")
+            received = os.path.join(self.tmp, "srt.ts")
+            srt = Service(["srt-live-transmit", "-q", f"srt://:{srt_port}?mode=listener", "file://con"],
+                          self.log(f"job4-srt-live-transmit-run{run}"), stdout=received)
+            self.services.append(srt)
+            try:
+                wait_until(lambda: udp_bound(srt_port) or not srt.alive(), 10, "srt-live-transmit to listen")
+                if not srt.alive():
+                    print_log(srt.log)
+                    raise BenchError("srt-live-transmit did not start")
+                self.probe.reset()
+                r = run_child(self.mediapub_argv(preset, "--duration", f"{self.seconds}s"), log,
+                              timeout=3 * self.seconds + 60)
+            finally:
+                srt.stop()
+            self.check_rtmp("job 4", log, r.wall)
+            check_output(out, self.seconds, log, "job 4 MP4 output")
+            got, rtmp_bytes = os.path.getsize(received), self.probe.snapshot()[3]
+            if got < 0.5 * rtmp_bytes:  # the same encoded stream, as MPEG-TS
+                print_log(log)
+                print_log(srt.log)
+                raise BenchError(f"job 4: the SRT listener received {got} bytes, the RTMP server {rtmp_bytes}; log: {log}")
+            os.remove(received)
+            if not ssim:
+                ssim[key] = ssim_db(out, src, log)
+            rows[key].append(r)
+            progress(f"job 4 run {run}/{self.solo_runs}: {r.wall:.2f} s wall, {r.cpu:.2f} s CPU, {r.rss:.0f} MiB")
+        self.table(f"4. 4 players (one video, three aux audio), 3 outputs (RTMP to nginx, SRT to "
+                   f"srt-live-transmit, MP4) realtime {self.seconds} s: median of {self.solo_runs} runs; "
+                   "SSIM of the MP4 against the video source", rows, ssim, ratios=False)
+
+    # -- memory ---------------------------------------------------------------------
+
+    def job_memory(self):
+        """Memory follows the output's size, not the source's: a 4K source on the 720p output
+        next to a 720p one, each looped (the next round prerolls while one plays)."""
+        uhd = os.path.join(self.tmp, "uhd.mp4")
+        run_child(["gst-launch-1.0", "-q", "videotestsrc", "pattern=ball", "num-buffers=150", "!",
+                   "video/x-raw,width=3840,height=2160,framerate=30/1,format=I420", "!",
+                   "x264enc", "speed-preset=ultrafast", "bitrate=8000", "key-int-max=60", "!",
+                   "video/x-h264,profile=high", "!", "h264parse", "!", "mp4mux", "name=m", "!",
+                   "filesink", f"location={uhd}", "audiotestsrc", "wave=pink-noise", "volume=0.05",
+                   "num-buffers=215", "!", "audioconvert", "!", "avenc_aac", "!", "aacparse", "!", "m."],
+                  self.log("uhd-source"))
+        print(f"\n== memory: a looped source on the 720p output, {self.seconds} s of output as fast as possible ==")
+        for label, name, src in (("720p source -> 720p null", "src720", os.path.join(MEDIA, "loop.mp4")),
+                                 ("4K source -> 720p null", "src2160", uhd)):
+            preset = self.preset(name, f"players:\n  - id: main\n    source: \"{src}\"\n    video: true\n    repeat: true\n")
+            r = run_child(self.mediapub_argv(preset, "--output", "null://", "--no-realtime",
+                                             "--duration", f"{self.seconds}s"),
+                          self.log(f"memory-{name}"), timeout=20 * self.seconds + 120)
+            print(f"{label:<34} {self.seconds}s of output in {r.wall:6.2f}s  speed {self.seconds / r.wall:6.2f}x  "
+                  f"peak RSS {r.rss:.0f} MiB", flush=True)
+
+    def run(self):
+        # An up-to-date GStreamer registry, so that no run pays for (or counts) a plugin scan.
+        subprocess.run(["gst-inspect-1.0", "x264enc"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        print(f"mediapub side by side: BENCH_RUNS={self.runs} BENCH_SOLO_RUNS={self.solo_runs} "
+              f"BENCH_SECONDS={self.seconds} BENCH_FILE_SECONDS={self.file_seconds} "
+              f"jobs {','.join(sorted(self.jobs))}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+        print("all three at x264 veryfast 2500k CBR (600 ms VBV), zerolatency, no B-frames, keyframe every 2 s, "
+              "High, 1280x720@30; AAC 128k 48 kHz stereo. CPU is user+sys of the child, RSS its peak (wait4)")
+        sys.stdout.flush()
+        if "1" in self.jobs:
+            self.job_file()
+        if "2" in self.jobs or "5" in self.jobs:
+            self.job_rtmp()
+        if "3" in self.jobs:
+            self.job_bgm()
+        if "4" in self.jobs:
+            self.job_four()
+        if "mem" in self.jobs:
+            self.job_memory()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mediapub", required=True, help="the mediapub binary (release build)")
+    ap.add_argument("--tmp", required=True, help="a temp dir for media, logs and servers")
+    args = ap.parse_args()
+    t0 = time.monotonic()
+    bench = None
+    try:
+        bench = Bench(args.mediapub, args.tmp)
+        bench.run()
+    except BenchError as e:
+        print(f"bench: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("bench: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if bench:
+            bench.close()
+    print(f"\nbench driver: {time.monotonic() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
