@@ -158,8 +158,7 @@ case "probe":
     LibraryLog.addSecrets(of: [source])
     do {
         let info = try Probe.run(source: PathResolution.resolveSource(source, base: FileManager.default.currentDirectoryPath))
-        let data = try JSONSerialization.data(withJSONObject: info, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        print(String(decoding: data, as: UTF8.self))
+        print(String(decoding: try info.json(), as: UTF8.self))
         exit(0)
     } catch {
         fail("\(error)", code: .failed)

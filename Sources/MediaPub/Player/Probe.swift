@@ -2,12 +2,12 @@ import Foundation
 
 /// `mediapub probe`: duration, streams and tags of a source, read with GstDiscoverer.
 public enum Probe {
-    public static func run(source: String, timeout: TimeInterval = 15) throws -> [String: Any] {
+    public static func run(source: String, timeout: TimeInterval = 15) throws -> ProbeResult {
         GStreamer.initialize()
         let spec = try SourceSpec(source)
         guard case .uri(let uri, _) = spec else {
-            return ["source": source, "duration_ms": NSNull(), "seekable": false,
-                    "streams": [["type": "video", "codec": "test pattern"], ["type": "audio", "codec": "sine"]], "tags": [:]]
+            return ProbeResult(source: source, durationMs: nil, seekable: false,
+                               streams: [.init(type: "video", codec: "test pattern"), .init(type: "audio", codec: "sine")], tags: [:])
         }
         try spec.checkReadable(source)
         let media: DiscoveredMedia
@@ -21,24 +21,12 @@ public enum Probe {
             case .notPlayable: throw MediaPubError.sourceFailed(source, "not playable media")
             }
         }
-        return [
-            "source": SecretMask.mask(url: source),
-            "duration_ms": media.duration.map { $0.milliseconds as Any } ?? NSNull(),
-            "seekable": media.seekable,
-            "streams": media.streams.map(describe),
-            "tags": media.tags,
-        ]
+        return ProbeResult(source: SecretMask.mask(url: source), durationMs: media.duration?.milliseconds,
+                           seekable: media.seekable, streams: media.streams.map(describe), tags: media.tags)
     }
 
-    private static func describe(_ stream: DiscoveredMedia.Stream) -> [String: Any] {
-        var out: [String: Any] = ["type": stream.type]
-        out["codec"] = stream.codec
-        out["caps"] = stream.caps
-        out["width"] = stream.width
-        out["height"] = stream.height
-        out["fps"] = stream.fps
-        out["sample_rate"] = stream.sampleRate
-        out["channels"] = stream.channels
-        return out
+    private static func describe(_ s: DiscoveredMedia.Stream) -> ProbeResult.Stream {
+        ProbeResult.Stream(type: s.type, codec: s.codec, caps: s.caps, width: s.width, height: s.height,
+                           fps: s.fps, sampleRate: s.sampleRate, channels: s.channels)
     }
 }
