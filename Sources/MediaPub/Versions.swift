@@ -1,5 +1,4 @@
 import CCurl
-import CGStreamer
 import CSRT
 import CYAML
 import Foundation
@@ -7,8 +6,7 @@ import Foundation
 /// The versions of the C libraries mediapub runs on (`mediapub --version`).
 public enum Versions {
     public static var libraries: String {
-        GStreamer.initialize()
-        let gst = String(cString: gst_version_string())
+        let gst = GStreamer.version
         let curl = String(cString: curl_version()).split(separator: " ").first.map(String.init) ?? "libcurl"
         let srt = UInt32(truncatingIfNeeded: srt_getversion())
         let yaml = String(cString: yaml_get_version_string())

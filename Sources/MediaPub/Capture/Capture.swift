@@ -1,4 +1,3 @@
-import CGStreamer
 import Foundation
 import Synchronization
 

@@ -1,4 +1,3 @@
-import CGStreamer
 import Foundation
 
 /// What a `source:` string names, and the GStreamer elements that read it.

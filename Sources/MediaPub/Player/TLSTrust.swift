@@ -1,5 +1,3 @@
-import CGStreamer
-import CShim
 import CSoup
 import Foundation
 import Synchronization

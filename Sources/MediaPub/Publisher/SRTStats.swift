@@ -1,5 +1,3 @@
-import CGStreamer
-import CShim
 import Foundation
 
 /// What an SRT caller's socket says of its peer (srtsink's `stats`): how many
@@ -22,24 +20,15 @@ public struct SRTStats: Sendable, Equatable, Codable {
 
     /// The statistics of an srtsink in caller mode, or nil when it has none (yet).
     static func read(from sink: Element) -> SRTStats? {
-        guard let structure = cshim_object_get_structure(UnsafeMutableRawPointer(sink.raw), "stats") else { return nil }
-        defer { gst_structure_free(structure) }
-        func int(_ name: String) -> Int64? {
-            var i64: gint64 = 0
-            if gst_structure_get_int64(structure, name, &i64) != 0 { return Int64(i64) }
-            var i32: gint = 0
-            if gst_structure_get_int(structure, name, &i32) != 0 { return Int64(i32) }
-            return nil
-        }
-        guard let sent = int("packets-sent"), let acks = int("packet-ack-received") else { return nil }
-        var stats = SRTStats()
-        stats.packetsSent = sent
-        stats.acksReceived = acks
-        stats.packetsLost = int("packets-sent-lost") ?? 0
-        stats.retransmitted = int("packets-retransmitted") ?? 0
-        stats.dropped = int("packets-sent-dropped") ?? 0
-        var rtt: gdouble = 0
-        if gst_structure_get_double(structure, "rtt-ms", &rtt) != 0 { stats.rttMs = rtt }
-        return stats
+        guard let stats = sink.structure("stats"), let sent = stats.int("packets-sent"),
+              let acks = stats.int("packet-ack-received") else { return nil }
+        var out = SRTStats()
+        out.packetsSent = Int64(sent)
+        out.acksReceived = Int64(acks)
+        out.packetsLost = Int64(stats.int("packets-sent-lost") ?? 0)
+        out.retransmitted = Int64(stats.int("packets-retransmitted") ?? 0)
+        out.dropped = Int64(stats.int("packets-sent-dropped") ?? 0)
+        out.rttMs = stats.double("rtt-ms") ?? 0
+        return out
     }
 }

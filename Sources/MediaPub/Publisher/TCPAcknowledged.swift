@@ -1,5 +1,3 @@
-import CGStreamer
-import CShim
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -46,10 +44,6 @@ struct TCPAcknowledged {
 extension TCPAcknowledged {
     /// The bytes rtmp2sink has written to its socket (its stats' `out-bytes-total`).
     static func written(by sink: Element) -> Int? {
-        guard let structure = cshim_object_get_structure(UnsafeMutableRawPointer(sink.raw), "stats") else { return nil }
-        defer { gst_structure_free(structure) }
-        var total: guint64 = 0
-        guard gst_structure_get_uint64(structure, "out-bytes-total", &total) != 0 else { return nil }
-        return Int(clamping: total)
+        sink.structure("stats")?.uint64("out-bytes-total").map { Int(clamping: $0) }
     }
 }
