@@ -98,13 +98,13 @@ final class FileOutputTests: XCTestCase {
             ("memory:take1.mp4", .file(path: "memory:take1.mp4", container: "mp4")),
             ("file:///tmp/a%20b.ts", .file(path: "/tmp/a b.ts", container: "ts")),
             ("file://localhost/tmp/c.flv", .file(path: "/tmp/c.flv", container: "flv")),
-            ("RTMP://h/app/key", .rtmp("RTMP://h/app/key")),
-            ("rtmps://h/app/key", .rtmp("rtmps://h/app/key")),
-            ("srt://h:9000?mode=caller", .srt("srt://h:9000?mode=caller")),
+            ("RTMP://h/app/key", .rtmp(NetworkEndpoint(url: "RTMP://h/app/key", host: "h", port: 1935))),
+            ("rtmps://h/app/key", .rtmp(NetworkEndpoint(url: "rtmps://h/app/key", host: "h", port: 443))),
+            ("srt://h:9000?mode=caller", .srt(NetworkEndpoint(url: "srt://h:9000?mode=caller", host: "h", port: 9000, parameters: ["mode": "caller"]))),
             ("null://", .null),
             ("null:", .null),
         ]
-        for (url, target) in targets { XCTAssertEqual(try OutputTarget(url), target, url) }
+        for (url, target) in targets { XCTAssertEqual(try OutputURL(url).target, target, url) }
         let refused: [(String, String)] = [
             ("out.avi", "output out.avi: unsupported container .avi (use .mp4, .mkv, .flv or .ts)"),
             ("rtmp:h/app/key", "output rtmp:… is not a URL like rtmp://host/…"),   // the key not shown
@@ -112,7 +112,7 @@ final class FileOutputTests: XCTestCase {
             ("file://rel.mp4", "output file://rel.mp4: needs an absolute path: file:///path/name.mp4"),
         ]
         for (url, message) in refused {
-            XCTAssertThrowsError(try OutputTarget(url), url) { XCTAssertEqual("\($0)", message) }
+            XCTAssertThrowsError(try OutputURL(url), url) { XCTAssertEqual("\($0)", message) }
         }
     }
 

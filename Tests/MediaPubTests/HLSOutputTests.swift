@@ -66,9 +66,9 @@ final class HLSOutputTests: XCTestCase {
     }
 
     func testHLSURLsAreChecked() {
-        XCTAssertEqual(try OutputTarget("hls:///srv/live/index.m3u8?segment=2s&window=5"),
+        XCTAssertEqual(try OutputURL("hls:///srv/live/index.m3u8?segment=2s&window=5").target,
                        .hls(OutputURL.HLS(playlist: "/srv/live/index.m3u8", segment: 2, window: 5)))
-        XCTAssertEqual(try OutputTarget("hls:///srv/live/index.m3u8"), .hls(OutputURL.HLS(playlist: "/srv/live/index.m3u8", segment: 4, window: 6)))
+        XCTAssertEqual(try OutputURL("hls:///srv/live/index.m3u8").target, .hls(OutputURL.HLS(playlist: "/srv/live/index.m3u8", segment: 4, window: 6)))
         let refused: [(String, String)] = [
             ("hls://live/index.m3u8", "\"hls://live/index.m3u8\" needs an absolute path: hls:///path/index.m3u8?segment=4s&window=6"),
             ("hls:///srv/live/index.txt", "\"hls:///srv/live/index.txt\": the playlist must end in .m3u8"),

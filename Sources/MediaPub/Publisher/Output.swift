@@ -115,7 +115,7 @@ final class Output: Sendable {
 
     /// An SRT output listening for viewers.
     private var isListener: Bool {
-        if case .srt(let url) = target { return url.contains("mode=listener") }
+        if case .srt(let endpoint) = target { return endpoint.isListener }
         return false
     }
 
@@ -206,10 +206,10 @@ final class Output: Sendable {
             eos.signal()
         case .error(let error):
             let (source, text) = (error.source, error.message)
-            if case .srt(let srtURL) = target, neverGotGoing {
+            if case .srt(let endpoint) = target, neverGotGoing {
                 // srtsink does not say why a listener refused it: ask the listener (off this thread).
                 queue.async { [self] in
-                    switch SRTRejection.outcome(for: srtURL) {
+                    switch SRTRejection.outcome(for: endpoint) {
                     case .refused(let why): fail("rejected: \(why)", rejected: true, connection: connection)
                     case .noAnswer(let why): fail(why, connection: connection)
                     case .accepted: fail("\(source): \(text)", connection: connection)

@@ -1,42 +1,13 @@
 import Foundation
 
-/// What an output URL names, and how it is carried (SPEC §5).
-enum OutputTarget: Equatable {
+/// What an output URL names, and how it is carried (SPEC §5); made by the
+/// OutputURL parser only.
+enum OutputTarget: Equatable, Sendable {
     case file(path: String, container: String)
-    case rtmp(String)
-    case srt(String)
+    case rtmp(NetworkEndpoint)
+    case srt(NetworkEndpoint)
     case hls(OutputURL.HLS)
     case null
-
-    init(_ url: String) throws {
-        let scheme = PathResolution.urlScheme(of: url, known: OutputURL.schemes)
-        let hasSlashes = scheme.map { url.dropFirst($0.count + 1).hasPrefix("//") } ?? false
-        switch scheme {
-        case "rtmp", "rtmps", "srt":
-            // Not shown: without the slashes the stream key cannot be told apart to be masked.
-            guard hasSlashes else { throw MediaPubError.usage("output \(scheme!):… is not a URL like \(scheme!)://host/…") }
-            self = scheme == "srt" ? .srt(url) : .rtmp(url)
-        case "null":
-            self = .null
-        case "hls":
-            switch OutputURL.hls(url) {
-            case .success(let hls): self = .hls(hls)
-            case .failure(let why): throw MediaPubError.usage("output \(why.message)")
-            }
-        case nil, "file":
-            guard let path = scheme == nil ? url : PathResolution.localPath(of: url), path.hasPrefix("/") || scheme == nil else {
-                throw MediaPubError.output(url, "needs an absolute path: file:///path/name.mp4")
-            }
-            let ext = (path as NSString).pathExtension.lowercased()
-            guard OutputURL.fileExtensions.contains(ext) else {
-                let known = OutputURL.fileExtensions.map { "." + $0 }
-                throw MediaPubError.output(url, "unsupported container .\(ext) (use \(known.dropLast().joined(separator: ", ")) or \(known.last!))")
-            }
-            self = .file(path: path, container: ext)
-        default:
-            throw MediaPubError.output(url, "not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)")
-        }
-    }
 
     /// A fragmented MP4 (our MP4 recordings): pictures are delayed by their presentation time only.
     var delaysByCompositionOffset: Bool {
@@ -90,13 +61,13 @@ enum OutputTarget: Equatable {
             default: mux = "mpegtsmux name=mux"
             }
             return "\(mux) ! filesink name=sink sync=false location=\(GStreamer.quote(location ?? path))"
-        case .rtmp(let url):
-            return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=false location=\(GStreamer.quote(url))"
-        case .srt(let url):
+        case .rtmp(let endpoint):
+            return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=false location=\(GStreamer.quote(endpoint.url))"
+        case .srt(let endpoint):
             // srtsink reads its URI as a URI, where `#` starts a fragment: a stream id in the
             // access-control syntax (`#!::r=live/cam1,u=alice`) would be cut off and never sent.
             // Escaped, srtsink unescapes it back to what was written.
-            let escaped = url.replacingOccurrences(of: "#", with: "%23")
+            let escaped = endpoint.url.replacingOccurrences(of: "#", with: "%23")
             return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false uri=\(GStreamer.quote(escaped))"
         case .hls(let hls):
             // hlssink2 cuts at keyframes near each target duration, replaces the playlist

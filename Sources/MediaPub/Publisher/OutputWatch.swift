@@ -7,18 +7,18 @@ import Foundation
 extension Output {
     /// An SRT output calling a listener: its health is what the peer acknowledges.
     var isSRTCaller: Bool {
-        guard case .srt(let url) = target else { return false }
-        return !url.lowercased().contains("mode=listener")
+        guard case .srt(let endpoint) = target else { return false }
+        return !endpoint.isListener
     }
 
     /// Starts the watch of a network output: SRT callers and RTMP.
     func watchLink() {
         if isSRTCaller {
             watch { $0.checkSRT() }
-        } else if case .rtmp(let rtmpURL) = target {
+        } else if case .rtmp(let endpoint) = target {
             // The server's address is resolved on the queue (a slow resolver stalls nobody).
             queue.async { [weak self] in
-                guard let probe = TCPAcknowledged(rtmpURL: rtmpURL) else { return }
+                guard let probe = TCPAcknowledged(endpoint) else { return }
                 self?.watch { $0.checkRTMP(probe) }
             }
         }

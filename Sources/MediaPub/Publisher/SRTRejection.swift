@@ -23,21 +23,10 @@ enum SRTRejection {
         case noAnswer(String)
     }
 
-    /// The listener's reason for refusing the caller `url`, or nil when it accepts
-    /// the handshake, cannot be reached within `timeoutMs`, or `url` is not a caller.
-    static func reason(for url: String, timeoutMs: Int32 = 1500) -> String? {
-        if case .refused(let why) = outcome(for: url, timeoutMs: timeoutMs) { return why }
-        return nil
-    }
-
-    /// The handshake's outcome for the caller `url`.
-    static func outcome(for url: String, timeoutMs: Int32 = 1500) -> Outcome {
-        guard let components = URLComponents(string: url.replacingOccurrences(of: "#", with: "%23")),
-              components.scheme?.lowercased() == "srt", let host = components.host, !host.isEmpty,
-              let port = components.port else { return .accepted }
-        var query: [String: String] = [:]
-        for item in components.queryItems ?? [] { query[item.name.lowercased()] = item.value ?? "" }
-        guard (query["mode"] ?? "caller").lowercased() == "caller" else { return .accepted }
+    /// The handshake's outcome for a caller of `endpoint` (`.accepted` for a listener).
+    static func outcome(for endpoint: NetworkEndpoint, timeoutMs: Int32 = 1500) -> Outcome {
+        let (host, port, query) = (endpoint.host, endpoint.port, endpoint.parameters)
+        guard !endpoint.isListener, !host.isEmpty else { return .accepted }
 
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)

@@ -12,11 +12,9 @@ struct TCPAcknowledged {
     /// The server's address as /proc/net/tcp writes it (`0100007F:0797`, IPv4 only).
     let remote: String
 
-    /// For `rtmp://host[:port]/…` (rtmps: 443), when the host is or resolves to an IPv4 address.
-    init?(rtmpURL url: String) {
-        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty,
-              let scheme = components.scheme?.lowercased() else { return nil }
-        let port = components.port ?? (scheme == "rtmps" ? 443 : 1935)
+    /// For an RTMP server, when its host is or resolves to an IPv4 address.
+    init?(_ server: NetworkEndpoint) {
+        let (host, port) = (server.host, server.port)
         var hints = addrinfo()
         hints.ai_family = AF_INET
         var found: UnsafeMutablePointer<addrinfo>?

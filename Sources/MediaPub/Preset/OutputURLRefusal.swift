@@ -1,0 +1,68 @@
+extension OutputURL {
+    /// Why a string is not an output URL, told two ways: as a preset or `--output`
+    /// says it (the URL quoted and masked, `Failure`) and as a URL given in code is
+    /// refused (`MediaPubError`, "output URL: why").
+    enum Refusal: Error, Equatable {
+        case empty
+        /// `rtmp:`, `rtmps:` or `srt:` without `//`: the stream key cannot be told apart to be masked.
+        case noSlashes(scheme: String)
+        case unsupported
+        /// `file:` with a relative path.
+        case relativeFile
+        /// A file whose extension names no container we write.
+        case container(String)
+        case hlsRelative, hlsPlaylist
+        case hlsSegment(String), hlsWindow(String), hlsParameter(String)
+        case rtmpHost(scheme: String), rtmpPort, rtmpPath(scheme: String)
+        case srtPort, srtMode, srtHost, srtLatency
+
+        /// What a preset or `--output` says of `url`.
+        func message(_ url: String) -> String {
+            let shown = "\"\(SecretMask.mask(url: url))\""
+            switch self {
+            case .empty: return "an output needs a url"
+            case .noSlashes(let scheme):
+                return scheme == "srt" ? "srt:… is not a URL like srt://host:port" : "\(scheme):… is not a URL like \(scheme)://host/app/key"
+            case .container: return "\(shown): a file output must end in .mp4, .mkv, .flv or .ts"
+            case .unsupported: return "\(shown) is \(problem.why)"
+            default:
+                let (why, colon) = problem
+                return shown + (colon ? ": " : " ") + why
+            }
+        }
+
+        /// What a URL given in code is refused with.
+        func error(_ url: String) -> MediaPubError {
+            switch self {
+            case .empty: return .usage("an output needs a url")
+            case .noSlashes(let scheme): return .usage("output \(scheme):… is not a URL like \(scheme)://host/…")
+            case .container(let ext):
+                let known = OutputURL.fileExtensions.map { "." + $0 }
+                return .output(url, "unsupported container .\(ext) (use \(known.dropLast().joined(separator: ", ")) or \(known.last ?? ""))")
+            case .hlsRelative, .hlsPlaylist, .hlsSegment, .hlsWindow, .hlsParameter: return .usage("output " + message(url))
+            default: return .output(url, problem.why)
+            }
+        }
+
+        /// The problem as it reads after the URL, and whether a preset's message puts a colon between.
+        private var problem: (why: String, colon: Bool) {
+            switch self {
+            case .empty, .noSlashes, .container: return ("", false)   // worded in full above
+            case .unsupported: return ("not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)", false)
+            case .relativeFile: return ("needs an absolute path: file:///path/name.mp4", false)
+            case .hlsRelative: return ("needs an absolute path: hls:///path/index.m3u8?segment=4s&window=6", false)
+            case .hlsPlaylist: return ("the playlist must end in .m3u8", true)
+            case .hlsSegment(let value): return ("segment must be whole seconds from 1s to 60s, got \(value.clipped())", true)
+            case .hlsWindow(let value): return ("window must be a number of segments from 3 to 100, got \(value.clipped())", true)
+            case .hlsParameter(let name): return ("unknown parameter \(name.clipped()) (segment, window)", true)
+            case .rtmpHost(let scheme): return ("has no host: \(scheme)://host/app/key", false)
+            case .rtmpPort: return ("has a bad port", false)
+            case .rtmpPath(let scheme): return ("needs an app and a stream key: \(scheme)://host/app/key", false)
+            case .srtPort: return ("needs host:port, like srt://host:9000", false)
+            case .srtMode: return ("mode must be caller or listener", true)
+            case .srtHost: return ("needs a host (or mode=listener)", false)
+            case .srtLatency: return ("latency must be a whole number of milliseconds", true)
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import XCTest
+@testable import MediaPub
+
+/// The one output-URL parser: every form it accepts, what the publisher reads
+/// from it, and each refusal in both wordings (preset/`--output`, and code).
+final class OutputURLParserTests: XCTestCase {
+    private func resolved(_ text: String, base: String = "/srv/mp") throws -> OutputURL {
+        try OutputURL.resolve(text, base: base, environment: ["HOME": "/home/u"]).get()
+    }
+
+    func testRTMPCarriesHostAndPort() throws {
+        let cases: [(String, NetworkEndpoint)] = [
+            ("rtmp://live.example.com/app/key", .init(url: "rtmp://live.example.com/app/key", host: "live.example.com", port: 1935)),
+            ("rtmp://127.0.0.1:1936/live/k?x=1", .init(url: "rtmp://127.0.0.1:1936/live/k?x=1", host: "127.0.0.1", port: 1936)),
+            ("rtmps://user:pw@h.example/app/key", .init(url: "rtmps://user:pw@h.example/app/key", host: "h.example", port: 443)),
+            ("rtmp://[::1]:1935/app/key", .init(url: "rtmp://[::1]:1935/app/key", host: "::1", port: 1935)),
+        ]
+        for (text, endpoint) in cases {
+            let url = try resolved(text)
+            XCTAssertEqual(url, try OutputURL(text), text)
+            XCTAssertEqual(url.text, text)
+            XCTAssertEqual(url.target, .rtmp(endpoint), text)
+            XCTAssertTrue(url.target.isNetwork && url.target.isLive)
+        }
+    }
+
+    func testSRTCarriesHostPortAndDecodedParameters() throws {
+        let caller = "srt://h.example:9000?mode=caller&passphrase=s3cret%20pass&streamid=#!::r=live/cam1,u=alice&latency=200"
+        let url = try resolved(caller)
+        guard case .srt(let e) = url.target else { return XCTFail("\(url.target)") }
+        XCTAssertEqual(e.url, caller)
+        XCTAssertEqual(e.host, "h.example")
+        XCTAssertEqual(e.port, 9000)
+        XCTAssertEqual(e.parameters, ["mode": "caller", "passphrase": "s3cret pass", "streamid": "#!::r=live/cam1,u=alice", "latency": "200"])
+        XCTAssertFalse(e.isListener)
+        XCTAssertTrue(url.target.muxAndSink().contains("streamid=%23!::r=live/cam1"), url.target.muxAndSink())
+
+        let listener = try resolved("srt://:9001?MODE=Listener")
+        XCTAssertEqual(listener.target, .srt(NetworkEndpoint(url: "srt://:9001?MODE=Listener", host: "", port: 9001, parameters: ["mode": "Listener"])))
+        guard case .srt(let l) = listener.target else { return XCTFail() }
+        XCTAssertTrue(l.isListener)
+        XCTAssertEqual(try OutputURL("srt://h:9000").target, .srt(NetworkEndpoint(url: "srt://h:9000", host: "h", port: 9000)))
+    }
+
+    func testFilesAndPlainPaths() throws {
+        XCTAssertEqual(try resolved("file:///rec/%Y%m%d-%H%M%S.mp4").target, .file(path: "/rec/%Y%m%d-%H%M%S.mp4", container: "mp4"))
+        let plain = try resolved("rec/%Y-%m-%d.MKV")
+        XCTAssertEqual(plain.text, "file:///srv/mp/rec/%Y-%m-%d.MKV")
+        XCTAssertEqual(plain.target, .file(path: "/srv/mp/rec/%Y-%m-%d.MKV", container: "mkv"))
+        XCTAssertEqual(try resolved("  ~/out.ts ").target, .file(path: "/home/u/out.ts", container: "ts"))
+        // In code a plain path is taken as written.
+        let asWritten = try OutputURL("rec/b.flv")
+        XCTAssertEqual(asWritten.text, "rec/b.flv")
+        XCTAssertEqual(asWritten.target, .file(path: "rec/b.flv", container: "flv"))
+        XCTAssertTrue(try OutputURL("/r/x.mp4").target.delaysByCompositionOffset)
+    }
+
+    func testHLSAndNull() throws {
+        XCTAssertEqual(try resolved("hls:///srv/live/index.m3u8?segment=2s&window=5").target,
+                       .hls(OutputURL.HLS(playlist: "/srv/live/index.m3u8", segment: 2, window: 5)))
+        XCTAssertEqual(try resolved("HLS:///l/i.m3u8").target, .hls(OutputURL.HLS(playlist: "/l/i.m3u8", segment: 4, window: 6)))
+        for text in ["null://", "null:"] {
+            XCTAssertEqual(try resolved(text).target, .null)
+            XCTAssertEqual(try OutputURL(text).target, .null)
+        }
+    }
+
+    /// Each refusal as a preset says it, and as code is refused.
+    func testRefusalsInBothWordings() {
+        let supported = "(rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)"
+        let refused: [(String, preset: String, code: String)] = [
+            ("", "an output needs a url", "an output needs a url"),
+            ("rtmp:h/app/key", "rtmp:… is not a URL like rtmp://host/app/key", "output rtmp:… is not a URL like rtmp://host/…"),
+            ("srt:h:9000", "srt:… is not a URL like srt://host:port", "output srt:… is not a URL like srt://host/…"),
+            ("http://h/a.mp4", "\"http://h/a.mp4\" is not a supported output \(supported)", "output http://h/a.mp4: not a supported output \(supported)"),
+            ("file://rel.mp4", "\"file://rel.mp4\" needs an absolute path: file:///path/name.mp4",
+             "output file://rel.mp4: needs an absolute path: file:///path/name.mp4"),
+            ("/r/out.avi", "\"/r/out.avi\": a file output must end in .mp4, .mkv, .flv or .ts",
+             "output /r/out.avi: unsupported container .avi (use .mp4, .mkv, .flv or .ts)"),
+            ("rtmp:///app/key", "\"rtmp:///app/****\" has no host: rtmp://host/app/key", "output rtmp:///app/****: has no host: rtmp://host/app/key"),
+            ("rtmp://h:0/app/key", "\"rtmp://h:0/app/****\" has a bad port", "output rtmp://h:0/app/****: has a bad port"),
+            ("rtmps://h:x/app/key", "\"rtmps://h:x/app/****\" has a bad port", "output rtmps://h:x/app/****: has a bad port"),
+            ("rtmp://h/key", "\"rtmp://h/****\" needs an app and a stream key: rtmp://host/app/key",
+             "output rtmp://h/****: needs an app and a stream key: rtmp://host/app/key"),
+            ("srt://h?mode=caller", "\"srt://h?mode=caller\" needs host:port, like srt://host:9000", "output srt://h?mode=caller: needs host:port, like srt://host:9000"),
+            ("srt://h:9000?mode=rendezvous&passphrase=pw", "\"srt://h:9000?mode=rendezvous&passphrase=****\": mode must be caller or listener",
+             "output srt://h:9000?mode=rendezvous&passphrase=****: mode must be caller or listener"),
+            ("srt://:9000", "\"srt://:9000\" needs a host (or mode=listener)", "output srt://:9000: needs a host (or mode=listener)"),
+            ("srt://h:9000?latency=-1", "\"srt://h:9000?latency=-1\": latency must be a whole number of milliseconds",
+             "output srt://h:9000?latency=-1: latency must be a whole number of milliseconds"),
+            ("hls://live/index.m3u8", "\"hls://live/index.m3u8\" needs an absolute path: hls:///path/index.m3u8?segment=4s&window=6",
+             "output \"hls://live/index.m3u8\" needs an absolute path: hls:///path/index.m3u8?segment=4s&window=6"),
+            ("hls:///i.txt", "\"hls:///i.txt\": the playlist must end in .m3u8", "output \"hls:///i.txt\": the playlist must end in .m3u8"),
+            ("hls:///i.m3u8?segment=90s", "\"hls:///i.m3u8?segment=90s\": segment must be whole seconds from 1s to 60s, got 90s",
+             "output \"hls:///i.m3u8?segment=90s\": segment must be whole seconds from 1s to 60s, got 90s"),
+            ("hls:///i.m3u8?window=x", "\"hls:///i.m3u8?window=x\": window must be a number of segments from 3 to 100, got x",
+             "output \"hls:///i.m3u8?window=x\": window must be a number of segments from 3 to 100, got x"),
+            ("hls:///i.m3u8?size=2", "\"hls:///i.m3u8?size=2\": unknown parameter size (segment, window)",
+             "output \"hls:///i.m3u8?size=2\": unknown parameter size (segment, window)"),
+        ]
+        for (text, preset, code) in refused {
+            XCTAssertEqual(OutputURL.resolve(text, base: "/"), .failure(OutputURL.Failure(message: preset)), text)
+            XCTAssertThrowsError(try OutputURL(text), text) { XCTAssertEqual("\($0)", code, text) }
+        }
+    }
+}
