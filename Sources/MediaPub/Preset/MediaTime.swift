@@ -34,7 +34,7 @@ public enum MediaTime {
 
     /// Seconds for a duration text, or nil when it is not one, is negative, or
     /// is longer than `maxDuration` (`duration(_:)` tells which).
-    /// Forms: unit sequences `1h30m15s`, `500ms`, `2.5s` (units h, m, s, ms, in
+    /// Forms: unit sequences `7d`, `1h30m15s`, `500ms`, `2.5s` (units d, h, m, s, ms, in
     /// that order); clock forms `01:30:00` (h:m:s) and `1:30` (m:s); a bare
     /// number is seconds.
     public static func parseDuration(_ text: String) -> TimeInterval? {
@@ -48,8 +48,8 @@ public enum MediaTime {
         if s.contains(":") { return clock(s) }
 
         // unit sequence
-        let order = ["h": 0, "m": 1, "s": 2, "ms": 3]
-        let scale: [String: Double] = ["h": 3600, "m": 60, "s": 1, "ms": 0.001]
+        let order = ["d": 0, "h": 1, "m": 2, "s": 3, "ms": 4]
+        let scale: [String: Double] = ["d": 86400, "h": 3600, "m": 60, "s": 1, "ms": 0.001]
         var total = 0.0
         var last = -1
         var rest = Substring(s)

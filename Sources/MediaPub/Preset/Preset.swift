@@ -204,10 +204,20 @@ public struct OutputConfig: Equatable, Sendable {
     public var url: OutputURL
     /// The stable name given with `id:`; nil: the output is named by its index.
     public var id: String?
+    /// Files only: a new file at the first keyframe after each boundary of this much output time.
+    public var segment: TimeInterval?
+    /// Files only: this output's files beyond the newest `keep` are removed.
+    public var keep: Int?
+    /// Files only: this output's files older than this are removed.
+    public var maxAge: TimeInterval?
 
-    public init(url: OutputURL, id: String? = nil) {
+    public init(url: OutputURL, id: String? = nil, segment: TimeInterval? = nil, keep: Int? = nil,
+                maxAge: TimeInterval? = nil) {
         self.url = url
         self.id = id
+        self.segment = segment
+        self.keep = keep
+        self.maxAge = maxAge
     }
 }
 

@@ -249,7 +249,34 @@ extension OutputConfig: PresetSection {
             case .failure(let why): d.report(n, at.key, why.message)
             }
         }, write: { c, w in .scalar(w.quote(w.url(c.url.text))) }),
+        .fileOnly("segment", \.segment, type: "duration", range: "1s..87600h", defaultText: "none: one file",
+                  doc: "Start a new file at the first keyframe after each boundary of this much output time.",
+                  read: { d, n, k in d.duration(n, k, range: 1...MediaTime.maxDuration) },
+                  show: MediaTime.formatDuration),
+        .fileOnly("keep", \.keep, type: "whole number", range: "1..1000000", defaultText: "none: all kept",
+                  doc: "Remove this output's oldest files (its own name pattern, in its folder) beyond this many.",
+                  read: { d, n, k in d.int(n, k, range: 1...1_000_000) }, show: { "\($0)" }),
+        .fileOnly("max_age", \.maxAge, type: "duration", range: "1s..87600h", defaultText: "none: all kept",
+                  doc: "Remove this output's files (its own name pattern, in its folder) older than this.",
+                  read: { d, n, k in d.duration(n, k, range: 1...MediaTime.maxDuration) },
+                  show: MediaTime.formatDuration),
     ]
+}
+
+extension PresetField where Config == OutputConfig {
+    /// A key only a file output may carry: reported, naming the key, on any other output.
+    static func fileOnly<V: Sendable>(_ key: String, _ kp: Path<V?>, type: String, range: String, defaultText: String,
+                                      doc: String, read: @escaping @Sendable (inout PresetDecoder, YAMLNode, String) -> V?,
+                                      show: @escaping @Sendable (V) -> String) -> Self {
+        PresetField(key: key, type: type, range: range, defaultText: defaultText, doc: doc, decode: { d, at, c in
+            guard let n = at.node, !n.isNull else { return }
+            guard case .file = c.url.target else {
+                d.report(n, at.key, "\(key) is only for file outputs (file:// or a path)")
+                return
+            }
+            if let v = read(&d, n, at.key) { c[keyPath: kp] = v }
+        }, write: { c, _ in c[keyPath: kp].map { .scalar(show($0)) } })
+    }
 }
 
 extension PresetDecoder {
