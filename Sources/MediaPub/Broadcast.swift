@@ -195,9 +195,9 @@ public final class Broadcast: Sendable {
         }
         let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
                                       reconnect: preset.reconnect, log: log,
-                                      onEncoderFailure: { [weak self] why in self?.fail(why) }) { [weak self] output, state, error in
-            self?.outputState(output, state, error)
-        }
+                                      onEncoderFailure: { [weak self] why in self?.fail(why) },
+                                      onOutputState: { [weak self] output, state, error in self?.outputState(output, state, error) },
+                                      onRecording: { [weak self] output, notice in self?.reporter.recording(output, notice) })
         state.withLock { $0.publisher = publisher }
         try publisher.start()
         for player in players { player.start() }

@@ -56,6 +56,31 @@ enum Signals {
                              unsafeBitCast(sourceSetup, to: GCallback.self), box, releaseElementHandler)
     }
 
+    private final class LocationHandler {
+        let body: @Sendable (Int, ClockTime?) -> String
+        init(_ body: @escaping @Sendable (Int, ClockTime?) -> String) { self.body = body }
+    }
+
+    private static let formatLocation: @convention(c) (UnsafeMutableRawPointer?, guint, OpaquePointer?, UnsafeMutableRawPointer?) -> UnsafeMutablePointer<gchar>? = { _, fragment, sample, data in
+        guard let data else { return nil }
+        let pts = sample.flatMap { gst_sample_get_buffer($0) }.flatMap { Buffer(borrowing: $0).pts }
+        let path = Unmanaged<LocationHandler>.fromOpaque(data).takeUnretainedValue().body(Int(fragment), pts)
+        return g_strdup(path)   // splitmuxsink frees it
+    }
+
+    private static let releaseLocationHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+        guard let data else { return }
+        Unmanaged<LocationHandler>.fromOpaque(data).release()
+    }
+
+    /// splitmuxsink's `format-location-full`: `body` gives the path of file `fragment`
+    /// (0, 1, …), told the timestamp of its first buffer; called on a streaming thread.
+    static func onFormatLocation(_ splitmux: Element, _ body: @escaping @Sendable (Int, ClockTime?) -> String) {
+        let box = Unmanaged.passRetained(LocationHandler(body)).toOpaque()
+        cshim_signal_connect(UnsafeMutableRawPointer(splitmux.raw), "format-location-full",
+                             unsafeBitCast(formatLocation, to: GCallback.self), box, releaseLocationHandler)
+    }
+
     /// Calls `body` on the streaming thread for each pad the element adds.
     static func onPadAdded(_ element: Element, _ body: @escaping @Sendable (Pad) -> Void) {
         let box = Unmanaged.passRetained(PadHandler(body)).toOpaque()

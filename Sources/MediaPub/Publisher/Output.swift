@@ -30,6 +30,12 @@ final class Output: Sendable {
     private let videoDelay: Int
     /// Called on every state change, never holding `state` (see the lock order above).
     let onState: @Sendable (Output, OutputState, String?) -> Void
+    /// A file output cut into files of this much output time (OutputRotation.swift).
+    let segment: TimeInterval?
+    /// A file output's `keep` and `max_age`.
+    let retention: RecordingRetention?
+    /// A new file of a segmented recording, or a file retention could not remove; never holding `state`.
+    let onRecording: @Sendable (Output, RecordingNotice) -> Void
     /// Connecting, retries and the watch run here, one at a time.
     let queue = DispatchQueue(label: "output")
 
@@ -39,6 +45,8 @@ final class Output: Sendable {
         var connection: OutputConnection?
         /// The file a recording writes, created when the output opens.
         var recording: RecordingFile?
+        /// The files this run wrote, in order (retention counts them as the newest).
+        var written: [String] = []
         var openedAt = Date()
         var bytes: UInt64 = 0
         var rateMark: (at: Date, bytes: UInt64) = (Date(), 0)
@@ -55,12 +63,14 @@ final class Output: Sendable {
     }
     let state: Mutex<State>
     /// The file a recording writes, for `shownURL`: a leaf lock (see the lock order above).
-    private let shown = Mutex<String?>(nil)
+    let shown = Mutex<String?>(nil)
     /// Signalled at the muxer's EOS, or when the output fails while finishing.
     private let eos = DispatchSemaphore(value: 0)
 
     init(url: OutputURL, id: String, hasExplicitID: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
-         reconnect: ReconnectConfig, onState: @escaping @Sendable (Output, OutputState, String?) -> Void) {
+         reconnect: ReconnectConfig, segment: TimeInterval? = nil, retention: RecordingRetention? = nil,
+         onState: @escaping @Sendable (Output, OutputState, String?) -> Void,
+         onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }) {
         self.url = url.text
         self.id = id
         self.hasExplicitID = hasExplicitID
@@ -70,6 +80,9 @@ final class Output: Sendable {
         self.hasVideo = hasVideo
         self.videoDelay = Int(audioPriming * 1e9)
         self.onState = onState
+        self.segment = segment
+        self.retention = retention
+        self.onRecording = onRecording
         state = Mutex(State(supervision: OutputSupervision(reconnect: reconnect, retries: target.isNetwork),
                             stall: StallWatch(limit: reconnect.stall)))
     }
@@ -143,8 +156,7 @@ final class Output: Sendable {
             do { file = try made ?? RecordingFile.create(OutputTarget.expand(path, at: openedAt)) } catch {
                 throw MediaPubError.output(url, MediaPubError.reason(of: error))
             }
-            state.withLock { $0.recording = file }
-            shown.withLock { $0 = file.path }
+            if made == nil { recordTo(file) }
             location = file.path
         } else if case .hls(let hls) = target {
             // The playlist's folder is made; segments are named for this run's start.
@@ -152,7 +164,9 @@ final class Output: Sendable {
                                                      withIntermediateDirectories: true)
             location = OutputTarget.expand("%Y%m%d-%H%M%S", at: state.withLock { $0.openedAt })
         }
-        let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location)
+        let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
+                                              segment: segment)
+        if let location { nameSegments(of: connection, first: location) }
         let generation = state.withLock { s in
             s.connection = connection
             s.srtStats = nil        // a new socket counts from zero

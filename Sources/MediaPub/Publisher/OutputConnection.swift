@@ -23,17 +23,18 @@ final class OutputConnection: Sendable {
     private let audioPush = Mutex(())
     private let stopped = Mutex(false)
 
-    /// Builds the pipeline; a file is written at `location`, HLS segments are named for it.
-    init(target: OutputTarget, hasVideo: Bool, videoDelay: Int, location: String?) throws {
+    /// Builds the pipeline; a file is written at `location`, HLS segments are named for it;
+    /// a file cut into `segment`s goes through splitmuxsink (see `muxer`).
+    init(target: OutputTarget, hasVideo: Bool, videoDelay: Int, location: String?, segment: TimeInterval? = nil) throws {
         var parts: [String] = []
         let limits = target.isNetwork
             ? "max-bytes=16000000 block=false leaky-type=downstream"
             : "max-bytes=64000000 block=true"
         if hasVideo {
-            parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! \(target.muxPad(video: true))")
+            parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! \(target.muxPad(video: true, split: segment != nil))")
         }
-        parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! \(target.muxPad(video: false))")
-        parts.append(target.muxAndSink(location: location))
+        parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! \(target.muxPad(video: false, split: segment != nil))")
+        parts.append(target.muxAndSink(location: location, segment: segment))
         pipeline = try Pipeline(description: parts.joined(separator: " "))
         bus = pipeline.bus
         videoSrc = pipeline.appSrc(named: "v")
@@ -54,6 +55,9 @@ final class OutputConnection: Sendable {
         bus.start(name: "output", handler: onMessage)
         return nil
     }
+
+    /// The muxer (splitmuxsink for a file cut into segments: its files are named by its `format-location`).
+    var muxer: Element? { pipeline.element(named: "mux") }
 
     /// The sink (rtmp2sink, srtsink, filesink…), for its statistics.
     var sink: Element? { pipeline.element(named: "sink") }

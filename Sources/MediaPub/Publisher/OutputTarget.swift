@@ -15,9 +15,11 @@ enum OutputTarget: Equatable, Sendable {
         return false
     }
 
-    /// Where a stream links into the muxer: hlssink2's pads are named, the muxers' are found by caps.
-    func muxPad(video: Bool) -> String {
+    /// Where a stream links into the muxer: hlssink2's and splitmuxsink's pads are
+    /// named (`split`: a file cut into segments), the muxers' are found by caps.
+    func muxPad(video: Bool, split: Bool = false) -> String {
         if case .hls = self { return video ? "mux.video" : "mux.audio" }
+        if split { return video ? "mux.video" : "mux.audio_%u" }
         return "mux."
     }
 
@@ -47,20 +49,20 @@ enum OutputTarget: Equatable, Sendable {
 
     /// The muxer and sink of a gst-launch description; the muxer is named `mux`.
     /// A file is written at `location` (the file this run created), else at its path;
-    /// for HLS, `location` is the run's stamp that names its segments.
-    func muxAndSink(location: String? = nil) -> String {
+    /// for HLS, `location` is the run's stamp that names its segments. A file cut into
+    /// `segment`s is written by splitmuxsink, whose `format-location` names each file.
+    func muxAndSink(location: String? = nil, segment: TimeInterval? = nil) -> String {
         switch self {
         case .file(let path, let container):
-            let mux: String
-            switch container {
-            // Fragmented (a fragment a second): what is on disk plays at every moment, a
-            // kill -9 or a power cut loses at most the last fragment.
-            case "mp4": mux = "mp4mux name=mux fragment-duration=1000"
-            case "mkv": mux = "matroskamux name=mux"
-            case "flv": mux = "flvmux name=mux streamable=false"
-            default: mux = "mpegtsmux name=mux"
+            let (factory, properties) = Self.fileMuxer(container)
+            if let segment {
+                // Each file its own muxer with the same settings; a file is finished in the
+                // background (async-finalize) while the next one is written.
+                let ns = UInt64((segment * 1e9).rounded())
+                return "splitmuxsink name=mux async-finalize=true max-size-time=\(ns) muxer-factory=\(factory)"
+                    + (properties.isEmpty ? "" : " muxer-properties=\(GStreamer.quote((["properties"] + properties).joined(separator: ",")))")
             }
-            return "\(mux) ! filesink name=sink sync=false location=\(GStreamer.quote(location ?? path))"
+            return "\(([factory, "name=mux"] + properties).joined(separator: " ")) ! filesink name=sink sync=false location=\(GStreamer.quote(location ?? path))"
         case .rtmp(let endpoint):
             return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=false location=\(GStreamer.quote(endpoint.url))"
         case .srt(let endpoint):
@@ -82,6 +84,18 @@ enum OutputTarget: Equatable, Sendable {
                 + "location=\(GStreamer.quote("\(folder)/\(stem)-\(run)-%05d.ts"))"
         case .null:
             return "mpegtsmux name=mux ! fakesink name=sink sync=false"
+        }
+    }
+
+    /// A file's muxer and its properties, by container.
+    private static func fileMuxer(_ container: String) -> (factory: String, properties: [String]) {
+        switch container {
+        // Fragmented (a fragment a second): what is on disk plays at every moment, a
+        // kill -9 or a power cut loses at most the last fragment.
+        case "mp4": return ("mp4mux", ["fragment-duration=1000"])
+        case "mkv": return ("matroskamux", [])
+        case "flv": return ("flvmux", ["streamable=false"])
+        default: return ("mpegtsmux", [])
         }
     }
 }

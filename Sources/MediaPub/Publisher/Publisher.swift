@@ -21,7 +21,8 @@ final class Publisher: TimelineSink, Sendable {
 
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs configs: [OutputConfig],
          reconnect: ReconnectConfig, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
-         onOutputState: @escaping @Sendable (Output, OutputState, String?) -> Void) throws {
+         onOutputState: @escaping @Sendable (Output, OutputState, String?) -> Void,
+         onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }) throws {
         self.log = log
         self.onEncoderFailure = onEncoderFailure
         encoder = try Encoder(format: format, video: video, audio: audio)
@@ -29,7 +30,10 @@ final class Publisher: TimelineSink, Sendable {
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
         outputs = configs.enumerated().map { index, config in
             Output(url: config.url, id: config.id ?? "\(index)", hasExplicitID: config.id != nil, hasVideo: video != nil,
-                   audioPriming: priming, reconnect: reconnect, onState: onOutputState)
+                   audioPriming: priming, reconnect: reconnect, segment: config.segment,
+                   retention: config.keep == nil && config.maxAge == nil ? nil
+                       : RecordingRetention(keep: config.keep, maxAge: config.maxAge),
+                   onState: onOutputState, onRecording: onRecording)
         }
     }
 

@@ -72,6 +72,19 @@ final class Reporter: Sendable {
         }
     }
 
+    /// A segmented recording's new file: an `output.state` event (publishing, the URL
+    /// the new file's), the log saying `recording: new file …` once; or a file its
+    /// retention could not remove, a warning.
+    func recording(_ output: Output, _ notice: RecordingNotice) {
+        switch notice {
+        case .newFile(let path):
+            report(.outputState(output: output.id, url: "file://" + path, state: .publishing, error: nil),
+                   .info("recording: new file \(path) (output \(output.id))"))
+        case .notRemoved(let path, let why):
+            report(.warning("recording: could not remove the old file \(path): \(why)"))
+        }
+    }
+
     /// An output's state change. In logs an output is its URL; its id too where
     /// the URL alone would not tell it apart from the others in `outputs`.
     func output(_ output: Output, _ state: OutputState, _ error: String?, among outputs: [Output]) {

@@ -1,0 +1,64 @@
+// `segment`, `keep`, `max_age` of a file output (SPEC §5): how the preset checks
+// them, and which files retention picks. Plain, fast: no pipelines, no files.
+
+import Foundation
+import XCTest
+@testable import MediaPub
+
+final class RecordingRetentionTests: XCTestCase {
+    private typealias K = PresetTestKit
+    private let players = "players:\n  - source: \"testsrc:\"\n"
+
+    func testSegmentKeepAndMaxAgeAreReadOnFileOutputs() throws {
+        let p = try K.load(players + "outputs:\n  - url: /rec/a-%Y%m%d.mp4\n    segment: 1h\n    keep: 3\n    max_age: 7d\n")
+        XCTAssertEqual(p.outputs[0].segment, 3600)
+        XCTAssertEqual(p.outputs[0].keep, 3)
+        XCTAssertEqual(p.outputs[0].maxAge, 7 * 86400)
+        XCTAssertNil(try K.load(players + "outputs:\n  - /rec/a.mp4\n").outputs[0].segment)
+    }
+
+    func testTheyAreRefusedOffFileOutputsAndOutOfRange() {
+        for key in ["segment: 5s", "keep: 2", "max_age: 1d"] {
+            let problems = K.problems(players + "outputs:\n  - url: rtmp://h/app/k\n    \(key)\n")
+            let name = String(key.prefix { $0 != ":" })
+            XCTAssertEqual(problems.map(\.key), ["outputs[0].\(name)"], "\(problems)")
+            XCTAssertTrue(problems.first?.message.contains("\(name) is only for file outputs") == true, "\(problems)")
+        }
+        for (key, value) in [("segment", "500ms"), ("keep", "0"), ("max_age", "0s")] {
+            let problems = K.problems(players + "outputs:\n  - url: /rec/a.mp4\n    \(key): \(value)\n")
+            XCTAssertEqual(problems.map(\.key), ["outputs[0].\(key)"], "\(problems)")
+        }
+    }
+
+    func testOnlyNamesThePatternMakes() {
+        let pattern = "cam-%Y%m%d-%H%M%S.mp4"
+        for name in ["cam-20260101-101010.mp4", "cam-20260101-101010-3.mp4"] {
+            XCTAssertTrue(RecordingRetention.matches(name, pattern: pattern), name)
+        }
+        for name in ["cam-20260101-101010.mkv", "cam-2026-101010.mp4", "other-20260101-101010.mp4",
+                     "cam-20260101-101010.mp4.part", "xcam-20260101-101010.mp4", "cam-notes.mp4"] {
+            XCTAssertFalse(RecordingRetention.matches(name, pattern: pattern), name)
+        }
+        XCTAssertTrue(RecordingRetention.matches("rec-12.mp4", pattern: "rec.mp4"))
+        XCTAssertFalse(RecordingRetention.matches("rec2.mp4", pattern: "rec.mp4"))
+        XCTAssertTrue(RecordingRetention.matches("a.b-1700000000.ts", pattern: "a.b-%s.ts"))
+        XCTAssertFalse(RecordingRetention.matches("aXb-1700000000.ts", pattern: "a.b-%s.ts"))
+    }
+
+    func testKeepAndMaxAgePickTheOldestAndNeverTheCurrentFile() {
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        func file(_ name: String, _ age: TimeInterval) -> RecordingRetention.Candidate {
+            .init(name: name, modified: now.addingTimeInterval(-age))
+        }
+        // Earlier runs by age; this run's files newer than all of them, in the order made
+        // (a file being finished can be written after the next one began).
+        let files = [file("old", 300), file("older", 400), file("run1", 1), file("run2", 2), file("run3", 0)]
+        let keep = RecordingRetention(keep: 2, maxAge: nil)
+        XCTAssertEqual(keep.victims(files, thisRun: ["run1", "run2", "run3"], current: "run3", now: now), ["older", "old", "run1"])
+        let age = RecordingRetention(keep: nil, maxAge: 350)
+        XCTAssertEqual(age.victims(files, thisRun: ["run1", "run2", "run3"], current: "run3", now: now), ["older"])
+        let both = RecordingRetention(keep: 1, maxAge: 350)
+        XCTAssertEqual(both.victims(files, thisRun: ["run1"], current: "run1", now: now), ["older", "old", "run2", "run3"])
+        XCTAssertEqual(RecordingRetention(keep: 1, maxAge: 1).victims([file("cur", 900)], thisRun: [], current: "cur", now: now), [])
+    }
+}

@@ -1,0 +1,119 @@
+// Rotation and retention of recordings (SPEC §5): `segment:` cuts a file output
+// into files at keyframes that join without gap or overlap; `keep:` removes the
+// oldest of the output's own files and nothing else. End to end through the CLI,
+// the files found through the events (`output.state` with each new file's URL).
+
+import Foundation
+import XCTest
+
+final class RecordingRotationTests: XCTestCase {
+
+    /// The source: a moving ball (every picture differs), keyframes every second.
+    private func preset(_ dir: URL, outputs: String) throws -> URL {
+        try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: [])
+            .replacingOccurrences(of: "outputs:\n", with: "outputs:\n" + outputs))
+    }
+
+    /// The files the output wrote, in the order the events told them.
+    private func newFiles(_ events: URL) throws -> [String] {
+        var files: [String] = []
+        for e in try EventLog.read(events) where e["event"] as? String == "output.state" && e["state"] as? String == "publishing" {
+            if let url = e["url"] as? String, url.hasPrefix("file://"), !files.contains(url) { files.append(url) }
+        }
+        return files.map { String($0.dropFirst("file://".count)) }
+    }
+
+    private func count(_ path: String, stream: String) throws -> Int {
+        let r = try Proc.check(try Tools.path("ffprobe"), ["-v", "error", "-select_streams", stream, "-count_packets",
+                                                          "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", path])
+        return Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    private func firstPacketFlags(_ path: String) throws -> String {
+        let r = try Proc.check(try Tools.path("ffprobe"), ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1",
+                                                          "-show_entries", "packet=flags", "-of", "csv=p=0", path])
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func testFiveSecondSegmentsJoinWithoutGapOrOverlap() throws {
+        let dir = try makeTempDir()
+        let events = dir.appendingPathComponent("events.jsonl")
+        let whole = dir.appendingPathComponent("whole.mp4")
+        // The same run records the whole too: the files together must hold exactly what it holds.
+        let preset = try preset(dir, outputs: """
+              - url: \(dir.path)/seg/rec-%H%M%S.mp4
+                segment: 5s
+              - \(whole.path)
+
+            """)
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "23s", "--events", events.path],
+                            timeout: 180)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with segment: 5s"))
+        let files = try newFiles(events).filter { $0 != whole.path }
+        XCTAssertEqual(files.count, 5, "five files over 23 s: \(files)\n\(r.stderr)")
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("seg").path)
+        XCTAssertEqual(Set(onDisk), Set(files.map { ($0 as NSString).lastPathComponent }), "the files told are the files written")
+        XCTAssertEqual(r.stderr.components(separatedBy: "recording: new file").count - 1, 5, "the log tells each file once")
+
+        let fps = 25.0
+        var frames = 0, audioPackets = 0, seconds = 0.0
+        for file in files {
+            let name = (file as NSString).lastPathComponent
+            let probe = try MediaProbe.probe(file)
+            XCTAssertEqual(probe.video?.codecName, "h264", "\(name): \(probe.rawJSON)")
+            XCTAssertEqual(probe.audio?.codecName, "aac", "\(name): \(probe.rawJSON)")
+            XCTAssertEqual(try MediaProbe.decodeErrors(file), "", "\(name) decodes cleanly")
+            XCTAssertTrue(try firstPacketFlags(file).hasPrefix("K"), "\(name) starts with a keyframe")
+            let pts = try MediaProbe.videoPacketPTS(file).sorted()
+            XCTAssertLessThan(pts.first ?? 1, 0.1, "\(name) starts at zero")
+            let steps = zip(pts.dropFirst(), pts).map { $0 - $1 }
+            XCTAssertEqual(steps.max() ?? 0, 1 / fps, accuracy: 0.002, "\(name): a picture every frame, none missing")
+            XCTAssertEqual(steps.min() ?? 0, 1 / fps, accuracy: 0.002, "\(name): no picture twice")
+            frames += pts.count
+            seconds += Double(pts.count) / fps
+            audioPackets += try count(file, stream: "a:0")
+        }
+        // Cut at keyframes 5 s apart: 5, 5, 5, 5 and 3 s.
+        XCTAssertEqual(seconds, 23, accuracy: 1 / fps, "the files' durations add up to the run's output time")
+        XCTAssertEqual(frames, 575, "every picture of the run in exactly one file")
+        XCTAssertEqual(frames, try count(whole.path, stream: "v:0"), "as many pictures as the whole recording")
+        let wholeAudio = try count(whole.path, stream: "a:0")
+        XCTAssertEqual(Double(audioPackets), Double(wholeAudio), accuracy: 1,
+                       "sound continuous across the cuts (AAC frames: files \(audioPackets), whole \(wholeAudio))")
+        XCTAssertEqual(Double(audioPackets * 1024), 23 * 44100, accuracy: 2048, "sound for the whole output time")
+    }
+
+    func testKeepLeavesTheNewestTwoAndNothingElseIsTouched() throws {
+        let dir = try makeTempDir()
+        let events = dir.appendingPathComponent("events.jsonl")
+        let folder = dir.appendingPathComponent("seg")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Not this output's: another name, another container, a folder and a link its pattern would match.
+        let unrelated = ["notes.txt", "other-101010.mp4", "rec-101010.mkv", "rec-old.mp4"]
+        for name in unrelated { try writeFile(folder, name, "keep me") }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("rec-000000.mp4"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("rec-000001.mp4").path,
+                                                   withDestinationPath: dir.appendingPathComponent("events.jsonl").path)
+        let preset = try preset(dir, outputs: """
+              - url: \(folder.path)/rec-%H%M%S.mp4
+                segment: 5s
+                keep: 2
+
+            """)
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "23s", "--events", events.path],
+                            timeout: 180)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with keep: 2"))
+        let files = try newFiles(events)
+        XCTAssertEqual(files.count, 5, "five files written: \(files)\n\(r.stderr)")
+        let onDisk = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        let newest = files.suffix(2).map { ($0 as NSString).lastPathComponent }
+        XCTAssertEqual(onDisk, Set(newest + unrelated + ["rec-000000.mp4", "rec-000001.mp4"]),
+                       "the newest two files stay, with everything that was not this output's")
+        for name in unrelated {
+            XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8), "keep me", name)
+        }
+        for file in files.suffix(2) {
+            XCTAssertEqual(try MediaProbe.probe(file).video?.codecName, "h264", file)
+        }
+    }
+}
