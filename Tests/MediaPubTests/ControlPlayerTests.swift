@@ -65,6 +65,25 @@ final class ControlPlayerTests: XCTestCase {
         XCTAssertTrue(mp.waitForExit(timeout: 20))
     }
 
+    /// A load whose file is missing is refused before the player is touched: what it
+    /// plays goes on (before: the player stopped, went to error and left the mix).
+    func testAFailedLoadLeavesThePlayerAsItWas() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeAudio(in: dir, name: "a.wav", seconds: 30, freq: 440, ext: "wav")
+        let (mp, socket, eventsURL, _) = try start(dir, source: "a.wav")
+        let missing = dir.appendingPathComponent("typo.mp3").path
+        let answer = try ctl(socket, ["load", "main", missing])
+        XCTAssertEqual(answer["error"] as? String, "load: \(missing): no such file")
+        let player = try XCTUnwrap(((try ctl(socket, ["status"])["status"] as? [String: Any])?["players"] as? [[String: Any]])?.first)
+        XCTAssertEqual(player["state"] as? String, "playing")
+        XCTAssertEqual(player["source"] as? String, dir.appendingPathComponent("a.wav").path)
+        // Written before the answer, had the load touched the player: stopped, loading, error.
+        let states = events(eventsURL, "player.state").compactMap { $0["state"] as? String }
+        XCTAssertFalse(states.contains("error") || states.contains("stopped"), "the refused load changed nothing: \(states)")
+        XCTAssertEqual(try ctl(socket, ["quit"])["ok"] as? Bool, true)
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+    }
+
     /// aux off takes the player out of the stream (checked on the recording); play volume,
     /// mute-local and the progress interval change as status and events show.
     func testEveryPlayerSettingIsSettableAtRunTime() throws {

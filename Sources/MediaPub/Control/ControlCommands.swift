@@ -66,7 +66,15 @@ enum ControlCommands {
     /// Answered once the load is known (playing, or why not), within a bounded wait.
     private static func load(_ p: MediaPlayer, _ given: String, broadcast b: Broadcast) throws -> ControlReply {
         let source = PathResolution.resolveSource(given, base: b.preset.baseDirectory)
-        do { _ = try SourceSpec(source) } catch { throw ControlFailure("load: \(error)") }
+        // A source that cannot be opened (a missing local file, a typo) is refused before
+        // the player is touched: what it plays goes on.
+        do {
+            try SourceSpec(source).checkReadable(source)
+        } catch MediaPubError.sourceFailed(let named, let why) {
+            throw ControlFailure("load: \(SecretMask.mask(url: named)): \(why)")
+        } catch {
+            throw ControlFailure("load: \(error)")
+        }
         p.load(source: source)
         let outcome = p.waitForLoad(timeout: 10)
         switch outcome.state {
