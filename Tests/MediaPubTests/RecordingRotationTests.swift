@@ -54,6 +54,11 @@ final class RecordingRotationTests: XCTestCase {
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("seg").path)
         XCTAssertEqual(Set(onDisk), Set(files.map { ($0 as NSString).lastPathComponent }), "the files told are the files written")
         XCTAssertEqual(r.stderr.components(separatedBy: "recording: new file").count - 1, 5, "the log tells each file once")
+        let told = try EventLog.read(events).filter {
+            $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing"
+                && ($0["url"] as? String ?? "").contains("/seg/")
+        }
+        XCTAssertEqual(told.count, 5, "each file is told in one output.state event, the first one too")
 
         let fps = 25.0
         var frames = 0, audioPackets = 0, seconds = 0.0

@@ -3,7 +3,8 @@ import Foundation
 /// What a recording tells besides its state: a new file of a segmented recording
 /// (`recording: new file …`), or a file `keep`/`max_age` could not remove (a warning).
 enum RecordingNotice: Sendable, Equatable {
-    case newFile(String)
+    /// `first`: the file the output opened with, already in its `publishing` event.
+    case newFile(String, first: Bool)
     case notRemoved(path: String, why: String)
 }
 
@@ -30,7 +31,7 @@ extension Output {
         Signals.onFormatLocation(mux) { [weak self] fragment, pts in
             guard let self else { return "/dev/null" }
             let path = fragment == 0 ? first : self.nextFile(pattern, at: pts)
-            if let path { self.onRecording(self, .newFile(path)) }
+            if let path { self.onRecording(self, .newFile(path, first: fragment == 0)) }
             return path ?? "/dev/null"   // the output has failed already: nothing is kept
         }
     }

@@ -73,13 +73,16 @@ final class Reporter: Sendable {
     }
 
     /// A segmented recording's new file: an `output.state` event (publishing, the URL
-    /// the new file's), the log saying `recording: new file …` once; or a file its
+    /// the new file's; for the first file the output's own event says it), the log
+    /// saying `recording: new file …` once; or a file its
     /// retention could not remove, a warning.
     func recording(_ output: Output, _ notice: RecordingNotice) {
         switch notice {
-        case .newFile(let path):
-            report(.outputState(output: output.id, url: "file://" + path, state: .publishing, error: nil),
-                   .info("recording: new file \(path) (output \(output.id))"))
+        case .newFile(let path, let first):
+            let line = "recording: new file \(path) (output \(output.id))"
+            // The first file is the output's own: its `publishing` event names it already.
+            if first { log.log(.info, line); return }
+            report(.outputState(output: output.id, url: "file://" + path, state: .publishing, error: nil), .info(line))
         case .notRemoved(let path, let why):
             report(.warning("recording: could not remove the old file \(path): \(why)"))
         }
