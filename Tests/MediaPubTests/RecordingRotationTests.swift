@@ -8,9 +8,10 @@ import XCTest
 
 final class RecordingRotationTests: XCTestCase {
 
-    /// The source: a moving ball (every picture differs), keyframes every second.
-    private func preset(_ dir: URL, outputs: String) throws -> URL {
+    /// The source: a moving ball (every picture differs), keyframes every second unless told.
+    private func preset(_ dir: URL, keyframes: String = "1s", outputs: String) throws -> URL {
         try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: [])
+            .replacingOccurrences(of: "keyframe_interval: 1s", with: "keyframe_interval: \(keyframes)")
             .replacingOccurrences(of: "outputs:\n", with: "outputs:\n" + outputs))
     }
 
@@ -35,12 +36,14 @@ final class RecordingRotationTests: XCTestCase {
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Keyframes every 2 s, segments of 5 s: the encoder starts a keyframe at each
+    /// boundary, so the cuts are exact (before: at the last keyframe within 5 s, 4 s files).
     func testFiveSecondSegmentsJoinWithoutGapOrOverlap() throws {
         let dir = try makeTempDir()
         let events = dir.appendingPathComponent("events.jsonl")
         let whole = dir.appendingPathComponent("whole.mp4")
         // The same run records the whole too: the files together must hold exactly what it holds.
-        let preset = try preset(dir, outputs: """
+        let preset = try preset(dir, keyframes: "2s", outputs: """
               - url: \(dir.path)/seg/rec-%H%M%S.mp4
                 segment: 5s
               - \(whole.path)
@@ -74,6 +77,7 @@ final class RecordingRotationTests: XCTestCase {
             let steps = zip(pts.dropFirst(), pts).map { $0 - $1 }
             XCTAssertEqual(steps.max() ?? 0, 1 / fps, accuracy: 0.002, "\(name): a picture every frame, none missing")
             XCTAssertEqual(steps.min() ?? 0, 1 / fps, accuracy: 0.002, "\(name): no picture twice")
+            if file != files.last { XCTAssertEqual(pts.count, 125, "\(name): cut at the 5 s boundary") }
             frames += pts.count
             seconds += Double(pts.count) / fps
             audioPackets += try count(file, stream: "a:0")

@@ -20,6 +20,14 @@ final class AppSrc: Element, @unchecked Sendable {
 
     func endOfStream() { _ = gst_app_src_end_of_stream(src) }
 
+    /// Asks the encoder downstream for a keyframe at the first picture whose running
+    /// time is `at` or later (a serialized force-key-unit event, sent before that picture).
+    func requestKeyframe(at time: ClockTime) {
+        let t = GstClockTime(time.nanoseconds)
+        guard let event = gst_video_event_new_downstream_force_key_unit(t, t, t, 1, 0) else { return }
+        _ = gst_element_send_event(raw, event)
+    }
+
     private final class Feed {
         let data: Data
         var offset = 0

@@ -18,6 +18,8 @@ final class Publisher: TimelineSink, Sendable {
     private let encodedDone = DispatchSemaphore(value: 0)
 
     private let onEncoderFailure: @Sendable (String) -> Void
+    /// Boundaries of rotating recordings, where the encoder must start a keyframe (capture thread).
+    private let keyframes: Mutex<KeyframeSchedule>
 
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs configs: [OutputConfig],
          reconnect: ReconnectConfig, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
@@ -26,6 +28,7 @@ final class Publisher: TimelineSink, Sendable {
         self.log = log
         self.onEncoderFailure = onEncoderFailure
         encoder = try Encoder(format: format, video: video, audio: audio)
+        keyframes = Mutex(KeyframeSchedule(segments: configs.compactMap(\.segment)))
         state = Mutex(State(streamsLeft: encoder.videoSink == nil ? 1 : 2))
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
         outputs = configs.enumerated().map { index, config in
@@ -89,7 +92,13 @@ final class Publisher: TimelineSink, Sendable {
 
     // MARK: TimelineSink
 
-    func pushVideo(_ buffer: Buffer) -> Bool { encoder.videoSrc?.push(buffer) ?? true }
+    func pushVideo(_ buffer: Buffer) -> Bool {
+        guard let src = encoder.videoSrc else { return true }
+        if let pts = buffer.pts, keyframes.withLock({ $0.isDue(at: pts.nanoseconds) }) {
+            src.requestKeyframe(at: pts)   // a rotating recording's boundary: its cut is exact
+        }
+        return src.push(buffer)
+    }
     func pushAudio(_ buffer: Buffer) -> Bool { encoder.audioSrc.push(buffer) }
 
     func endOfStream() {
