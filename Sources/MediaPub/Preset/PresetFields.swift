@@ -73,7 +73,7 @@ extension VideoConfig: PresetSection {
         }, write: { _, _ in nil }),
         .whole("fps", \.fps, fpsRange, "Frames per second."),
         .bitrate("bitrate", \.bitrate, bitrateRange, "Video bitrate (like 2500k or 2.5M)."),
-        .duration("keyframe_interval", \.keyframeInterval, keyframeIntervalRange, "Time between keyframes."),
+        .duration("keyframe_interval", \.keyframeInterval, keyframeIntervalRange, "Longest time between keyframes (x264 also starts one at a scene change)."),
         .choice("encoder", \.encoder, VideoEncoderKind.allCases.map { ($0.rawValue, $0) },
                 "H.264 encoder; auto takes x264 when installed, else openh264."),
         .choice("encoder_preset", \.encoderPreset, encoderPresets.map { ($0, $0) }, "x264 speed/quality preset."),
@@ -250,7 +250,7 @@ extension OutputConfig: PresetSection {
             }
         }, write: { c, w in .scalar(w.quote(w.url(c.url.text))) }),
         .fileOnly("segment", \.segment, type: "duration", range: "1s..87600h", defaultText: "none: one file",
-                  doc: "Start a new file at the first keyframe after each boundary of this much output time.",
+                  doc: "Start a new file at each boundary of this much output time (the encoder starts a keyframe there).",
                   read: { d, n, k in d.duration(n, k, range: 1...MediaTime.maxDuration) },
                   show: MediaTime.formatDuration),
         .fileOnly("keep", \.keep, type: "whole number", range: "1..1000000", defaultText: "none: all kept",
