@@ -48,7 +48,9 @@ public final class Broadcast: Sendable {
             MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex)
         }
         for player in players {
-            player.setEventHandler { [weak self] event in self?.reporter.player(event, of: player) }
+            player.setEventHandler { [weak self, weak player] event in
+                if let self, let player { self.reporter.player(event, of: player) }
+            }
         }
         guard !outputURLs.isEmpty else {
             throw MediaPubError.usage("\(preset.file): no outputs: add outputs to the preset or give --output URL")

@@ -36,8 +36,7 @@ enum Slate {
             "uridecodebin uri=\(GStreamer.quote(uri)) ! videoconvert ! videoscale add-borders=true ! \(caps) ! appsink name=slate sync=false max-buffers=1")
         defer { pipeline.stop() }
         guard let sink = pipeline.appSink(named: "slate") else { throw MediaPubError.pipeline("slate: no sink") }
-        try pipeline.setState(.playing)
-        guard let buffer = sink.tryPull(timeout: 15)?.buffer else {
+        guard (try? pipeline.setState(.playing)) != nil, let buffer = sink.tryPull(timeout: 15)?.buffer else {
             throw MediaPubError.badSource(source, "cannot decode the standby image")
         }
         return buffer

@@ -23,13 +23,9 @@ final class Bus: @unchecked Sendable {
     /// the owner's, or one of the bus's own), in the order posted, starting with
     /// what waits on the bus already. A later call replaces the watch.
     func start(name: String, on queue: DispatchQueue? = nil, handler: @escaping @Sendable (BusMessage) -> Void) {
+        // The old handler goes first: GStreamer keeps one sync handler and refuses a second.
+        stop()
         let made = BusWatch(bus: bus, queue: queue ?? DispatchQueue(label: "bus-\(name)"), handler: handler)
-        let old = watch.withLock { current in
-            let old = current
-            current = nil
-            return old
-        }
-        old?.remove()
         watch.withLock { $0 = made }
     }
 

@@ -55,6 +55,13 @@ final class Publisher: TimelineSink, Sendable {
         encoder.audioSink.setHandlers(sample: { sample in
             for output in outputs { output.offer(sample, isVideo: false) }
         }, eos: { [weak self] in self?.encodedStreamsEnded(1) })
+        if (try? encoder.pipeline.setState(.playing)) == nil {
+            // The element that refused says why, on the bus (not watched yet, so still there).
+            let why = encoder.bus.popError()
+            encoder.pipeline.stop()
+            throw MediaPubError.pipeline("the encoder cannot start" + (why.map { ": \($0)" } ?? ""))
+        }
+        // Watched from here on: what was posted meanwhile waits on the bus.
         encoder.bus.start(name: "encoder") { [weak self] message in
             guard let self, case .error(let error) = message else { return }
             let (source, text) = (error.source, error.message)
@@ -70,10 +77,6 @@ final class Publisher: TimelineSink, Sendable {
             // Unblock a capture waiting to push into the dead encoder (off the bus thread).
             DispatchQueue.global().async { self.encoder.pipeline.stop() }
             self.encodedStreamsEnded(nil)   // nothing more comes out of a dead encoder
-        }
-        if (try? encoder.pipeline.setState(.playing)) == nil {
-            encoder.pipeline.stop()
-            throw MediaPubError.pipeline("the encoder cannot start")
         }
         state.withLock { $0.started = true }
     }
