@@ -196,7 +196,7 @@ public final class Broadcast: Sendable {
             MediaPlayer(config: PlayerConfig(id: "standby", source: $0, repeat: true), format: format, feedsVideo: false)
         }
         let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
-                                      reconnect: preset.reconnect, log: log,
+                                      reconnect: preset.reconnect, paced: realtime, log: log,
                                       onEncoderFailure: { [weak self] why in self?.fail(why) },
                                       onOutputState: { [weak self] output, state, error in self?.outputState(output, state, error) },
                                       onRecording: { [weak self] output, notice in self?.reporter.recording(output, notice) })

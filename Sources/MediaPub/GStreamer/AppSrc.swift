@@ -20,6 +20,9 @@ final class AppSrc: Element, @unchecked Sendable {
 
     func endOfStream() { _ = gst_app_src_end_of_stream(src) }
 
+    /// The bytes pushed and not yet taken downstream.
+    var queuedBytes: UInt64 { UInt64(gst_app_src_get_current_level_bytes(src)) }
+
     /// Asks the encoder downstream for a keyframe at the first picture whose running
     /// time is `at` or later (a serialized force-key-unit event, sent before that picture).
     func requestKeyframe(at time: ClockTime) {

@@ -38,6 +38,10 @@ final class Output: Sendable {
     let onRecording: @Sendable (Output, RecordingNotice) -> Void
     /// Connecting, retries and the watch run here, one at a time.
     let queue = DispatchQueue(label: "output")
+    /// The run goes at the clock's pace: a recording's disk never holds the encoder back.
+    let paced: Bool
+    /// How long a publishing network output may take to send what is on its way at the end.
+    static let networkDrain: TimeInterval = 3
 
     /// What changes; internal for the watch (OutputWatch.swift).
     struct State {
@@ -59,6 +63,8 @@ final class Output: Sendable {
         /// much we had handed over at the last check.
         var tcpAcked: Int?
         var bytesAtCheck: UInt64 = 0
+        /// A recording: what waited for its disk at the last check.
+        var diskBacklog: UInt64 = 0
         var stall: StallWatch
     }
     let state: Mutex<State>
@@ -68,7 +74,7 @@ final class Output: Sendable {
     private let eos = DispatchSemaphore(value: 0)
 
     init(url: OutputURL, id: String, hasExplicitID: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
-         reconnect: ReconnectConfig, segment: TimeInterval? = nil, retention: RecordingRetention? = nil,
+         reconnect: ReconnectConfig, segment: TimeInterval? = nil, retention: RecordingRetention? = nil, paced: Bool = false,
          onState: @escaping @Sendable (Output, OutputState, String?) -> Void,
          onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }) {
         self.url = url.text
@@ -82,6 +88,7 @@ final class Output: Sendable {
         self.onState = onState
         self.segment = segment
         self.retention = retention
+        self.paced = paced
         self.onRecording = onRecording
         state = Mutex(State(supervision: OutputSupervision(reconnect: reconnect, retries: target.isNetwork),
                             stall: StallWatch(limit: reconnect.stall)))
@@ -93,7 +100,7 @@ final class Output: Sendable {
             let (written, openedAt) = state.withLock { ($0.recording?.path, $0.openedAt) }
             return "recording to " + (written ?? OutputTarget.expand(path, at: openedAt))
         }
-        if isListener { return "\(maskedURL) (viewers connect here)" }
+        if isSRTListener { return "\(maskedURL) (viewers connect here)" }
         return maskedURL
     }
 
@@ -127,7 +134,7 @@ final class Output: Sendable {
     }
 
     /// An SRT output listening for viewers.
-    private var isListener: Bool {
+    var isSRTListener: Bool {
         if case .srt(let endpoint) = target { return endpoint.isListener }
         return false
     }
@@ -142,7 +149,12 @@ final class Output: Sendable {
         } else if let error = connectOrFail() {
             throw error
         } else if case .file = target {
-            watch { $0.checkRecording() }
+            watch { output in
+                output.checkRecording()
+                output.checkDisk()
+            }
+        } else if case .hls = target {
+            watch { $0.checkDisk() }
         }
     }
 
@@ -165,14 +177,19 @@ final class Output: Sendable {
             location = OutputTarget.expand("%Y%m%d-%H%M%S", at: state.withLock { $0.openedAt })
         }
         let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
-                                              segment: segment)
+                                              segment: segment, paced: paced)
         if let location { nameSegments(of: connection, first: location) }
-        let generation = state.withLock { s in
+        let generation = state.withLock { s -> Int? in
+            guard !s.supervision.finishing || !target.isNetwork else { return nil }   // too late: the run is ending
             s.connection = connection
             s.srtStats = nil        // a new socket counts from zero
             s.tcpAcked = nil
             s.stall.restart()
             return s.supervision.connected()
+        }
+        guard let generation else {
+            connection.stop()
+            return
         }
         if let why = connection.start(onMessage: { [weak self] message in self?.handle(message, connection: generation) }) {
             teardown()
@@ -183,15 +200,29 @@ final class Output: Sendable {
     /// Encoder streaming thread: pass a sample on to the current connection, which
     /// starts at zero with a keyframe. Never blocks on a network peer.
     func offer(_ sample: Sample, isVideo: Bool) {
-        guard let connection = state.withLock({ $0.supervision.finishing ? nil : $0.connection }) else { return }
-        connection.offer(sample, isVideo: isVideo) { accepted($0) }
+        guard let (connection, generation) = state.withLock({ s in
+            s.supervision.finishing ? nil : s.connection.map { ($0, s.supervision.generation) }
+        }) else { return }
+        connection.offer(sample, isVideo: isVideo, accepted: { accepted($0) }, overflowed: { diskStalled(connection: generation) })
+    }
+
+    /// A paced recording whose disk has taken nothing while a backlog built up (a hung
+    /// or far too slow disk): given up, so that it holds nobody back.
+    private func diskStalled(connection: Int) {
+        var playlist: String? = nil
+        if case .hls(let hls) = target { playlist = hls.playlist }
+        let written = state.withLock { $0.supervision.isCurrent(connection) ? $0.recording?.path ?? playlist : nil }
+        guard let written else { return }
+        let megabytes = OutputConnection.diskBacklog / 1_000_000
+        queue.async { [self] in
+            fail("writing \(written) stalled: the disk took nothing while \(megabytes) MB waited", connection: connection)
+        }
     }
 
     /// A sample goes out (maybe holding the connection's `audioPush`): counted. A
-    /// recording publishes from its first sample; rtmp2sink (and srtsink as a listener)
-    /// connect on the first data and report a refused or lost connection from their own
-    /// threads, so one that holds a moment is publishing. An SRT caller is publishing
-    /// once its peer acknowledges (the watch).
+    /// recording publishes from its first sample; RTMP and an SRT caller once the peer
+    /// acknowledges data (the watch). An SRT listener has no peer until a viewer calls:
+    /// one whose socket holds a moment after the first data is publishing.
     private func accepted(_ delivery: OutputConnection.Delivery) -> Bool {
         let taken = state.withLock { s -> (becamePublishing: Bool, generation: Int)? in
             guard !s.supervision.finishing else { return nil }
@@ -199,7 +230,7 @@ final class Output: Sendable {
             return (!target.isNetwork && s.supervision.publishing(), s.supervision.generation)
         }
         guard let taken else { return false }
-        if delivery.fixedBase, target.isNetwork, !isSRTCaller {
+        if delivery.fixedBase, isSRTListener {
             queue.asyncAfter(deadline: .now() + 1.5) { [weak self] in self?.markPublishing(connection: taken.generation) }
         }
         if taken.becamePublishing { onState(self, .publishing, nil) }
@@ -231,6 +262,10 @@ final class Output: Sendable {
                 }
                 return
             }
+            if case .rtmp = target, let why = RTMPRefusal.reason(of: error) {
+                fail("rejected: \(why)", rejected: true, connection: connection)
+                return
+            }
             // A recording's trouble names its file (a full disk: "No space left on the resource.").
             fail(written.map { "writing \($0) failed: \(text)" } ?? "\(source): \(text)")
         default:
@@ -245,6 +280,7 @@ final class Output: Sendable {
             s.connection = nil
             return connection
         }
+        TCPSocketClaims.shared.release(ObjectIdentifier(self))
         connection?.stop()
     }
 
@@ -305,7 +341,10 @@ final class Output: Sendable {
         }
     }
 
-    /// Sends EOS and waits (bounded) for the muxer to finish the file or stream.
+    /// Sends EOS and waits (bounded) for the muxer to finish the file or stream: a
+    /// recording up to `timeout`, a network output that is publishing up to 3 s (what
+    /// is still on its way), one that is not (a dead, refusing or stalled peer) not at
+    /// all. Every wait has a deadline, whatever the peer or the disk does.
     func finish(timeout: TimeInterval) {
         let (before, connection) = state.withLock { s in
             let before = s.supervision.beginFinishing()
@@ -314,14 +353,23 @@ final class Output: Sendable {
             return (before, s.connection)
         }
         if let connection {
-            connection.endOfStream()
-            _ = eos.wait(timeout: .now() + timeout)
-            if case .srt = target {
-                // SRT live mode drops what is still unsent when the socket closes: let it drain.
-                Thread.sleep(forTimeInterval: 1.0)
+            let wait = target.isNetwork ? (before == .publishing ? min(timeout, Self.networkDrain) : 0) : timeout
+            if wait > 0 {
+                connection.endOfStream()
+                _ = eos.wait(timeout: .now() + wait)
+                if case .srt = target {
+                    // SRT live mode drops what is still unsent when the socket closes: let it drain.
+                    Thread.sleep(forTimeInterval: 1.0)
+                }
             }
         }
-        queue.sync { teardown() }
+        // After whatever the queue is doing (a connect), but not forever.
+        let drained = DispatchSemaphore(value: 0)
+        queue.async { [self] in
+            teardown()
+            drained.signal()
+        }
+        if drained.wait(timeout: .now() + OutputConnection.stopDeadline + 1) == .timedOut { teardown() }
         let (final, why, wroteNothing, recording) = state.withLock { s in
             let (final, why) = s.supervision.stop()
             return (final, why, s.bytes == 0, s.recording)

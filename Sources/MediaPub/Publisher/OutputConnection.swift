@@ -22,14 +22,31 @@ final class OutputConnection: Sendable {
     /// Taken before `timeline` and before the output's state (in `accepted`), never after.
     private let audioPush = Mutex(())
     private let stopped = Mutex(false)
+    /// A recording that must not hold the encoder back (a paced run): the bytes it may
+    /// have waiting for its disk before it is given up (nil: it holds the encoder back).
+    let backlogLimit: UInt64?
+    /// How long a stop may take before the pipeline is left to finish on its own (a
+    /// filesink stuck in a write to a hung disk, a sink stuck in a peer).
+    static let stopDeadline: TimeInterval = 5
 
     /// Builds the pipeline; a file is written at `location`, HLS segments are named for it;
-    /// a file cut into `segment`s goes through splitmuxsink (see `muxer`).
-    init(target: OutputTarget, hasVideo: Bool, videoDelay: Int, location: String?, segment: TimeInterval? = nil) throws {
+    /// a file cut into `segment`s goes through splitmuxsink (see `muxer`). `paced`: the
+    /// run goes at the clock's pace, so a recording's disk never holds the encoder back
+    /// (as fast as possible, the disk's pace is the run's).
+    init(target: OutputTarget, hasVideo: Bool, videoDelay: Int, location: String?, segment: TimeInterval? = nil,
+         paced: Bool = false) throws {
         var parts: [String] = []
-        let limits = target.isNetwork
-            ? "max-bytes=16000000 block=false leaky-type=downstream"
-            : "max-bytes=64000000 block=true"
+        let limits: String
+        if target.isNetwork {
+            limits = "max-bytes=16000000 block=false leaky-type=downstream"
+            backlogLimit = nil
+        } else if paced {
+            limits = "max-bytes=\(Self.diskBacklog) block=false"
+            backlogLimit = Self.diskBacklog
+        } else {
+            limits = "max-bytes=\(Self.diskBacklog) block=true"
+            backlogLimit = nil
+        }
         if hasVideo {
             parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! \(target.muxPad(video: true, split: segment != nil))")
         }
@@ -42,6 +59,9 @@ final class OutputConnection: Sendable {
         timeline = Mutex(OutputTimeline(hasVideo: hasVideo, videoDelay: videoDelay,
                                         delaysByCompositionOffset: target.delaysByCompositionOffset))
     }
+
+    /// What a recording may have waiting for its disk (either stream).
+    static let diskBacklog: UInt64 = 48_000_000
 
     /// Starts the pipeline and then watches its bus (what was posted meanwhile waits
     /// there). Returns why it cannot start, stopped again, or nil once it runs.
@@ -56,6 +76,9 @@ final class OutputConnection: Sendable {
         return nil
     }
 
+    /// The bytes both streams have waiting to be taken downstream (a recording: for its disk).
+    var queuedBytes: UInt64 { (videoSrc?.queuedBytes ?? 0) + (audioSrc?.queuedBytes ?? 0) }
+
     /// The muxer (splitmuxsink for a file cut into segments: its files are named by its `format-location`).
     var muxer: Element? { pipeline.element(named: "mux") }
 
@@ -65,11 +88,17 @@ final class OutputConnection: Sendable {
     /// Encoder streaming thread: places the sample on this connection's timeline and pushes
     /// it, moved back by its shift. `accepted` is called for each sample that goes out,
     /// before it is pushed; false stops it. For audio (and the keyframe that fixes the
-    /// base) that call is made holding `audioPush`. Never blocks on a network peer.
-    func offer(_ sample: Sample, isVideo: Bool, accepted: (Delivery) -> Bool) {
+    /// base) that call is made holding `audioPush`. Never blocks on a network peer, nor
+    /// (paced) on a disk: a recording whose disk has taken nothing while `backlogLimit`
+    /// waits gets `overflowed` instead (its output gives it up).
+    func offer(_ sample: Sample, isVideo: Bool, accepted: (Delivery) -> Bool, overflowed: () -> Void = {}) {
         guard let buffer = sample.buffer, let pts = buffer.pts?.ns, let runningTime = sample.runningTime?.ns,
               let stamp = OutputTimeline<Sample>.Stamp(pts: pts, runningTime: runningTime),
               let src = isVideo ? videoSrc : audioSrc else { return }
+        if let backlogLimit, src.queuedBytes >= backlogLimit {
+            overflowed()
+            return
+        }
         let place = {
             self.timeline.withLock { $0.place(sample, at: stamp, video: isVideo, keyframe: buffer.isKeyframe) }
         }
@@ -103,13 +132,22 @@ final class OutputConnection: Sendable {
         audioSrc?.endOfStream()
     }
 
-    /// Stops watching the bus and takes the pipeline down (once; never from its bus handler).
-    func stop() {
+    /// Stops watching the bus and takes the pipeline down (once; never from its bus
+    /// handler). Bounded: a pipeline that is not down within `stopDeadline` (a sink
+    /// stuck in a write) is left to finish on its own thread; false then.
+    @discardableResult
+    func stop() -> Bool {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped
         }
-        guard first else { return }
-        pipeline.stop()   // the bus watch too
+        guard first else { return true }
+        let done = DispatchSemaphore(value: 0)
+        let pipeline = self.pipeline
+        Thread.detachNewThread {
+            pipeline.stop()   // the bus watch too
+            done.signal()
+        }
+        return done.wait(timeout: .now() + Self.stopDeadline) == .success
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The output's watch, once a second on its queue: a recording's file is still
+/// The output's watch, on its queue (a recording's once a second, a link's four times): a recording's file is still
 /// there; an SRT caller's peer and an RTMP server acknowledge what goes out.
 /// A link that acknowledges nothing for `reconnect.stall` while data goes out
 /// (`StallWatch` decides) is torn down and reconnected (reason: stalled).
@@ -14,22 +14,26 @@ extension Output {
     /// Starts the watch of a network output: SRT callers and RTMP.
     func watchLink() {
         if isSRTCaller {
-            watch { $0.checkSRT() }
+            watch(every: Self.linkCheckInterval) { $0.checkSRT() }
         } else if case .rtmp(let endpoint) = target {
             // The server's address is resolved on the queue (a slow resolver stalls nobody).
             queue.async { [weak self] in
-                guard let probe = TCPAcknowledged(endpoint) else { return }
-                self?.watch { $0.checkRTMP(probe) }
+                let probe = TCPAcknowledged(endpoint)
+                self?.watch(every: Self.linkCheckInterval) { $0.checkRTMP(probe) }
             }
         }
     }
 
-    /// Runs `check` once a second on the output's queue until `finish` (never after it began).
-    func watch(_ check: @escaping @Sendable (Output) -> Void) {
+    /// How often a network output's link is read: its first acknowledgement makes it
+    /// publishing within this much.
+    static let linkCheckInterval: TimeInterval = 0.25
+
+    /// Runs `check` every `interval` on the output's queue until `finish` (never after it began).
+    func watch(every interval: TimeInterval = 1, _ check: @escaping @Sendable (Output) -> Void) {
         state.withLock { s in
             guard !s.supervision.finishing, s.watch == nil else { return }
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + 1, repeating: 1)
+            timer.schedule(deadline: .now() + interval, repeating: interval)
             timer.setEventHandler { [weak self] in if let self { check(self) } }
             s.watch = timer
             timer.resume()
@@ -50,6 +54,27 @@ extension Output {
         guard let gone else { return }
         onState(self, .reconnecting, "\(gone.path) was removed while being recorded: recording to a new file")
         connectOrFail()   // a new file at the asked-for path, its folder made again
+    }
+
+    /// A recording (or HLS) in a paced run whose disk takes nothing: what waits for it
+    /// grows at every check for `reconnect.stall` (a hung disk, or one far slower than
+    /// the stream). It is given up, naming its file, so that it holds nobody back.
+    /// (As fast as possible, the disk's pace is the run's: nothing is given up.)
+    func checkDisk() {
+        guard paced, let (connection, generation) = watched else { return }
+        let backlog = connection.queuedBytes
+        let now = Date()
+        let (stalled, file) = state.withLock { s -> (Bool, String?) in
+            guard s.supervision.isCurrent(generation) else { return (false, nil) }
+            let took = backlog == 0 || backlog < s.diskBacklog
+            s.diskBacklog = backlog
+            return (s.stall.observe(acknowledged: took, sending: true, publishing: s.supervision.state == .publishing, at: now),
+                    s.recording?.path)
+        }
+        guard stalled else { return }
+        var written = file ?? "?"
+        if case .hls(let hls) = target { written = hls.playlist }
+        fail("writing \(written) stalled: the disk took nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
     }
 
     /// The current connection and its generation, unless finishing.
@@ -81,24 +106,32 @@ extension Output {
         }
     }
 
-    /// What the RTMP server's TCP stack acknowledged (`probe` finds its connection),
-    /// while the encoder produces.
-    func checkRTMP(_ probe: TCPAcknowledged) {
+    /// What the RTMP server acknowledged: its own RTMP acknowledgements (rtmp2sink's
+    /// `out-bytes-acked`) or, when it sends those rarely (nginx-rtmp: every 5 MB), what
+    /// its TCP stack acknowledged of the bytes rtmp2sink wrote (`probe` finds the socket).
+    /// rtmp2sink writes nothing until the server has answered the handshake, `connect`
+    /// and `publish`, so a server that accepts and never answers is never publishing.
+    func checkRTMP(_ probe: TCPAcknowledged?) {
         let produced = state.withLock { s in
             defer { s.bytesAtCheck = s.bytes }
             return s.bytes > s.bytesAtCheck
         }
         guard let (connection, generation) = watched, let sink = connection.sink,
-              let written = TCPAcknowledged.written(by: sink), let queued = probe.sendQueue() else { return }
+              let written = TCPAcknowledged.written(by: sink), written > 0 else { return }
+        let serverAcked = sink.structure("stats")?.uint64("out-bytes-acked").map { Int(clamping: $0) } ?? 0
+        let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
+        let acked = max(serverAcked, socket.map { max(0, written - $0.sendQueue) } ?? 0)
         let now = Date()
-        let acked = max(0, written - queued)
-        let stalled = state.withLock { s -> Bool in
-            guard s.supervision.isCurrent(generation) else { return false }
+        let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
+            guard s.supervision.isCurrent(generation) else { return (false, false) }
             let grew = acked > (s.tcpAcked ?? 0)
             if s.tcpAcked == nil { s.stall.restart(at: now) }   // a first reading
             s.tcpAcked = acked
-            return s.stall.observe(acknowledged: grew, sending: produced, publishing: s.supervision.state == .publishing, at: now)
+            let current = s.supervision.state
+            let stalled = s.stall.observe(acknowledged: grew, sending: produced, publishing: current == .publishing, at: now)
+            return (acked > 0 && (current == .connecting || current == .reconnecting), stalled)
         }
+        if firstAck { markPublishing(connection: generation) }
         if stalled {
             fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
         }

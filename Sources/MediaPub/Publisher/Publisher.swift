@@ -22,7 +22,7 @@ final class Publisher: TimelineSink, Sendable {
     private let keyframes: Mutex<KeyframeSchedule>
 
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs configs: [OutputConfig],
-         reconnect: ReconnectConfig, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
+         reconnect: ReconnectConfig, paced: Bool = false, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
          onOutputState: @escaping @Sendable (Output, OutputState, String?) -> Void,
          onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }) throws {
         self.log = log
@@ -36,7 +36,7 @@ final class Publisher: TimelineSink, Sendable {
                    audioPriming: priming, reconnect: reconnect, segment: config.segment,
                    retention: config.keep == nil && config.maxAge == nil ? nil
                        : RecordingRetention(keep: config.keep, maxAge: config.maxAge),
-                   onState: onOutputState, onRecording: onRecording)
+                   paced: paced, onState: onOutputState, onRecording: onRecording)
         }
     }
 

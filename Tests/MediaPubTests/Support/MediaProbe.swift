@@ -86,7 +86,12 @@ enum MediaProbe {
 
     /// Presentation timestamps of the video packets, in file order.
     static func videoPacketPTS(_ path: String, timeout: TimeInterval = 60) throws -> [Double] {
-        let r = try Proc.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time",
+        try packetPTS(path, stream: "v:0", timeout: timeout)
+    }
+
+    /// Presentation timestamps of one stream's packets (`v:0`, `a:0`), in file order.
+    static func packetPTS(_ path: String, stream: String, timeout: TimeInterval = 60) throws -> [Double] {
+        let r = try Proc.run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time",
                                          "-of", "csv=p=0", path], timeout: timeout)
         guard !r.timedOut, r.status == 0 else { throw HarnessError(r.summary("ffprobe packets \(path)")) }
         return r.stdout.split(whereSeparator: \.isNewline).compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: " ,"))) }

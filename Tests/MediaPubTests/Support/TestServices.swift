@@ -182,22 +182,48 @@ class NginxService {
 }
 
 /// nginx with the RTMP module: `rtmp://127.0.0.1:PORT/live/KEY`.
+/// `recordTo`: the server records every stream it gets there (`record all`, one FLV per publish).
+/// `keyPrefix`: it accepts only stream keys that start so (an `on_publish` check on
+/// an HTTP location of the same nginx, as a platform checks keys); others are refused.
 final class RTMPServer: NginxService {
-    init(port: UInt16? = nil) throws {
-        try super.init(label: "rtmp", loadRTMP: true, fixedPort: port) { port, _ in
-            """
+    init(port: UInt16? = nil, recordTo: URL? = nil, keyPrefix: String? = nil) throws {
+        let authPort = keyPrefix == nil ? 0 : try Ports.free()
+        try super.init(label: "rtmp", loadRTMP: true, fixedPort: port) { port, dir in
+            let record = recordTo.map { "record all; record_path \($0.path); record_unique on;" } ?? "record off;"
+            let auth = keyPrefix == nil ? "" : "notify_method get; on_publish http://127.0.0.1:\(authPort)/auth;"
+            let http = keyPrefix.map { prefix in
+                """
+                http {
+                    access_log \(dir.path)/logs/access.log;
+                    client_body_temp_path \(dir.path)/client_body;
+                    server {
+                        listen 127.0.0.1:\(authPort);
+                        location /auth { if ($arg_name ~ "^\(prefix)") { return 204; } return 403; }
+                    }
+                }
+                """
+            } ?? ""
+            return """
+            \(http)
             rtmp {
                 server {
                     listen 127.0.0.1:\(port);
                     chunk_size 4096;
                     application live {
                         live on;
-                        record off;
+                        \(record)
+                        \(auth)
                     }
                 }
             }
             """
         }
+    }
+
+    /// The streams the server recorded (`recordTo`), oldest first.
+    func recordings(in folder: URL) -> [URL] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".flv") }.sorted()
+        return names.map { folder.appendingPathComponent($0) }
     }
 
     func url(key: String) -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
@@ -293,8 +319,8 @@ final class SRTListener {
 // MARK: - XCTestCase conveniences (stopped at teardown, also on failure)
 
 extension XCTestCase {
-    func startRTMPServer() throws -> RTMPServer {
-        let s = try RTMPServer()
+    func startRTMPServer(port: UInt16? = nil, recordTo: URL? = nil, keyPrefix: String? = nil) throws -> RTMPServer {
+        let s = try RTMPServer(port: port, recordTo: recordTo, keyPrefix: keyPrefix)
         addTeardownBlock { s.stop() }
         return s
     }

@@ -1,0 +1,72 @@
+// A recording on a disk that hangs (an ext4 image frozen with fsfreeze: every
+// write blocks) never stalls the network outputs: in a paced run the recording
+// has its own queue and is given up, naming its file, while RTMP goes on.
+
+import Foundation
+import XCTest
+@testable import MediaPub
+
+final class DiskStallTests: XCTestCase {
+
+    /// An ext4 file system of 64 MB on a loop device, mounted in `dir`; thawed and
+    /// unmounted at the end whatever happens. Nil (with a failure) when it cannot be made.
+    private func mountSmallDisk(in dir: URL) throws -> URL? {
+        let image = dir.appendingPathComponent("disk.img")
+        let mountPoint = dir.appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: image.path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: image.path) else { XCTFail("cannot make \(image.path)"); return nil }
+        try handle.truncate(atOffset: 64 << 20)
+        try handle.close()
+        let mkfs = try Proc.run(try Tools.path("mkfs.ext4"), ["-q", "-F", image.path], timeout: 60)
+        XCTAssertEqual(mkfs.status, 0, mkfs.summary("mkfs.ext4"))
+        let mount = try Proc.run(try Tools.path("mount"), ["-o", "loop", image.path, mountPoint.path], timeout: 30)
+        XCTAssertEqual(mount.status, 0, mount.summary("mount -o loop (as root)"))
+        guard mkfs.status == 0, mount.status == 0 else { return nil }
+        addTeardownBlock {
+            _ = try? Proc.run(try Tools.path("fsfreeze"), ["-u", mountPoint.path], timeout: 30)
+            _ = try? Proc.run(try Tools.path("umount"), [mountPoint.path], timeout: 30)
+        }
+        return mountPoint
+    }
+
+    func testAHungDiskFailsThatRecordingAloneAndRTMPGoesOn() throws {
+        let dir = try makeTempDir()
+        guard let disk = try mountSmallDisk(in: dir) else { return }
+        let received = dir.appendingPathComponent("received")
+        try FileManager.default.createDirectory(at: received, withIntermediateDirectories: true)
+        let rtmp = try startRTMPServer(recordTo: received)
+        let hung = disk.appendingPathComponent("rec.mkv")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440",
+                                                                  outputs: [rtmp.url(key: "diskKey"), hung.path],
+                                                                  extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never, stall: 3s}"))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "14s", "--events", events.path])
+        func outputStates(_ id: String) -> [[String: Any]] {
+            ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" && $0["output"] as? String == id }
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) {
+            (outputStates("0").contains { $0["state"] as? String == "publishing" } && outputStates("1").contains { $0["state"] as? String == "publishing" })
+                || !mp.isRunning
+        }, mp.stderr)
+        let freeze = try Proc.run(try Tools.path("fsfreeze"), ["-f", disk.path], timeout: 30)
+        XCTAssertEqual(freeze.status, 0, freeze.summary("fsfreeze -f"))
+        // The recording is given up with its file named; the RTMP output never notices.
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) { outputStates("1").contains { $0["state"] as? String == "failed" } || !mp.isRunning },
+                      "\(outputStates("1")) \(mp.stderr)")
+        XCTAssertEqual(outputStates("1").last?["error"] as? String, "writing \(hung.path) stalled: the disk took nothing for 3s")
+        // The run goes on to its end with RTMP publishing all along; only then is the disk thawed.
+        let progressed = Ports.waitUntil(timeout: 60) {
+            ((try? EventLog.read(events)) ?? []).contains { $0["event"] as? String == "run.state" && $0["state"] as? String == "stopping" }
+        }
+        XCTAssertTrue(progressed, "the run reached its end with the disk hung: \(mp.stderr)")
+        _ = try Proc.run(try Tools.path("fsfreeze"), ["-u", disk.path], timeout: 30)
+        XCTAssertTrue(mp.waitForExit(timeout: 30))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        XCTAssertEqual(outputStates("0").compactMap { $0["state"] as? String }, ["publishing", "stopped"], "RTMP never faltered")
+        let stream = try XCTUnwrap(rtmp.recordings(in: received).last, "the server recorded the stream")
+        let got = try assertH264AAC(stream.path)
+        XCTAssertEqual(got.duration ?? 0, 14, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
+        try assertDecodesCleanly(stream.path)
+    }
+}

@@ -1,0 +1,175 @@
+// SPEC §5: an RTMP output is `publishing` only while the server acknowledges data;
+// a refused key is `rejected`; a server that dies and comes back is rejoined; every
+// stop is bounded, whatever the server does. Against nginx-rtmp and a TCP server
+// that accepts and never answers, on loopback.
+
+import Foundation
+import XCTest
+@testable import MediaPub
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class RTMPHealthTests: XCTestCase {
+
+    /// The output.state events of the output shown as `url`.
+    private func states(_ events: URL, url: String? = nil) -> [[String: Any]] {
+        ((try? EventLog.read(events)) ?? []).filter {
+            $0["event"] as? String == "output.state" && (url == nil || $0["url"] as? String == url)
+        }
+    }
+
+    /// A TCP server that accepts every connection and never reads or answers.
+    private func startSilentServer() throws -> UInt16 {
+        let port = try Ports.free()
+        let script = """
+        import socket, time
+        s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", \(port))); s.listen(16)
+        held = []
+        end = time.time() + 300
+        s.settimeout(1)
+        while time.time() < end:
+            try: held.append(s.accept()[0])
+            except socket.timeout: pass
+        """
+        _ = try startTool(try Tools.path("python3"), ["-c", script])
+        XCTAssertTrue(Ports.waitForTCP(port), "the silent server listens")
+        return port
+    }
+
+    /// A server that accepts and never answers is never reported publishing; SIGTERM
+    /// while it holds the connection exits within 10 s with the recording finalised.
+    func testAServerThatNeverAnswersIsNeverPublishingAndTheStopIsBounded() throws {
+        let dir = try makeTempDir()
+        let port = try startSilentServer()
+        let url = "rtmp://127.0.0.1:\(port)/live/silentKey"
+        let shown = SecretMask.mask(url: url)
+        let out = dir.appendingPathComponent("rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [url, out.path],
+                                                                  extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never}"))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path])
+        // rtmp2sink gives up on the handshake after its timeout, and tries again: twice.
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) {
+            states(events, url: shown).filter { $0["state"] as? String == "reconnecting" }.count >= 2 || !mp.isRunning
+        }, "\(states(events)) \(mp.stderr)")
+        XCTAssertEqual(states(events, url: shown).compactMap { $0["state"] as? String }.filter { $0 == "publishing" }, [],
+                       "nothing was acknowledged, so it never published: \(states(events, url: shown))")
+        let asked = Date()
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 10), "SIGTERM while the server holds the connection exits within 10 s")
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 10)
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        XCTAssertFalse(mp.stderr.contains("silentKey"), mp.stderr)
+        try assertH264AAC(out.path)
+        try assertDecodesCleanly(out.path)
+    }
+
+    /// A key the server refuses is `rejected` with what the server did, masked, and
+    /// retried on the slow end of the backoff; accepted keys to the same server publish,
+    /// each judged by its own connection.
+    func testARefusedKeyIsRejectedAndAcceptedKeysBesideItPublish() throws {
+        let dir = try makeTempDir()
+        let rtmp = try startRTMPServer(keyPrefix: "good")
+        let bad = rtmp.url(key: "refusedKey42x")
+        let goods = [rtmp.url(key: "goodOne"), rtmp.url(key: "goodTwo")]
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [bad] + goods,
+                                                                  extra: "reconnect: {initial: 200ms, max: 2s, give_up_after: never}"))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path, "--control", socket])
+        func said(_ id: String, _ state: String) -> [[String: Any]] {
+            states(events).filter { $0["output"] as? String == id && $0["state"] as? String == state }
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) {
+            (!said("0", "reconnecting").isEmpty && !said("1", "publishing").isEmpty && !said("2", "publishing").isEmpty) || !mp.isRunning
+        }, "\(states(events)) \(mp.stderr)")
+        let refusal = try XCTUnwrap(said("0", "reconnecting").first)
+        XCTAssertEqual(refusal["error"] as? String, "rejected: the server refused the stream key (publish: it closed the connection)")
+        XCTAssertEqual(refusal["url"] as? String, SecretMask.mask(url: bad))
+        // Both accepted outputs are acknowledged, each on its own socket.
+        let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
+        let outputs = try XCTUnwrap((((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any])?["status"]
+                                     as? [String: Any])?["outputs"] as? [[String: Any]], status.stdout)
+        XCTAssertEqual(outputs.map { $0["state"] as? String }, ["reconnecting", "publishing", "publishing"], status.stdout)
+        XCTAssertTrue(outputs[1...].allSatisfy { ($0["bytes_acked"] as? Int ?? 0) > 0 }, status.stdout)
+        // Retried, but not hammered: with 200 ms initial backoff a refusal waits about max (2 s).
+        let first = Date()
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { said("0", "reconnecting").count >= 3 || !mp.isRunning })
+        XCTAssertGreaterThan(Date().timeIntervalSince(first), 2, "two more refusals take more than 2 s: \(said("0", "reconnecting"))")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        let all = (try? String(contentsOf: events, encoding: .utf8)) ?? ""
+        XCTAssertFalse(mp.stderr.contains("refusedKey42x") || all.contains("refusedKey42x"), "the key is masked everywhere")
+    }
+
+    /// nginx-rtmp killed mid-stream and started again 10 s later: the output goes
+    /// reconnecting, then publishing, the server records the stream again, and the
+    /// recording made beside it has no gap.
+    func testAServerKilledAndBackTenSecondsLaterIsRejoinedAndTheRecordingHasNoGap() throws {
+        let dir = try makeTempDir()
+        let received = dir.appendingPathComponent("received")
+        try FileManager.default.createDirectory(at: received, withIntermediateDirectories: true)
+        let port = try Ports.free()
+        let first = try RTMPServer(port: port, recordTo: received)
+        addTeardownBlock { first.stop() }
+        let url = first.url(key: "backAgainKey")
+        let out = dir.appendingPathComponent("rec.mkv")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: [url, out.path],
+                                                                  extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never}"))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "24s", "--events", events.path])
+        func rtmpStates() -> [String] { states(events, url: SecretMask.mask(url: url)).compactMap { $0["state"] as? String } }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().contains("publishing") || !mp.isRunning }, mp.stderr)
+        first.process.kill9()
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().last == "reconnecting" || !mp.isRunning }, "\(rtmpStates())")
+        Thread.sleep(forTimeInterval: 10)   // the server stays down for 10 s
+        let second = try RTMPServer(port: port, recordTo: received)
+        addTeardownBlock { second.stop() }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().last == "publishing" || !mp.isRunning }, "\(rtmpStates()) \(mp.stderr)")
+        XCTAssertTrue(mp.waitForExit(timeout: 60), "the run ends at --duration")
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        XCTAssertEqual(rtmpStates().filter { $0 == "publishing" }.count, 2, "\(rtmpStates())")
+
+        // The server got the stream again after it came back.
+        let streams = second.recordings(in: received)
+        XCTAssertGreaterThanOrEqual(streams.count, 2, "one recording per publish: \(streams)")
+        let again = try assertH264AAC(try XCTUnwrap(streams.last).path)
+        XCTAssertGreaterThan(again.duration ?? 0, 3, "the stream after the server came back: \(again.rawJSON)")
+        // The recording beside it: 24 s, every frame one step after the last, every sample there.
+        try assertUnbrokenTimeline(out.path, seconds: 24)
+    }
+}
+
+extension RTMPHealthTests {
+    /// nginx frozen (SIGSTOP) mid-stream: once it is noticed as stalled and the output
+    /// calls it again, SIGTERM to mediapub exits within 10 s with the recording finalised.
+    func testSIGTERMWhileTheServerIsFrozenExitsWithinTenSeconds() throws {
+        let dir = try makeTempDir()
+        let rtmp = try startRTMPServer()
+        addTeardownBlock { kill(rtmp.process.pid, SIGCONT) }
+        let out = dir.appendingPathComponent("rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        var yaml = E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440", outputs: [rtmp.url(key: "frozenKey"), out.path],
+                                   extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never, stall: 3s}")
+        yaml = yaml.replacingOccurrences(of: "bitrate: 800k", with: "bitrate: 6000k")   // fills the server's buffers in seconds
+        let preset = try writeFile(dir, "t.yaml", yaml)
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path])
+        func rtmpStates() -> [[String: Any]] { states(events).filter { $0["output"] as? String == "0" } }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().contains { $0["state"] as? String == "publishing" } || !mp.isRunning },
+                      mp.stderr)
+        kill(rtmp.process.pid, SIGSTOP)
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) {
+            rtmpStates().contains { ($0["error"] as? String)?.hasPrefix("stalled") == true } || !mp.isRunning
+        }, "\(rtmpStates()) \(mp.stderr)")
+        let asked = Date()
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 10), "SIGTERM during the freeze exits within 10 s")
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 10)
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        try assertH264AAC(out.path)
+        try assertDecodesCleanly(out.path)
+    }
+}
