@@ -1,6 +1,7 @@
 // A recording on a disk that hangs (an ext4 image frozen with fsfreeze: every
-// write blocks) never stalls the network outputs: in a paced run the recording
-// has its own queue and is given up, naming its file, while RTMP goes on.
+// write blocks) or fills (a 2 MB tmpfs) never stalls the network outputs: in a
+// paced run the recording has its own queue and is given up, naming its file,
+// while RTMP goes on.
 
 import Foundation
 import XCTest
@@ -68,5 +69,33 @@ final class DiskStallTests: XCTestCase {
         let got = try assertH264AAC(stream.path)
         XCTAssertEqual(got.duration ?? 0, 14, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
         try assertDecodesCleanly(stream.path)
+    }
+
+    /// A 2 MB tmpfs fills mid-run: that recording fails with a message naming its file;
+    /// the RTMP output publishes to the end (the server records the whole run).
+    func testAFullDiskFailsThatRecordingAloneAndRTMPPublishesToTheEnd() throws {
+        let dir = try makeTempDir()
+        guard let small = try mountFullableDisk(in: dir) else { return }
+        let received = dir.appendingPathComponent("received")
+        try FileManager.default.createDirectory(at: received, withIntermediateDirectories: true)
+        let rtmp = try startRTMPServer(recordTo: received)
+        let full = small.appendingPathComponent("rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        // Incompressible pictures at 3 Mb/s fill 2 MB in about 5 s.
+        let yaml = E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440", outputs: [rtmp.url(key: "fullDiskKey"), full.path])
+            .replacingOccurrences(of: "bitrate: 800k", with: "bitrate: 3000k")
+        let preset = try writeFile(dir, "t.yaml", yaml)
+        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "12s", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("a recording on a disk that fills beside RTMP"))
+        let states = try EventLog.read(events).filter { $0["event"] as? String == "output.state" }
+        XCTAssertEqual(states.filter { $0["output"] as? String == "1" && $0["state"] as? String == "failed" }.compactMap { $0["error"] as? String },
+                       ["writing \(full.path) failed: No space left on the resource."])
+        XCTAssertEqual(states.filter { $0["output"] as? String == "0" }.compactMap { $0["state"] as? String }, ["publishing", "stopped"],
+                       "RTMP never faltered")
+        let stream = try XCTUnwrap(rtmp.recordings(in: received).last, "the server recorded the stream")
+        let got = try assertH264AAC(stream.path)
+        XCTAssertEqual(got.duration ?? 0, 12, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
+        let f = try MediaProbe.probe(full.path)
+        XCTAssertGreaterThan(f.duration ?? 0, 2, "what fitted on the disk plays: \(f.rawJSON)")
     }
 }

@@ -23,8 +23,10 @@ final class HLSOutputTests: XCTestCase {
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440",
                                                                   outputs: ["hls://\(playlist.path)?segment=1s&window=3"]))
         // No --realtime: an HLS output is watched live, so the run is paced to the clock.
+        let www = try startHTTPServer(root: dir.appendingPathComponent("www"))
         let mp = try startMediaPub(["--preset", preset.path, "--duration", "8s", "--events", events.path])
         var reads = 0, longest = 0
+        var served: FFProbeResult? = nil
         let deadline = Date().addingTimeInterval(60)   // bounds a hang, not the run
         while mp.isRunning, Date() < deadline {
             // Whenever it is read, the playlist is whole and names segments that exist.
@@ -36,6 +38,11 @@ final class HLSOutputTests: XCTestCase {
                 }
                 longest = max(longest, listed?.count ?? 0)
                 reads += 1
+                if served == nil, (listed?.count ?? 0) >= 3 {
+                    // A player reads it from a web server while it is written.
+                    served = try? MediaProbe.probe(www.url("live/index.m3u8"), timeout: 20)
+                    XCTAssertTrue(mp.isRunning, "probed while the run was going")
+                }
             }
             usleep(50_000)
         }
@@ -43,6 +50,9 @@ final class HLSOutputTests: XCTestCase {
         XCTAssertTrue(mp.stderr.contains("running t1: realtime"), mp.stderr)
         XCTAssertGreaterThan(reads, 20, "read while it was written")
         XCTAssertEqual(longest, 3, "the window")
+        XCTAssertEqual(served?.video?.codecName, "h264", "ffprobe read the live playlist over HTTP: \(served?.rawJSON ?? "nothing")")
+        XCTAssertEqual(served?.audio?.codecName, "aac", served?.rawJSON ?? "")
+        XCTAssertTrue(www.accessLog.contains("GET /live/index.m3u8"), www.accessLog)
         let text = try String(contentsOf: playlist, encoding: .utf8)
         XCTAssertTrue(text.hasSuffix("#EXT-X-ENDLIST\n") || text.hasSuffix("#EXT-X-ENDLIST"), text)
         let listed = try XCTUnwrap(segments(text))

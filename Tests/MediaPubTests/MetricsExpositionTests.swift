@@ -21,8 +21,10 @@ final class MetricsExpositionTests: XCTestCase {
             family("output_reconnects_total", "Reconnections of the output.", "counter", [rtmp + " 0.0", srt + " 3.0"]),
             family("output_state", "1 for the output's current state.", "gauge",
                    [#"{output="0",url="rtmp://h/app/****",state="publishing"} 1.0"#, #"{output="srt",url="srt://h:9000",state="reconnecting"} 1.0"#]),
-            family("output_bytes_acked_total", "Bytes the RTMP server's TCP stack acknowledged on the current connection.", "counter",
+            family("output_bytes_acked_total", "Bytes the RTMP server acknowledged on the current connection.", "counter",
                    [srt + " 1024.0"]),
+            family("output_error_info", "1, with the output's last error, while it is reconnecting or failed.", "gauge",
+                   [#"{output="srt",url="srt://h:9000",error="stalled"} 1.0"#]),
             family("output_srt_rtt_milliseconds", "Round-trip time to the SRT peer.", "gauge", [srt + " 12.5"]),
             family("output_srt_acks_total", "Acknowledgements the SRT peer sent.", "counter", [srt + " 10.0"]),
             family("output_srt_packets_lost_total", "Packets the SRT peer reported lost.", "counter", [srt + " 2.0"]),
@@ -35,14 +37,16 @@ final class MetricsExpositionTests: XCTestCase {
     func testEveryFamilyIsThereBeforeItHasSamples() {
         let empty = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
         let lines = MetricsExposition.render(empty).split(separator: "\n")
-        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 15)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 16)
         XCTAssertEqual(lines.filter { !$0.hasPrefix("#") }, ["mediapub_uptime_seconds 0.0", "mediapub_output_time_seconds 0.0", "mediapub_publishing 0.0"])
     }
 
     func testLabelValuesAreEscaped() {
         var status = TypedSamples.status
         status.outputs = [OutputStatus(id: #"a"b\c"#, url: "/r/x.mp4", state: .stopped, bytesSent: 0, reconnects: 0,
-                                       bitrateKbps: 0, error: nil, srt: nil, bytesAcked: nil)]
-        XCTAssertTrue(MetricsExposition.render(status).contains(#"mediapub_output_state{output="a\"b\\c",url="/r/x.mp4",state="stopped"} 1.0"#))
+                                       bitrateKbps: 0, error: "a \"b\"\nc", srt: nil, bytesAcked: nil)]
+        let text = MetricsExposition.render(status)
+        XCTAssertTrue(text.contains(#"mediapub_output_state{output="a\"b\\c",url="/r/x.mp4",state="stopped"} 1.0"#))
+        XCTAssertTrue(text.contains(#"error="a \"b\"\nc"} 1.0"#), text)
     }
 }

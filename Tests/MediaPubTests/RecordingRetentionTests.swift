@@ -1,5 +1,5 @@
 // `segment`, `keep`, `max_age` of a file output (SPEC §5): how the preset checks
-// them, and which files retention picks. Plain, fast: no pipelines, no files.
+// them, and which files retention picks. Plain, fast: no pipelines.
 
 import Foundation
 import XCTest
@@ -60,5 +60,45 @@ final class RecordingRetentionTests: XCTestCase {
         let both = RecordingRetention(keep: 1, maxAge: 350)
         XCTAssertEqual(both.victims(files, thisRun: ["run1"], current: "run1", now: now), ["older", "old", "run2", "run3"])
         XCTAssertEqual(RecordingRetention(keep: 1, maxAge: 1).victims([file("cur", 900)], thisRun: [], current: "cur", now: now), [])
+    }
+
+    /// strftime fields in folders: `/rec/%Y-%m-%d/cam-%H.mp4` keeps the newest files
+    /// across day folders, removes a day folder it emptied, and never follows a link,
+    /// enters a folder the pattern does not make, or removes anything else.
+    func testRetentionReachesAcrossStrftimeFolders() throws {
+        let base = try makeTempDir()
+        let fm = FileManager.default
+        func make(_ path: String, age: TimeInterval) throws {
+            let url = base.appendingPathComponent(path)
+            try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: url)
+            try fm.setAttributes([.modificationDate: Date().addingTimeInterval(-age)], ofItemAtPath: url.path)
+        }
+        try make("2026-11-28/cam-10.mp4", age: 4 * 86400)
+        try make("2026-11-29/cam-10.mp4", age: 3 * 86400)
+        try make("2026-11-29/notes.txt", age: 3 * 86400)
+        try make("2026-11-30/cam-10.mp4", age: 2 * 86400)
+        try make("2026-12-01/cam-10.mp4", age: 0)
+        try make("notes/cam-10.mp4", age: 9 * 86400)            // not a folder the pattern makes
+        let elsewhere = try makeTempDir()
+        try Data("x".utf8).write(to: elsewhere.appendingPathComponent("cam-10.mp4"))
+        try fm.setAttributes([.modificationDate: Date().addingTimeInterval(-9 * 86400)],
+                             ofItemAtPath: elsewhere.appendingPathComponent("cam-10.mp4").path)
+        try fm.createSymbolicLink(atPath: base.appendingPathComponent("2026-11-27").path, withDestinationPath: elsewhere.path)
+
+        let pattern = base.path + "/%Y-%m-%d/cam-%H.mp4"
+        XCTAssertEqual(RecordingRetention.split(pattern).base, base.path)
+        XCTAssertEqual(RecordingRetention.split(pattern).components, ["%Y-%m-%d", "cam-%H.mp4"])
+        XCTAssertEqual(RecordingRetention.split("/rec/cam-%H.mp4").base, "/rec")
+        let current = base.path + "/2026-12-01/cam-10.mp4"
+        let failures = RecordingRetention(keep: 2, maxAge: nil).apply(pattern: pattern, thisRun: [current], current: current)
+        XCTAssertTrue(failures.isEmpty, "\(failures)")
+        func exists(_ path: String) -> Bool { fm.fileExists(atPath: base.appendingPathComponent(path).path) }
+        XCTAssertFalse(exists("2026-11-28"), "the oldest day's file went, and its folder it emptied")
+        XCTAssertFalse(exists("2026-11-29/cam-10.mp4"))
+        XCTAssertTrue(exists("2026-11-29/notes.txt"), "what the pattern does not make stays, and so does its folder")
+        XCTAssertTrue(exists("2026-11-30/cam-10.mp4") && exists("2026-12-01/cam-10.mp4"), "the newest two stay")
+        XCTAssertTrue(exists("notes/cam-10.mp4"), "a folder the pattern does not make is never entered")
+        XCTAssertTrue(fm.fileExists(atPath: elsewhere.appendingPathComponent("cam-10.mp4").path), "a link is never followed")
     }
 }

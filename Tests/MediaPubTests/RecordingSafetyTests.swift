@@ -124,12 +124,7 @@ final class RecordingSafetyTests: XCTestCase {
     /// stays playable up to where the disk filled; the other recording runs its full length.
     func testAFullDiskFailsThatRecordingAloneAndNamesIt() throws {
         let dir = try makeTempDir()
-        let small = dir.appendingPathComponent("small-disk")
-        try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
-        let mount = try Proc.run(try Tools.path("mount"), ["-t", "tmpfs", "-o", "size=2m", "tmpfs", small.path], timeout: 30)
-        XCTAssertEqual(mount.status, 0, mount.summary("mount a 2 MB tmpfs (as root)"))
-        guard mount.status == 0 else { return }
-        addTeardownBlock { _ = try? Proc.run(try Tools.path("umount"), [small.path], timeout: 30) }
+        guard let small = try mountFullableDisk(in: dir) else { return }
         let full = small.appendingPathComponent("rec.mp4")
         let other = dir.appendingPathComponent("other.mkv")
         let events = dir.appendingPathComponent("events.jsonl")

@@ -25,8 +25,10 @@ enum MetricsExposition {
         metric("output_reconnects_total", "Reconnections of the output.", "counter", o { Double($0.reconnects) })
         metric("output_state", "1 for the output's current state.", "gauge", outputs.map {
             (outputLabels($0) + ",state=\"\(label($0.state.rawValue))\"", 1) })
-        metric("output_bytes_acked_total", "Bytes the RTMP server's TCP stack acknowledged on the current connection.", "counter",
+        metric("output_bytes_acked_total", "Bytes the RTMP server acknowledged on the current connection.", "counter",
                outputs.compactMap { o in o.bytesAcked.map { (outputLabels(o), Double($0)) } })
+        metric("output_error_info", "1, with the output's last error, while it is reconnecting or failed.", "gauge",
+               outputs.compactMap { o in o.error.map { (outputLabels(o) + ",error=\"\(label($0))\"", 1) } })
         // SRT callers: what the peer acknowledges, and how the link fares.
         func s(_ value: (SRTStats) -> Double) -> [(String, Double)] {
             outputs.compactMap { o in o.srt.map { (outputLabels(o), value($0)) } }
@@ -46,5 +48,6 @@ enum MetricsExposition {
     /// A label value with `\` and `"` escaped.
     private static func label(_ s: String) -> String {
         s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
     }
 }

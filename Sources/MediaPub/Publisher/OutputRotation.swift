@@ -57,9 +57,7 @@ extension Output {
         guard let retention, case .file(let pattern, _) = target else { return }
         let (written, current) = state.withLock { ($0.written, $0.recording?.path) }
         guard let current else { return }
-        let folder = (current as NSString).deletingLastPathComponent
-        for failure in retention.apply(folder: folder, pattern: (pattern as NSString).lastPathComponent,
-                                       thisRun: written, current: current) {
+        for failure in retention.apply(pattern: pattern, thisRun: written, current: current) {
             onRecording(self, .notRemoved(path: failure.path, why: failure.why))
         }
     }

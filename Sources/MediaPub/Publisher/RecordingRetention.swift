@@ -4,10 +4,11 @@ import Glibc
 #endif
 
 /// `keep: N` and `max_age:` of a file output cut into segments: which of the
-/// output's files go. Only files this output's name pattern makes (its strftime
-/// fields as digits or words, and the `-N` a taken name gets, RecordingFile.numbered)
-/// in the folder of the file being written are ever considered; only regular files
-/// (never a folder or a link), never the file being written.
+/// output's files go. Only files this output's path pattern makes (its strftime
+/// fields as digits or words, in folders too, and the `-N` a taken name gets,
+/// RecordingFile.numbered) are ever considered; only regular files in real folders
+/// (never a link), never the file being written. A folder of the pattern that this
+/// leaves empty goes too.
 struct RecordingRetention: Sendable {
     let keep: Int?
     let maxAge: TimeInterval?
@@ -25,8 +26,10 @@ struct RecordingRetention: Sendable {
     }
 
     /// The pattern as an anchored regular expression: literal text as is, each
-    /// strftime field as what it expands to, an optional `-N` before the extension.
-    static func expression(for pattern: String) -> String {
+    /// strftime field as what it expands to, an optional `-N` before the extension
+    /// (a file's name; `numbered: false` for a folder's).
+    static func expression(for pattern: String, numbered: Bool = true) -> String {
+        guard numbered else { return "^" + fields(pattern) + "$" }
         let ext = (pattern as NSString).pathExtension
         let stem = ext.isEmpty || ext.contains("%") ? pattern : String(pattern.dropLast(ext.count + 1))
         let tail = ext.isEmpty || ext.contains("%") ? "" : NSRegularExpression.escapedPattern(for: "." + ext)
@@ -73,31 +76,75 @@ struct RecordingRetention: Sendable {
         return gone.filter { $0 != current }
     }
 
-    /// Removes what `victims` names in `folder` among the regular files matching
-    /// `pattern`; returns what could not be removed, with why.
-    func apply(folder: String, pattern: String, thisRun: [String], current: String?,
-               now: Date = Date()) -> [(path: String, why: String)] {
-        guard let regex = try? NSRegularExpression(pattern: Self.expression(for: pattern)),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
-        func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
-        let candidates = names.compactMap { name -> Candidate? in
-            guard regex.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil,
-                  let info = Self.regularFile(path(name)) else { return nil }
-            return Candidate(name: name, modified: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec)
-                                                        + Double(info.st_mtim.tv_nsec) / 1e9))
+    /// The fixed folder a path pattern starts in (up to its first component with a
+    /// strftime field) and the components after it, the last one the file's name:
+    /// `/rec/%Y-%m-%d/cam-%H.mp4` is `/rec` and `[%Y-%m-%d, cam-%H.mp4]`.
+    static func split(_ pattern: String) -> (base: String, components: [String]) {
+        let parts = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard let name = parts.last else { return (pattern, []) }
+        let fixed = parts.dropLast().firstIndex { $0.contains("%") } ?? (parts.count - 1)
+        let root = pattern.hasPrefix("/") ? "/" : ""
+        let base = root + parts[..<fixed].joined(separator: "/")
+        return (base.isEmpty ? "." : base, Array(parts[fixed...].dropLast()) + [name])
+    }
+
+    /// The output's files: regular files whose path below `base` each component of the
+    /// pattern makes, through real folders only (never a link); paths relative to `base`.
+    static func candidates(base: String, components: [String]) -> [Candidate] {
+        let regexes = components.compactMap { try? NSRegularExpression(pattern: expression(for: $0, numbered: $0 == components.last)) }
+        guard regexes.count == components.count, !regexes.isEmpty else { return [] }
+        var found: [Candidate] = []
+        func walk(_ relative: String, level: Int) {
+            let folder = relative.isEmpty ? base : (base as NSString).appendingPathComponent(relative)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+            for name in names where regexes[level].firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil {
+                let path = relative.isEmpty ? name : (relative as NSString).appendingPathComponent(name)
+                let full = (base as NSString).appendingPathComponent(path)
+                if level == regexes.count - 1 {
+                    guard let info = regularFile(full) else { continue }
+                    found.append(Candidate(name: path, modified: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec)
+                                                                      + Double(info.st_mtim.tv_nsec) / 1e9)))
+                } else if isFolder(full) {
+                    walk(path, level: level + 1)
+                }
+            }
         }
-        let ownNames = thisRun.map { ($0 as NSString).lastPathComponent }
-        let currentName = current.map { ($0 as NSString).lastPathComponent }
+        walk("", level: 0)
+        return found
+    }
+
+    /// Removes what `victims` names among the files the path pattern `pattern` makes
+    /// (strftime fields in its folders too: `/rec/%Y-%m-%d/cam-%H.mp4`), then the
+    /// pattern's folders that this left empty; returns what could not be removed, with why.
+    func apply(pattern: String, thisRun: [String], current: String?, now: Date = Date()) -> [(path: String, why: String)] {
+        let (base, components) = Self.split(pattern)
+        let candidates = Self.candidates(base: base, components: components)
+        func relative(_ path: String) -> String {
+            let prefix = base.hasSuffix("/") ? base : base + "/"
+            return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        }
+        func full(_ name: String) -> String { (base as NSString).appendingPathComponent(name) }
         var failures: [(path: String, why: String)] = []
-        for name in victims(candidates, thisRun: ownNames, current: currentName, now: now) {
+        for name in victims(candidates, thisRun: thisRun.map(relative), current: current.map(relative), now: now) {
             // Checked again just before: still a regular file (not a link or folder put there since).
-            guard Self.regularFile(path(name)) != nil else { continue }
-            if unlink(path(name)) != 0 {
+            guard Self.regularFile(full(name)) != nil else { continue }
+            if unlink(full(name)) != 0 {
                 let code = errno
-                if code != ENOENT { failures.append((path(name), String(cString: strerror(code)))) }
+                if code != ENOENT { failures.append((full(name), String(cString: strerror(code)))) }
+                continue
+            }
+            // Its folders of the pattern (a day's folder), once empty: rmdir removes only an empty one.
+            var folder = (name as NSString).deletingLastPathComponent
+            while !folder.isEmpty, rmdir(full(folder)) == 0 {
+                folder = (folder as NSString).deletingLastPathComponent
             }
         }
         return failures
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The file's status when `path` names a regular file itself (not through a link).
