@@ -75,9 +75,41 @@ extension VideoConfig: PresetSection {
         .bitrate("bitrate", \.bitrate, bitrateRange, "Video bitrate (like 2500k or 2.5M)."),
         .duration("keyframe_interval", \.keyframeInterval, keyframeIntervalRange, "Longest time between keyframes (x264 also starts one at a scene change)."),
         .choice("encoder", \.encoder, VideoEncoderKind.allCases.map { ($0.rawValue, $0) },
-                "H.264 encoder; auto takes x264 when installed, else openh264."),
+                "H.264 encoder: vaapi (vah264enc or vaapih264enc), nvenc (nvh264enc) and v4l2 (v4l2h264enc) are "
+                    + "hardware ones; auto takes the first of nvenc, vaapi, v4l2 whose device opens, else x264, else openh264."),
         .choice("encoder_preset", \.encoderPreset, encoderPresets.map { ($0, $0) }, "x264 speed/quality preset."),
+        .choice("tune", \.tune, VideoTune.allCases.map { ($0.rawValue, $0) },
+                "zerolatency: no lookahead, no B-frames unless bframes gives them (live); "
+                    + "quality: lookahead and B-frames (recordings, platforms that take B-frames)."),
+        .choice("profile", \.profile, H264Profile.allCases.map { ($0.rawValue, $0) }, "H.264 profile; baseline has no B-frames."),
+        PresetField(key: "bframes", type: "whole number", range: PresetDecoder.span(bframesRange) { "\($0)" },
+                    defaultText: "0; \(VideoTune.quality.defaultBFrames) with tune: quality (0 with profile: baseline, openh264 or v4l2)",
+                    doc: "B-frames between reference frames: smaller for the quality, later by as many frames; "
+                        + "not with profile: baseline, openh264 or v4l2; at most 4 with nvenc, 10 with vaapi.",
+                    decode: { d, at, c in
+            guard let n = at.node else {
+                c.bframes = c.profile.allowsBFrames ? min(c.tune.defaultBFrames, c.encoder.maxBFrames) : 0
+                return
+            }
+            guard let b = d.int(n, at.key, range: bframesRange) else { return }
+            if let why = c.refusal(bframes: b) { d.report(n, at.key, why) } else { c.bframes = b }
+        }, write: { c, _ in .scalar("\(c.bframes)") }),
     ]
+
+    /// Why `bframes` B-frames cannot be had with this profile and encoder; nil when they can.
+    func refusal(bframes b: Int) -> String? {
+        guard b > 0 else { return nil }
+        if !profile.allowsBFrames {
+            return "the baseline profile has no B-frames (use profile: main or high, or bframes: 0)"
+        }
+        if encoder.maxBFrames == 0 {
+            return "\(encoder.rawValue) makes no B-frames (use encoder: x264, or bframes: 0)"
+        }
+        if b > encoder.maxBFrames {
+            return "\(b) is more than \(encoder.rawValue) makes (at most \(encoder.maxBFrames))"
+        }
+        return nil
+    }
 
     static func parseSize(_ text: String) -> (Int, Int)? {
         let named = ["480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),

@@ -28,6 +28,11 @@ final class Publisher: TimelineSink, Sendable {
         self.log = log
         self.onEncoderFailure = onEncoderFailure
         encoder = try Encoder(format: format, video: video, audio: audio)
+        if let choice = encoder.videoEncoder, let video {
+            log.info("video encoder: \(choice.element.rawValue)" + (video.encoder == .auto ? " (auto)" : "")
+                + ", tune \(video.tune.rawValue), profile \(video.profile.rawValue), bframes \(choice.bframes)")
+            for note in choice.notes { log.warn(note) }
+        }
         keyframes = Mutex(KeyframeSchedule(segments: configs.compactMap(\.segment)))
         state = Mutex(State(streamsLeft: encoder.videoSink == nil ? 1 : 2))
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
