@@ -68,7 +68,7 @@ final class OutputConnection: Sendable {
     /// base) that call is made holding `audioPush`. Never blocks on a network peer.
     func offer(_ sample: Sample, isVideo: Bool, accepted: (Delivery) -> Bool) {
         guard let buffer = sample.buffer, let pts = buffer.pts?.ns, let runningTime = sample.runningTime?.ns,
-              let stamp = OutputTimeline<Sample>.Stamp(pts: pts, runningTime: runningTime),
+              let stamp = OutputTimeline<Sample>.Stamp(pts: pts, runningTime: runningTime, dts: buffer.dts?.ns),
               let src = isVideo ? videoSrc : audioSrc else { return }
         let place = {
             self.timeline.withLock { $0.place(sample, at: stamp, video: isVideo, keyframe: buffer.isKeyframe) }
