@@ -22,6 +22,7 @@ extension Preset: PresetSection {
             d.decodeSection(n, at.key, into: &video)
             c.video = video
             d.hasVideo = true
+            d.videoBFrames = video.bframes
         }, write: { c, w in c.video.map { .lines(w.lines($0)) } }),
         .section("audio", \.audio, "The audio stream."),
         PresetField(key: "players", type: "list of players", range: "1..\(Preset.maxPlayers)", defaultText: "required",
@@ -284,7 +285,14 @@ extension OutputConfig: PresetSection {
         .fileOnly("segment", \.segment, type: "duration", range: "1s..87600h", defaultText: "none: one file",
                   doc: "Start a new file at each boundary of this much output time (the encoder starts a keyframe there).",
                   read: { d, n, k in d.duration(n, k, range: 1...MediaTime.maxDuration) },
-                  show: MediaTime.formatDuration),
+                  show: MediaTime.formatDuration, check: { d, n, k, c in
+            // Each MP4 file starts its tracks apart: after the first, B-frames' reorder delay
+            // would show the pictures that late against the sound (MKV and MPEG-TS keep time).
+            if case .file(_, "mp4") = c.url.target, d.videoBFrames > 0 {
+                d.report(n, k, "MP4 files cut into segments lose their sync with B-frames (video.bframes: \(d.videoBFrames)); "
+                    + "use .mkv or .ts, or video.bframes: 0")
+            }
+        }),
         .fileOnly("keep", \.keep, type: "whole number", range: "1..1000000", defaultText: "none: all kept",
                   doc: "Remove this output's oldest files (its own name pattern, in its folder) beyond this many.",
                   read: { d, n, k in d.int(n, k, range: 1...1_000_000) }, show: { "\($0)" }),
@@ -299,14 +307,19 @@ extension PresetField where Config == OutputConfig {
     /// A key only a file output may carry: reported, naming the key, on any other output.
     static func fileOnly<V: Sendable>(_ key: String, _ kp: Path<V?>, type: String, range: String, defaultText: String,
                                       doc: String, read: @escaping @Sendable (inout PresetDecoder, YAMLNode, String) -> V?,
-                                      show: @escaping @Sendable (V) -> String) -> Self {
+                                      show: @escaping @Sendable (V) -> String,
+                                      check: @escaping @Sendable (inout PresetDecoder, YAMLNode, String, OutputConfig) -> Void
+                                          = { _, _, _, _ in }) -> Self {
         PresetField(key: key, type: type, range: range, defaultText: defaultText, doc: doc, decode: { d, at, c in
             guard let n = at.node, !n.isNull else { return }
             guard case .file = c.url.target else {
                 d.report(n, at.key, "\(key) is only for file outputs (file:// or a path)")
                 return
             }
-            if let v = read(&d, n, at.key) { c[keyPath: kp] = v }
+            if let v = read(&d, n, at.key) {
+                c[keyPath: kp] = v
+                check(&d, n, at.key, c)
+            }
         }, write: { c, _ in c[keyPath: kp].map { .scalar(show($0)) } })
     }
 }
