@@ -89,6 +89,11 @@ final class OutputTimelineTests: XCTestCase {
         let big = Timeline.Stamp(pts: UInt.max, runningTime: UInt.max / 2)!
         guard case .first(let s, _) = t.place("a", at: big, video: false, keyframe: true) else { return XCTFail() }
         XCTAssertEqual(s, shift(Int.max))
+        // A keyframe decoded well before it is shown, in an MP4 (its decoding time moved the most).
+        var mp4 = Timeline(hasVideo: true, videoDelay: 30_000_000, delaysByCompositionOffset: true)
+        let kf = Timeline.Stamp(pts: UInt.max, runningTime: UInt.max / 2, dts: UInt.max - 80 * ms)!
+        guard case .first(let v, _) = mp4.place("k", at: kf, video: true, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(v.dts, Int.max)
     }
 
     /// With B-frames the keyframe is decoded before it is shown: the base goes back by that

@@ -74,8 +74,8 @@ struct OutputTimeline<Held> {
 
     /// The running time that is zero on this connection, once fixed.
     private(set) var base: UInt?
-    /// How late (ns) everything goes out: the first keyframe's reorder delay when no held
-    /// sound reached back that far (0 without B-frames).
+    /// How late (ns) everything goes out: the first keyframe's reorder delay when that
+    /// keyframe came earlier than it (0 without B-frames, and when the base went back).
     private(set) var lead: UInt = 0
     /// How far after the base the first picture is decoded (the base snapped back to a
     /// sound frame); a fragmented MP4's pictures decode from zero, so theirs go back by it.
@@ -140,6 +140,7 @@ struct OutputTimeline<Held> {
         let shift = shift(of: stamp, base: base)
         guard video else { return Shift(pts: shift, dts: shift) }
         // Pictures are shown as late as the AAC priming.
-        return Shift(pts: shift - videoDelay, dts: delaysByCompositionOffset ? shift + Int(firstDecode) : shift - videoDelay)
+        let (decoding, overflow) = shift.addingReportingOverflow(Int(firstDecode))
+        return Shift(pts: shift - videoDelay, dts: delaysByCompositionOffset ? (overflow ? Int.max : decoding) : shift - videoDelay)
     }
 }
