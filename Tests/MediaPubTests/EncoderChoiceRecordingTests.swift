@@ -1,13 +1,14 @@
 // Encoder choices (SPEC §3): `tune: quality` recordings carry B-frames and play
 // as they should in MP4, FLV and MPEG-TS (checked with ffprobe and ffmpeg), and a
 // hardware encoder that is not on this machine stops the run with one line that
-// names its element and its package or the device it lacks.
+// names its element and its package or the device it lacks; video.profile is the
+// profile ffprobe reads, with x264 and openh264.
 
 import Foundation
 import XCTest
 @testable import MediaPub
 
-final class BFrameRecordingTests: XCTestCase {
+final class EncoderChoiceRecordingTests: XCTestCase {
 
     /// Each video packet's decoding time and picture type, in file order.
     private func packets(_ path: String) throws -> (dts: [Double], types: [String]) {
@@ -65,6 +66,23 @@ final class BFrameRecordingTests: XCTestCase {
         let ts = try XCTUnwrap(offsets["out.ts"])
         XCTAssertEqual(ts, 0.1, accuracy: 0.06, "reorder delay (2 frames) and priming")
         for (name, offset) in offsets { XCTAssertEqual(offset, ts, accuracy: 0.002, "\(name) as the TS: \(offsets)") }
+    }
+
+    /// video.profile reaches the stream, with x264 and with openh264 (as ffprobe reads it).
+    func testTheProfileIsTheOneAskedFor() throws {
+        let dir = try makeTempDir()
+        for (encoder, profile, shown) in [("x264", "main", "Main"), ("x264", "baseline", "Constrained Baseline"),
+                                          ("openh264", "main", "Main"), ("openh264", "high", "High")] {
+            let out = dir.appendingPathComponent("\(encoder)-\(profile).mp4")
+            let preset = try writeFile(dir, "p.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["file://\(out.path)"]))
+            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "2s",
+                                 "--set", "video.encoder=\(encoder)", "--set", "video.profile=\(profile)"], timeout: 60)
+            XCTAssertEqual(r.status, 0, r.summary("mediapub \(encoder) \(profile)"))
+            let probe = try Proc.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile",
+                                                   "-of", "csv=p=0", out.path])
+            XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), shown, "\(encoder) \(profile)")
+            XCTAssertEqual(try MediaProbe.decodeErrors(out.path), "", "\(encoder) \(profile) decodes")
+        }
     }
 
     /// The first hardware encoder kind that cannot run here (none has its hardware in CI).
