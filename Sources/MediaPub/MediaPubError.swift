@@ -6,6 +6,10 @@ public enum MediaPubError: Error, CustomStringConvertible, Equatable {
     case sourceFailed(String, String)
     case tooManyPlayers(Int)
     case missingElement(String, String)
+    /// A hardware element whose plugin is installed but found no device: element, package, the device it needs.
+    case elementWithoutDevice(String, String, String)
+    /// An element that is installed but cannot open (its device, driver or library): element, why.
+    case elementCannotOpen(String, String)
     case pipeline(String)
     case output(String, String)
     case usage(String)
@@ -16,6 +20,9 @@ public enum MediaPubError: Error, CustomStringConvertible, Equatable {
         case .sourceFailed(let source, let why): return "source \(SecretMask.mask(url: source)): \(why)"
         case .tooManyPlayers(let max): return "at most \(max) players; a \(max + 1)th is refused"
         case .missingElement(let element, let package): return "GStreamer element \(element) is missing (install \(package))"
+        case .elementWithoutDevice(let element, let package, let device):
+            return "GStreamer element \(element) is not available: \(package) is installed, but it found no \(device)"
+        case .elementCannotOpen(let element, let why): return "GStreamer element \(element) cannot start: \(why)"
         case .pipeline(let why): return why
         case .output(let url, let why): return "output \(SecretMask.mask(url: url)): \(why)"
         case .usage(let why): return why

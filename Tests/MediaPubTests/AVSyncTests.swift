@@ -28,10 +28,20 @@ final class AVSyncTests: XCTestCase {
         try assertInSync(playing: item, times: 100, in: dir, seconds: 50...54)
     }
 
+    /// With B-frames (tune: quality) pictures are decoded before they are shown and the
+    /// recording starts its sound before its first picture: the flashes still meet their beeps.
+    /// The first item's flash is in the four pictures not encoded before the first keyframe.
+    func testWithBFramesFlashAndBeepStayWithinHalfAFrame() throws {
+        let dir = try makeTempDir()
+        let item = try TestMedia.makeFlashBeepItem(in: dir, name: "item.mkv", seconds: 0.48, fps: 25, flashFrames: 2)
+        try assertInSync(playing: item, times: 40, in: dir, seconds: 18.5...19.5, video: "tune: quality", flashesLost: 1)
+    }
+
     /// Plays `item` `times` times in a playlist into an MP4, then pairs every flash
     /// (luma jump, ffmpeg signalstats) with the nearest beep (onset in PCM decoded by
     /// ffmpeg) and fails on any pair more than half a frame apart (the nearest frame).
     private func assertInSync(playing item: URL, times: Int, in dir: URL, seconds: ClosedRange<Double>,
+                              video extra: String = "", flashesLost: Int = 0,
                               file: StaticString = #filePath, line: UInt = #line) throws {
         let out = dir.appendingPathComponent("out.mp4")
         let items = Array(repeating: "\"\(item.lastPathComponent)\"", count: times).joined(separator: ", ")
@@ -43,6 +53,7 @@ final class AVSyncTests: XCTestCase {
           bitrate: 300k
           keyframe_interval: 1s
           encoder_preset: ultrafast
+        \(extra.isEmpty ? "" : "  " + extra)
         audio:
           sample_rate: 48000
           channels: 2
@@ -71,7 +82,7 @@ final class AVSyncTests: XCTestCase {
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
         let beeps = MediaProbe.onsets(pcm, rate: 16000, thresholdDB: -35, quiet: 0.2).map { $0 + audioStart }
 
-        XCTAssertEqual(flashes.count, times, "one flash per item: \(flashes.prefix(5))…", file: file, line: line)
+        XCTAssertEqual(flashes.count, times - flashesLost, "one flash per item: \(flashes.prefix(5))…", file: file, line: line)
         XCTAssertEqual(beeps.count, times, "one beep per item: \(beeps.prefix(5))…", file: file, line: line)
         var worst = 0.0
         var offsets: [Double] = []

@@ -89,5 +89,50 @@ final class OutputTimelineTests: XCTestCase {
         let big = Timeline.Stamp(pts: UInt.max, runningTime: UInt.max / 2)!
         guard case .first(let s, _) = t.place("a", at: big, video: false, keyframe: true) else { return XCTFail() }
         XCTAssertEqual(s, shift(Int.max))
+        // A keyframe decoded well before it is shown, in an MP4 (its decoding time moved the most).
+        var mp4 = Timeline(hasVideo: true, videoDelay: 30_000_000, delaysByCompositionOffset: true)
+        let kf = Timeline.Stamp(pts: UInt.max, runningTime: UInt.max / 2, dts: UInt.max - 80 * ms)!
+        guard case .first(let v, _) = mp4.place("k", at: kf, video: true, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(v.dts, Int.max)
+    }
+
+    /// With B-frames the keyframe is decoded before it is shown: the base goes back by that
+    /// reorder delay, snapped to the start of a sound frame (the AAC priming's grid), so
+    /// no decoding time is before zero and sound from the base goes out; in a fragmented
+    /// MP4 the pictures' decoding starts at zero exactly.
+    func testBFramesMoveTheBaseBackByTheReorderDelay() {
+        let delay = 30_000_000
+        for composition in [false, true] {
+            var t = Timeline(hasVideo: true, videoDelay: delay, delaysByCompositionOffset: composition)
+            for at in [UInt(0), 30, 60] { _ = t.place("a\(at)", at: stamp(at), video: false, keyframe: true) }
+            let kf = Timeline.Stamp(pts: 160 * ms, runningTime: 160 * ms, dts: 80 * ms)!
+            XCTAssertEqual(kf.reorder, 80 * ms)
+            guard case .first(let s, let released) = t.place("k", at: kf, video: true, keyframe: true) else { return XCTFail() }
+            XCTAssertEqual(t.base, 60 * ms, "80 ms before the keyframe, back to a sound frame")
+            XCTAssertEqual(t.lead, 0)
+            XCTAssertEqual(released.map(\.item), ["a60"])
+            XCTAssertEqual(released.map(\.shift), [shift(60_000_000)], "the first sound is at zero")
+            XCTAssertEqual(Int(160 * ms) - s.pts, 130_000_000, "the keyframe is shown 100 ms after the base, plus the priming")
+            XCTAssertEqual(Int(80 * ms) - s.dts, composition ? 0 : 50_000_000, "decoded at zero (MP4) or after it")
+        }
+    }
+
+    /// A keyframe earlier than its reorder delay leaves no room before it: everything goes
+    /// out that much later, except in a fragmented MP4, which waits for the next keyframe.
+    func testAKeyframeTooEarlyForItsReorderDelay() {
+        // x264enc-like stamps: PTS 1 s over the running time, decoded 80 ms before shown.
+        let early = Timeline.Stamp(pts: 1040 * ms, runningTime: 40 * ms, dts: 960 * ms)!
+        var t = Timeline(hasVideo: true, videoDelay: 0, delaysByCompositionOffset: false)
+        guard case .first(let s, _) = t.place("k", at: early, video: true, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(t.base, 40 * ms)
+        XCTAssertEqual(t.lead, 80 * ms)
+        XCTAssertEqual(s, shift(960_000_000), "shown at 80 ms, decoded at zero")
+        var mp4 = Timeline(hasVideo: true, videoDelay: 0, delaysByCompositionOffset: true)
+        guard case .drop = mp4.place("k", at: early, video: true, keyframe: true) else { return XCTFail() }
+        XCTAssertFalse(mp4.isAnchored)
+        let next = Timeline.Stamp(pts: 2040 * ms, runningTime: 1040 * ms, dts: 1960 * ms)!
+        guard case .first = mp4.place("k2", at: next, video: true, keyframe: true) else { return XCTFail() }
+        XCTAssertEqual(mp4.base, 960 * ms)
+        XCTAssertEqual(mp4.lead, 0)
     }
 }

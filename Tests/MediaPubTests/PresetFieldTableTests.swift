@@ -55,6 +55,7 @@ final class PresetFieldTableTests: XCTestCase {
         "video.size": ["video.size=640x360"], "video.width": ["video.width=640"], "video.height": ["video.height=360"],
         "video.fps": ["video.fps=25"], "video.bitrate": ["video.bitrate=1M"], "video.keyframe_interval": ["video.keyframe_interval=1s"],
         "video.encoder": ["video.encoder=openh264"], "video.encoder_preset": ["video.encoder_preset=fast"],
+        "video.tune": ["video.tune=quality"], "video.profile": ["video.profile=main"], "video.bframes": ["video.bframes=3"],
         "audio.sample_rate": ["audio.sample_rate=44100"], "audio.channels": ["audio.channels=1"], "audio.bitrate": ["audio.bitrate=96k"],
         "players.0.id": ["players.0.id=main"], "players.0.source": ["players.0.source=c.mp4"],
         "players.0.repeat": ["players.0.repeat=true"], "players.0.video": ["players.0.video=false"],
@@ -83,7 +84,8 @@ final class PresetFieldTableTests: XCTestCase {
     /// Values out of what a key allows, and the key the problem names.
     static let refused: [String: String] = [
         "video.size": "3x3", "video.width": "7681", "video.height": "15", "video.fps": "121", "video.bitrate": "60M",
-        "video.keyframe_interval": "30s", "video.encoder": "nvenc", "video.encoder_preset": "quick",
+        "video.keyframe_interval": "30s", "video.encoder": "quicksync", "video.encoder_preset": "quick",
+        "video.tune": "film", "video.profile": "extended", "video.bframes": "17",
         "audio.sample_rate": "44000", "audio.channels": "3", "audio.bitrate": "1M",
         "players.0.publish_volume": "201", "players.0.play_volume": "-1", "players.0.speed": "5", "players.0.pitch": "13",
         "players.0.progress_interval": "2h", "players.1.playlist.mode": "random",

@@ -212,7 +212,7 @@ final class PresetLoaderTests: XCTestCase {
               fps: 0
               bitrate: 60M
               keyframe_interval: 30s
-              encoder: nvenc
+              encoder: quicksync
               encoder_preset: turbo
             audio:
               sample_rate: 44000
@@ -235,7 +235,7 @@ final class PresetLoaderTests: XCTestCase {
             "presets/t.yaml:3: video.fps: 0 is out of range 1..120",
             "presets/t.yaml:4: video.bitrate: 60M is out of range 100k..50M",
             "presets/t.yaml:5: video.keyframe_interval: 30s is out of range 100ms..20s",
-            "presets/t.yaml:6: video.encoder: \"nvenc\" is not one of x264, openh264, auto",
+            "presets/t.yaml:6: video.encoder: \"quicksync\" is not one of x264, openh264, vaapi, nvenc, v4l2, auto",
             "presets/t.yaml:7: video.encoder_preset: \"turbo\" is not one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo",
             "presets/t.yaml:9: audio.sample_rate: 44000 is not a supported sample rate (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000)",
             "presets/t.yaml:10: audio.channels: 3 is out of range 1..2",

@@ -55,6 +55,7 @@ final class Buffer: @unchecked Sendable {
     }
 
     var pts: ClockTime? { ClockTime(cshim_buffer_pts(raw)) }
+    var dts: ClockTime? { ClockTime(cshim_buffer_dts(raw)) }
     var isKeyframe: Bool { cshim_buffer_is_delta(raw) == 0 }
     var size: Int { Int(gst_buffer_get_size(raw)) }
 

@@ -53,6 +53,24 @@ public enum GStreamer {
         return true
     }
 
+    /// Whether a plugin is installed and loads (nvcodec, va, …), whatever elements it offered.
+    static func hasPlugin(_ name: String) -> Bool {
+        initialize()
+        guard let plugin = gst_registry_find_plugin(gst_registry_get(), name) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(plugin))
+        return true
+    }
+
+    /// Why an element of an installed `factory` cannot open (go to READY, where a hardware
+    /// encoder opens its device), in the element's own words; nil when it opens.
+    static func openFailure(_ factory: String) -> String? {
+        let pipeline: Pipeline
+        do { pipeline = try Pipeline(parsing: factory) } catch { return "\(error)" }
+        defer { pipeline.stop() }
+        if (try? pipeline.setState(.ready)) != nil { return nil }
+        return pipeline.bus.popError() ?? "it refused to open"
+    }
+
     /// Quotes a string for a gst_parse_launch description.
     static func quote(_ s: String) -> String {
         "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""

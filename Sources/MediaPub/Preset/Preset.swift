@@ -56,10 +56,6 @@ public struct Preset: Equatable, Sendable {
     public static let maxPlayers = 4
 }
 
-public enum VideoEncoderKind: String, Equatable, Sendable, CaseIterable {
-    case x264, openh264, auto
-}
-
 public struct VideoConfig: Equatable, Sendable {
     public var width: Int
     public var height: Int
@@ -69,10 +65,16 @@ public struct VideoConfig: Equatable, Sendable {
     public var keyframeInterval: TimeInterval
     public var encoder: VideoEncoderKind
     public var encoderPreset: String
+    public var tune: VideoTune
+    /// B-frames between reference frames; 0 for none. Resolved: a preset that leaves it
+    /// out gets `tune.defaultBFrames` (0 where the profile or the encoder has none).
+    public var bframes: Int
+    public var profile: H264Profile
 
     public init(width: Int = 1280, height: Int = 720, fps: Int = 30, bitrate: Int = 2_500_000,
                 keyframeInterval: TimeInterval = 2, encoder: VideoEncoderKind = .x264,
-                encoderPreset: String = "veryfast") {
+                encoderPreset: String = "veryfast", tune: VideoTune = .zerolatency, bframes: Int = 0,
+                profile: H264Profile = .high) {
         self.width = width
         self.height = height
         self.fps = fps
@@ -80,6 +82,9 @@ public struct VideoConfig: Equatable, Sendable {
         self.keyframeInterval = keyframeInterval
         self.encoder = encoder
         self.encoderPreset = encoderPreset
+        self.tune = tune
+        self.bframes = bframes
+        self.profile = profile
     }
 
     public static let widthRange = 16...7680
@@ -87,6 +92,8 @@ public struct VideoConfig: Equatable, Sendable {
     public static let fpsRange = 1...120
     public static let bitrateRange = 100_000...50_000_000
     public static let keyframeIntervalRange: ClosedRange<TimeInterval> = 0.1...20
+    /// x264enc's own range.
+    public static let bframesRange = 0...16
     public static let encoderPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast",
                                         "medium", "slow", "slower", "veryslow", "placebo"]
 }

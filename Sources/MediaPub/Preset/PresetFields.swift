@@ -22,6 +22,7 @@ extension Preset: PresetSection {
             d.decodeSection(n, at.key, into: &video)
             c.video = video
             d.hasVideo = true
+            d.videoBFrames = video.bframes
         }, write: { c, w in c.video.map { .lines(w.lines($0)) } }),
         .section("audio", \.audio, "The audio stream."),
         PresetField(key: "players", type: "list of players", range: "1..\(Preset.maxPlayers)", defaultText: "required",
@@ -75,9 +76,41 @@ extension VideoConfig: PresetSection {
         .bitrate("bitrate", \.bitrate, bitrateRange, "Video bitrate (like 2500k or 2.5M)."),
         .duration("keyframe_interval", \.keyframeInterval, keyframeIntervalRange, "Longest time between keyframes (x264 also starts one at a scene change)."),
         .choice("encoder", \.encoder, VideoEncoderKind.allCases.map { ($0.rawValue, $0) },
-                "H.264 encoder; auto takes x264 when installed, else openh264."),
+                "H.264 encoder: vaapi (vah264enc or vaapih264enc), nvenc (nvh264enc) and v4l2 (v4l2h264enc) are "
+                    + "hardware ones; auto takes the first of nvenc, vaapi, v4l2 whose device opens, else x264, else openh264."),
         .choice("encoder_preset", \.encoderPreset, encoderPresets.map { ($0, $0) }, "x264 speed/quality preset."),
+        .choice("tune", \.tune, VideoTune.allCases.map { ($0.rawValue, $0) },
+                "zerolatency: no lookahead, no B-frames unless bframes gives them (live); "
+                    + "quality: lookahead and B-frames (recordings, platforms that take B-frames)."),
+        .choice("profile", \.profile, H264Profile.allCases.map { ($0.rawValue, $0) }, "H.264 profile; baseline has no B-frames."),
+        PresetField(key: "bframes", type: "whole number", range: PresetDecoder.span(bframesRange) { "\($0)" },
+                    defaultText: "0; \(VideoTune.quality.defaultBFrames) with tune: quality (0 with profile: baseline, openh264 or v4l2)",
+                    doc: "B-frames between reference frames: smaller for the quality, later by as many frames; "
+                        + "not with profile: baseline, openh264 or v4l2; at most 4 with nvenc, 10 with vaapi.",
+                    decode: { d, at, c in
+            guard let n = at.node else {
+                c.bframes = c.profile.allowsBFrames ? min(c.tune.defaultBFrames, c.encoder.maxBFrames) : 0
+                return
+            }
+            guard let b = d.int(n, at.key, range: bframesRange) else { return }
+            if let why = c.refusal(bframes: b) { d.report(n, at.key, why) } else { c.bframes = b }
+        }, write: { c, _ in .scalar("\(c.bframes)") }),
     ]
+
+    /// Why `bframes` B-frames cannot be had with this profile and encoder; nil when they can.
+    func refusal(bframes b: Int) -> String? {
+        guard b > 0 else { return nil }
+        if !profile.allowsBFrames {
+            return "the baseline profile has no B-frames (use profile: main or high, or bframes: 0)"
+        }
+        if encoder.maxBFrames == 0 {
+            return "\(encoder.rawValue) makes no B-frames (use encoder: x264, or bframes: 0)"
+        }
+        if b > encoder.maxBFrames {
+            return "\(b) is more than \(encoder.rawValue) makes (at most \(encoder.maxBFrames))"
+        }
+        return nil
+    }
 
     static func parseSize(_ text: String) -> (Int, Int)? {
         let named = ["480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
@@ -252,7 +285,14 @@ extension OutputConfig: PresetSection {
         .fileOnly("segment", \.segment, type: "duration", range: "1s..87600h", defaultText: "none: one file",
                   doc: "Start a new file at each boundary of this much output time (the encoder starts a keyframe there).",
                   read: { d, n, k in d.duration(n, k, range: 1...MediaTime.maxDuration) },
-                  show: MediaTime.formatDuration),
+                  show: MediaTime.formatDuration, check: { d, n, k, c in
+            // Each MP4 file starts its tracks apart: after the first, B-frames' reorder delay
+            // would show the pictures that late against the sound (MKV and MPEG-TS keep time).
+            if case .file(_, "mp4") = c.url.target, d.videoBFrames > 0 {
+                d.report(n, k, "MP4 files cut into segments lose their sync with B-frames (video.bframes: \(d.videoBFrames)); "
+                    + "use .mkv or .ts, or video.bframes: 0")
+            }
+        }),
         .fileOnly("keep", \.keep, type: "whole number", range: "1..1000000", defaultText: "none: all kept",
                   doc: "Remove this output's oldest files (its own name pattern, in its folder) beyond this many.",
                   read: { d, n, k in d.int(n, k, range: 1...1_000_000) }, show: { "\($0)" }),
@@ -267,14 +307,19 @@ extension PresetField where Config == OutputConfig {
     /// A key only a file output may carry: reported, naming the key, on any other output.
     static func fileOnly<V: Sendable>(_ key: String, _ kp: Path<V?>, type: String, range: String, defaultText: String,
                                       doc: String, read: @escaping @Sendable (inout PresetDecoder, YAMLNode, String) -> V?,
-                                      show: @escaping @Sendable (V) -> String) -> Self {
+                                      show: @escaping @Sendable (V) -> String,
+                                      check: @escaping @Sendable (inout PresetDecoder, YAMLNode, String, OutputConfig) -> Void
+                                          = { _, _, _, _ in }) -> Self {
         PresetField(key: key, type: type, range: range, defaultText: defaultText, doc: doc, decode: { d, at, c in
             guard let n = at.node, !n.isNull else { return }
             guard case .file = c.url.target else {
                 d.report(n, at.key, "\(key) is only for file outputs (file:// or a path)")
                 return
             }
-            if let v = read(&d, n, at.key) { c[keyPath: kp] = v }
+            if let v = read(&d, n, at.key) {
+                c[keyPath: kp] = v
+                check(&d, n, at.key, c)
+            }
         }, write: { c, _ in c[keyPath: kp].map { .scalar(show($0)) } })
     }
 }

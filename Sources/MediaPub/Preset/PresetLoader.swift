@@ -56,8 +56,9 @@ struct PresetDecoder {
     let environment: [String: String]
     private(set) var problems: [PresetProblem] = []
     /// What the players' and outputs' fields check across items: whether the preset
-    /// has video, which player feeds it, whether the first said, and the ids taken.
+    /// has video (and its B-frames), which player feeds it, whether the first said, and the ids taken.
     var hasVideo = false
+    var videoBFrames = 0
     var videoOwner: Int?
     var firstVideoExplicit = false
     var playerIDs: [String: Int] = [:]

@@ -10,18 +10,24 @@ final class Encoder: Sendable {
     let videoSink: AppSink?
     let audioSink: AppSink
     let bus: Bus
+    /// The H.264 encoder element this run uses (nil without video).
+    let videoEncoder: H264EncoderChoice?
 
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig) throws {
         GStreamer.initialize()
         // Every element is named for its stream, so that an error names the stream it stopped.
         var parts: [String] = []
+        var chosen: H264EncoderChoice? = nil
         if let video, let v = format.video, let caps = format.videoCaps {
             let keyframes = max(1, Int((video.keyframeInterval * Double(v.fps)).rounded()))
+            let choice = try H264EncoderChoice.choose(video, probe: H264EncoderChoice.probe)
+            chosen = choice
             parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes * 4) "
                 + "caps=\"\(caps),framerate=\(v.fps)/1\" ! queue name=video-queue max-size-buffers=8 ! "
-                + (try Encoder.videoEncoder(video, keyframes: keyframes))
+                + choice.element.description(video, keyframes: keyframes, bframes: choice.bframes)
                 + " ! h264parse name=video-parse ! appsink name=video-sink sync=false")
         }
+        videoEncoder = chosen
         parts.append("appsrc name=audio-src format=time is-live=false block=true max-bytes=\(format.sampleRate * format.channels * 4) "
             + "caps=\"\(format.audioCaps)\" ! queue name=audio-queue ! audioconvert name=audio-convert ! "
             + "audioresample name=audio-resample ! " + (try Encoder.audioEncoder(audio))
@@ -40,18 +46,6 @@ final class Encoder: Sendable {
     /// The stream ("video" or "audio") an element of the encoding pipeline belongs to.
     static func stream(ofElement name: String) -> String? {
         name.hasPrefix("video-") ? "video" : name.hasPrefix("audio-") ? "audio" : nil
-    }
-
-    static func videoEncoder(_ video: VideoConfig, keyframes: Int) throws -> String {
-        let kbps = max(1, video.bitrate / 1000)
-        let useX264 = video.encoder == .x264 || (video.encoder == .auto && GStreamer.hasElement("x264enc"))
-        if useX264 {
-            guard GStreamer.hasElement("x264enc") else { throw GStreamer.missing("x264enc") }
-            return "x264enc name=video-encoder bitrate=\(kbps) key-int-max=\(keyframes) speed-preset=\(video.encoderPreset) "
-                + "tune=zerolatency bframes=0 ! capsfilter name=video-caps caps=video/x-h264,profile=high"
-        }
-        guard GStreamer.hasElement("openh264enc") else { throw GStreamer.missing("openh264enc") }
-        return "openh264enc name=video-encoder bitrate=\(video.bitrate) gop-size=\(keyframes) rate-control=bitrate"
     }
 
     /// The encoder delay of AAC-LC (FFmpeg's and VisualOn's encoders alike).

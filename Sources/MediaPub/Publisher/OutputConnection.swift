@@ -93,7 +93,7 @@ final class OutputConnection: Sendable {
     /// waits gets `overflowed` instead (its output gives it up).
     func offer(_ sample: Sample, isVideo: Bool, accepted: (Delivery) -> Bool, overflowed: () -> Void = {}) {
         guard let buffer = sample.buffer, let pts = buffer.pts?.ns, let runningTime = sample.runningTime?.ns,
-              let stamp = OutputTimeline<Sample>.Stamp(pts: pts, runningTime: runningTime),
+              let stamp = OutputTimeline<Sample>.Stamp(pts: pts, runningTime: runningTime, dts: buffer.dts?.ns),
               let src = isVideo ? videoSrc : audioSrc else { return }
         if let backlogLimit, src.queuedBytes >= backlogLimit {
             overflowed()

@@ -5,19 +5,37 @@
 /// in order. Nothing earlier than the base goes out.
 ///
 /// Times are nanoseconds. A sample is moved back by its `Shift`: its own PTS offset
-/// (encoders may stamp from an offset: x264enc starts at 1000 h) plus the base.
+/// (encoders may stamp from an offset: x264enc starts at 1000 h) plus the base, less
+/// the `lead`.
+///
+/// With B-frames a picture is decoded before it is shown: the keyframe's DTS is earlier
+/// than its PTS by the encoder's reorder delay, and no decoding time may be before zero
+/// (clamped, the first pictures would share a DTS and muxers would misplace them). So
+/// the base is that much before the keyframe: sound from there goes out, the keyframe
+/// is shown that much later (the publisher encodes no picture before a few frames in,
+/// so the run's first keyframe leaves room). A keyframe too early for that (running
+/// time less than the delay) has everything go out that much later instead (`lead`),
+/// but a fragmented MP4 starts each track at its own first decoding time, where that
+/// would put the picture late against the sound: it waits for the next keyframe.
 struct OutputTimeline<Held> {
     /// A sample's times: the PTS its encoder stamped and its running time.
     struct Stamp: Equatable {
         let pts: UInt
         let runningTime: UInt
+        /// How much earlier it is decoded than shown (PTS − DTS); 0 without a DTS.
+        let reorder: UInt
 
-        /// nil when the PTS is before the running time (no offset to take off).
-        init?(pts: UInt, runningTime: UInt) {
+        /// nil when the PTS is before the running time (no offset to take off). A DTS
+        /// more than `maxReorder` before the PTS is not believed (taken as that much).
+        init?(pts: UInt, runningTime: UInt, dts: UInt? = nil) {
             guard pts >= runningTime else { return nil }
             self.pts = pts
             self.runningTime = runningTime
+            reorder = dts.map { pts > $0 ? min(pts - $0, Stamp.maxReorder) : 0 } ?? 0
         }
+
+        /// 10 s: far more than any encoder's B-frames delay a picture.
+        static var maxReorder: UInt { 10_000_000_000 }
     }
 
     /// How far back (ns) a sample's presentation and decoding times are moved.
@@ -56,6 +74,12 @@ struct OutputTimeline<Held> {
 
     /// The running time that is zero on this connection, once fixed.
     private(set) var base: UInt?
+    /// How late (ns) everything goes out: the first keyframe's reorder delay when that
+    /// keyframe came earlier than it (0 without B-frames, and when the base went back).
+    private(set) var lead: UInt = 0
+    /// How far after the base the first picture is decoded (the base snapped back to a
+    /// sound frame); a fragmented MP4's pictures decode from zero, so theirs go back by it.
+    private var firstDecode: UInt = 0
     private var held: [(item: Held, stamp: Stamp)] = []
 
     init(hasVideo: Bool, videoDelay: Int, delaysByCompositionOffset: Bool, maxHeld: Int = 2000) {
@@ -81,8 +105,14 @@ struct OutputTimeline<Held> {
                 return .hold
             }
             if video && !keyframe { return .drop }
-            let base = stamp.runningTime
+            let reorder = video ? stamp.reorder : 0
+            // Sound from there on is held, or still to come (it is encoded apart, often later).
+            let goesBack = reorder > 0 && reorder <= stamp.runningTime
+            if reorder > 0 && !goesBack && delaysByCompositionOffset { return .drop }
+            let base = goesBack ? snappedToAudioFrame(stamp.runningTime - reorder) : stamp.runningTime
             self.base = base
+            lead = goesBack ? 0 : reorder
+            firstDecode = goesBack ? stamp.runningTime - reorder - base : 0
             let released = held.compactMap { h -> Release? in
                 h.stamp.runningTime >= base ? Release(item: h.item, shift: shift(of: h.stamp, base: base, video: false)) : nil
             }
@@ -93,15 +123,24 @@ struct OutputTimeline<Held> {
         return .push(shift(of: stamp, base: base, video: video))
     }
 
+    /// `t` moved back to the start of the sound's frame it falls in. AAC-LC primes with one
+    /// frame (1024 samples), so the sound's frames lie on a grid of `videoDelay` from zero:
+    /// the first sound that goes out is then at the base itself, which a fragmented MP4,
+    /// starting each track at its own first sample, needs to keep the picture in sync.
+    private func snappedToAudioFrame(_ t: UInt) -> UInt {
+        videoDelay > 0 ? t - t % UInt(videoDelay) : t
+    }
+
     private func shift(of stamp: Stamp, base: UInt) -> Int {
         let (sum, overflow) = (stamp.pts - stamp.runningTime).addingReportingOverflow(base)
-        return overflow ? Int.max : Int(clamping: sum)
+        return (overflow ? Int.max : Int(clamping: sum)) - Int(lead)
     }
 
     private func shift(of stamp: Stamp, base: UInt, video: Bool) -> Shift {
         let shift = shift(of: stamp, base: base)
         guard video else { return Shift(pts: shift, dts: shift) }
         // Pictures are shown as late as the AAC priming.
-        return Shift(pts: shift - videoDelay, dts: delaysByCompositionOffset ? shift : shift - videoDelay)
+        let (decoding, overflow) = shift.addingReportingOverflow(Int(firstDecode))
+        return Shift(pts: shift - videoDelay, dts: delaysByCompositionOffset ? (overflow ? Int.max : decoding) : shift - videoDelay)
     }
 }

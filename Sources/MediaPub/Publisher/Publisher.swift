@@ -20,6 +20,10 @@ final class Publisher: TimelineSink, Sendable {
     private let onEncoderFailure: @Sendable (String) -> Void
     /// Boundaries of rotating recordings, where the encoder must start a keyframe (capture thread).
     private let keyframes: Mutex<KeyframeSchedule>
+    /// Pictures before this (ns) are not encoded: with B-frames the first keyframe comes this
+    /// late, so that sound reaches back before it by the encoder's reorder delay (see
+    /// `OutputTimeline`; an MP4 recording would otherwise wait for the next keyframe).
+    private let firstPicture: UInt64
 
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs configs: [OutputConfig],
          reconnect: ReconnectConfig, paced: Bool = false, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
@@ -28,7 +32,13 @@ final class Publisher: TimelineSink, Sendable {
         self.log = log
         self.onEncoderFailure = onEncoderFailure
         encoder = try Encoder(format: format, video: video, audio: audio)
+        if let choice = encoder.videoEncoder, let video {
+            log.info("video encoder: \(choice.element.rawValue)" + (video.encoder == .auto ? " (auto)" : "")
+                + ", tune \(video.tune.rawValue), profile \(video.profile.rawValue), bframes \(choice.bframes)")
+            for note in choice.notes { log.warn(note) }
+        }
         keyframes = Mutex(KeyframeSchedule(segments: configs.compactMap(\.segment)))
+        firstPicture = Publisher.firstPicture(bframes: encoder.videoEncoder?.bframes ?? 0, fps: video?.fps ?? 1)
         state = Mutex(State(streamsLeft: encoder.videoSink == nil ? 1 : 2))
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
         outputs = configs.enumerated().map { index, config in
@@ -95,8 +105,14 @@ final class Publisher: TimelineSink, Sendable {
 
     // MARK: TimelineSink
 
+    /// Two frames more than the B-frames: x264's reorder delay (without b-pyramid) is at most as many.
+    static func firstPicture(bframes: Int, fps: Int) -> UInt64 {
+        bframes == 0 ? 0 : UInt64(bframes + 2) * ClockTime.nanosecondsPerSecond / UInt64(max(1, fps))
+    }
+
     func pushVideo(_ buffer: Buffer) -> Bool {
         guard let src = encoder.videoSrc else { return true }
+        if let pts = buffer.pts, pts.nanoseconds < firstPicture { return true }
         if let pts = buffer.pts, keyframes.withLock({ $0.isDue(at: pts.nanoseconds) }) {
             src.requestKeyframe(at: pts)   // a rotating recording's boundary: its cut is exact
         }
