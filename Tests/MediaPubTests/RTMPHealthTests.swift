@@ -173,3 +173,28 @@ extension RTMPHealthTests {
         try assertDecodesCleanly(out.path)
     }
 }
+
+extension RTMPHealthTests {
+    /// Hundreds of other TCP connections on the host (the kernel's table runs to many
+    /// pages): the output still finds its own socket and publishes. (Foundation's
+    /// String(contentsOfFile:) read only procfs's first page, so it never did.)
+    func testPublishingIsToldAmongHundredsOfOtherSockets() throws {
+        let dir = try makeTempDir()
+        let held = """
+        import socket, time
+        ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen(512)
+        port = ls.getsockname()[1]
+        pairs = [(socket.create_connection(("127.0.0.1", port)), ls.accept()[0]) for _ in range(300)]
+        print("held", flush=True)
+        time.sleep(120)
+        """
+        let holder = try startTool(try Tools.path("python3"), ["-c", held])
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { holder.stdout.contains("held") || !holder.isRunning }, holder.stderr)
+        let rtmp = try startRTMPServer()
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [rtmp.url(key: "crowdKey")]))
+        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s", "--events", events.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("RTMP among 600 other sockets"))
+        XCTAssertEqual(states(events).compactMap { $0["state"] as? String }, ["publishing", "stopped"], r.stderr)
+    }
+}

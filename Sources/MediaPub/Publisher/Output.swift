@@ -62,6 +62,11 @@ final class Output: Sendable {
         /// RTMP: what the server's TCP stack acknowledged on this connection, and how
         /// much we had handed over at the last check.
         var tcpAcked: Int?
+        /// RTMP: the server's addresses, resolved again for each connection (`probeFor`),
+        /// off the queue (`resolving`); the last good one serves while a resolution fails.
+        var probe: TCPAcknowledged?
+        var probeFor = 0
+        var resolving = false
         var bytesAtCheck: UInt64 = 0
         /// A recording: what waited for its disk at the last check.
         var diskBacklog: UInt64 = 0

@@ -15,12 +15,8 @@ extension Output {
     func watchLink() {
         if isSRTCaller {
             watch(every: Self.linkCheckInterval) { $0.checkSRT() }
-        } else if case .rtmp(let endpoint) = target {
-            // The server's address is resolved on the queue (a slow resolver stalls nobody).
-            queue.async { [weak self] in
-                let probe = TCPAcknowledged(endpoint)
-                self?.watch(every: Self.linkCheckInterval) { $0.checkRTMP(probe) }
-            }
+        } else if case .rtmp = target {
+            watch(every: Self.linkCheckInterval) { $0.checkRTMP() }
         }
     }
 
@@ -111,13 +107,14 @@ extension Output {
     /// its TCP stack acknowledged of the bytes rtmp2sink wrote (`probe` finds the socket).
     /// rtmp2sink writes nothing until the server has answered the handshake, `connect`
     /// and `publish`, so a server that accepts and never answers is never publishing.
-    func checkRTMP(_ probe: TCPAcknowledged?) {
+    func checkRTMP() {
         let produced = state.withLock { s in
             defer { s.bytesAtCheck = s.bytes }
             return s.bytes > s.bytesAtCheck
         }
         guard let (connection, generation) = watched, let sink = connection.sink,
               let written = TCPAcknowledged.written(by: sink), written > 0 else { return }
+        let probe = serverAddresses(for: generation)
         let serverAcked = sink.structure("stats")?.uint64("out-bytes-acked").map { Int(clamping: $0) } ?? 0
         let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
         let acked = max(serverAcked, socket.map { max(0, written - $0.sendQueue) } ?? 0)
@@ -135,6 +132,29 @@ extension Output {
         if stalled {
             fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
         }
+    }
+
+    /// The RTMP server's addresses: resolved again (off the queue: a slow resolver stalls
+    /// nobody) for each connection, as rtmp2sink resolves for each; meanwhile, or when
+    /// that fails, the last ones found.
+    private func serverAddresses(for generation: Int) -> TCPAcknowledged? {
+        guard case .rtmp(let endpoint) = target else { return nil }
+        let (probe, resolve) = state.withLock { s -> (TCPAcknowledged?, Bool) in
+            let resolve = s.probeFor != generation && !s.resolving
+            if resolve { s.resolving = true }
+            return (s.probe, resolve)
+        }
+        if resolve {
+            DispatchQueue.global().async { [weak self] in
+                let found = TCPAcknowledged(endpoint)
+                self?.state.withLock { s in
+                    s.probe = found ?? s.probe
+                    s.probeFor = found == nil ? s.probeFor : generation
+                    s.resolving = false
+                }
+            }
+        }
+        return probe
     }
 
     private var stallLimit: TimeInterval { state.withLock { $0.stall.limit } }

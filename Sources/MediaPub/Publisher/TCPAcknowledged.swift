@@ -119,8 +119,12 @@ struct TCPAcknowledged: Sendable {
     }
 
     /// Reads the kernel's tables now: this process's established connections to the server.
+    /// Read to their end (Foundation's String(contentsOfFile:) stops at procfs's first page,
+    /// about 27 sockets: with more sockets on the host ours was never found).
     func connections() -> [Connection] {
-        let tables = ["/proc/self/net/tcp", "/proc/self/net/tcp6"].map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }
+        let tables = ["/proc/self/net/tcp", "/proc/self/net/tcp6"].map { path in
+            (try? BoundedFile.contents(path, limit: 64 << 20).get()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        }
         return connections(in: tables, owned: Self.ownedSocketInodes())
     }
 }
