@@ -63,6 +63,8 @@ final class OutputIdentityTests: XCTestCase {
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { outputEvents(events, "main").filter { $0 == "publishing" }.count >= 2 || !mp.isRunning },
                       "\(outputEvents(events, "main"))")
         XCTAssertEqual(outputEvents(events, "1").filter { $0 == "publishing" }.count, 1)
+        XCTAssertEqual(Array(outputEvents(events, "main").suffix(3)), ["publishing", "reconnecting", "publishing"],
+                       "the reconnect asked for is an event too")
         let unknown = try ctl(socket, ["reconnect", "nope"])
         XCTAssertEqual(unknown["ok"] as? Bool, false)
         XCTAssertEqual(unknown["error"] as? String, "reconnect: no output nope (main, 1, 2, an index or a masked URL)")

@@ -60,6 +60,11 @@ final class RecordingRetentionTests: XCTestCase {
         let both = RecordingRetention(keep: 1, maxAge: 350)
         XCTAssertEqual(both.victims(files, thisRun: ["run1"], current: "run1", now: now), ["older", "old", "run2", "run3"])
         XCTAssertEqual(RecordingRetention(keep: 1, maxAge: 1).victims([file("cur", 900)], thisRun: [], current: "cur", now: now), [])
+        // cam-%H.mp4 cut every 5 s: cam, cam-1, cam-2, then cam and cam-1 again once
+        // retention freed them. The 4th file (cam, made again) is newer than the 3rd.
+        let reused = [file("cam-2", 10), file("cam", 5), file("cam-1", 0)]
+        XCTAssertEqual(RecordingRetention(keep: 2, maxAge: nil).victims(reused, thisRun: ["cam", "cam-1", "cam-2", "cam", "cam-1"],
+                                                                        current: "cam-1", now: now), ["cam-2"])
     }
 
     /// strftime fields in folders: `/rec/%Y-%m-%d/cam-%H.mp4` keeps the newest files

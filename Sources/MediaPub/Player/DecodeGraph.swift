@@ -23,11 +23,13 @@ enum DecodeGraph {
         return "\(scaler) ! \(format.videoCaps ?? "video/x-raw") ! "
             + (still ? "imagefreeze ! " : "")
             + "queue max-size-buffers=0 max-size-bytes=\(maxBytes) max-size-time=1000000000 ! "
-            + "appsink name=vsink sync=false max-buffers=4 enable-last-sample=false"
+            + "appsink name=vsink sync=false max-buffers=2 enable-last-sample=false"
     }
 
-    /// Decoded frames a video branch queues ahead of its appsink (which holds 4 more).
-    static let videoQueueFrames = 8
+    /// Decoded frames a video branch queues ahead of its appsink (which holds 2 more):
+    /// enough that the capture never waits on a steady decoder, and no more (each 720p
+    /// frame is 1.4 MB; 8 + 4 here and 4 + 8 at the encoder were 22 MiB of peak RSS).
+    static let videoQueueFrames = 2
 
     /// One element that converts and scales in one pass (GStreamer 1.22+), else the pair.
     private static let scaler = GStreamer.hasElement("videoconvertscale")

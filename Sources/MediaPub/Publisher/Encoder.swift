@@ -19,11 +19,13 @@ final class Encoder: Sendable {
         var parts: [String] = []
         var chosen: H264EncoderChoice? = nil
         if let video, let v = format.video, let caps = format.videoCaps {
+            // Two raw frames wait for the encoder (the appsrc's own thread feeds it; the
+            // queue of one only decouples it): more was memory, not speed.
             let keyframes = max(1, Int((video.keyframeInterval * Double(v.fps)).rounded()))
             let choice = try H264EncoderChoice.choose(video, probe: H264EncoderChoice.probe)
             chosen = choice
-            parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes * 4) "
-                + "caps=\"\(caps),framerate=\(v.fps)/1\" ! queue name=video-queue max-size-buffers=8 ! "
+            parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes * 2) "
+                + "caps=\"\(caps),framerate=\(v.fps)/1\" ! queue name=video-queue max-size-buffers=1 ! "
                 + choice.element.description(video, keyframes: keyframes, bframes: choice.bframes)
                 + " ! h264parse name=video-parse ! appsink name=video-sink sync=false")
         }

@@ -68,8 +68,8 @@ final class Output: Sendable {
         var probeFor = 0
         var resolving = false
         var bytesAtCheck: UInt64 = 0
-        /// A recording: what waited for its disk at the last check.
-        var diskBacklog: UInt64 = 0
+        /// A recording: the bytes its disk's side had taken at the last check.
+        var diskTaken: UInt64 = 0
         var stall: StallWatch
     }
     let state: Mutex<State>
@@ -342,6 +342,7 @@ final class Output: Sendable {
     func reconnectNow() {
         queue.async { [self] in
             guard state.withLock({ $0.supervision.reconnectRequested() }) else { return }
+            onState(self, .reconnecting, "asked to reconnect (ctl reconnect)")
             connectOrFail()
         }
     }

@@ -22,6 +22,7 @@ final class OutputConnection: Sendable {
     /// Taken before `timeline` and before the output's state (in `accepted`), never after.
     private let audioPush = Mutex(())
     private let stopped = Mutex(false)
+    private let pushed = Atomic<UInt64>(0)
     /// A recording that must not hold the encoder back (a paced run): the bytes it may
     /// have waiting for its disk before it is given up (nil: it holds the encoder back).
     let backlogLimit: UInt64?
@@ -76,8 +77,19 @@ final class OutputConnection: Sendable {
         return nil
     }
 
-    /// The bytes both streams have waiting to be taken downstream (a recording: for its disk).
-    var queuedBytes: UInt64 { (videoSrc?.queuedBytes ?? 0) + (audioSrc?.queuedBytes ?? 0) }
+    /// Bytes pushed into either stream, and those of them taken downstream (a
+    /// recording: by its disk's side); what waits is the difference.
+    var pushedBytes: UInt64 { pushed.load(ordering: .relaxed) }
+    var takenBytes: UInt64 {
+        let waiting = (videoSrc?.queuedBytes ?? 0) + (audioSrc?.queuedBytes ?? 0)
+        let pushed = pushedBytes
+        return pushed > waiting ? pushed - waiting : 0
+    }
+
+    private func push(_ sample: Sample, size: Int, to src: AppSrc) {
+        pushed.add(UInt64(max(0, size)), ordering: .relaxed)
+        src.push(sample: sample)
+    }
 
     /// The muxer (splitmuxsink for a file cut into segments: its files are named by its `format-location`).
     var muxer: Element? { pipeline.element(named: "mux") }
@@ -95,7 +107,7 @@ final class OutputConnection: Sendable {
         guard let buffer = sample.buffer, let pts = buffer.pts?.ns, let runningTime = sample.runningTime?.ns,
               let stamp = OutputTimeline<Sample>.Stamp(pts: pts, runningTime: runningTime, dts: buffer.dts?.ns),
               let src = isVideo ? videoSrc : audioSrc else { return }
-        if let backlogLimit, src.queuedBytes >= backlogLimit {
+        if let backlogLimit, pushedBytes - takenBytes >= backlogLimit {
             overflowed()
             return
         }
@@ -105,7 +117,7 @@ final class OutputConnection: Sendable {
         // Once the base is fixed it stays fixed: pictures then go out without `audioPush`.
         if isVideo, timeline.withLock({ $0.isAnchored }) {
             guard case .push(let shift) = place(), accepted(Delivery(bytes: buffer.size, fixedBase: false)) else { return }
-            src.push(sample: Sample(buffer: buffer.shifted(pts: shift.pts, dts: shift.dts), caps: sample.caps))
+            push(Sample(buffer: buffer.shifted(pts: shift.pts, dts: shift.dts), caps: sample.caps), size: buffer.size, to: src)
             return
         }
         audioPush.withLock { _ in
@@ -114,13 +126,13 @@ final class OutputConnection: Sendable {
                 return
             case .push(let shift):
                 guard accepted(Delivery(bytes: buffer.size, fixedBase: false)) else { return }
-                src.push(sample: Sample(buffer: buffer.shifted(pts: shift.pts, dts: shift.dts), caps: sample.caps))
+                push(Sample(buffer: buffer.shifted(pts: shift.pts, dts: shift.dts), caps: sample.caps), size: buffer.size, to: src)
             case .first(let shift, let released):
                 guard accepted(Delivery(bytes: buffer.size, fixedBase: true)) else { return }
-                src.push(sample: Sample(buffer: buffer.shifted(pts: shift.pts, dts: shift.dts), caps: sample.caps))
+                push(Sample(buffer: buffer.shifted(pts: shift.pts, dts: shift.dts), caps: sample.caps), size: buffer.size, to: src)
                 for held in released {
-                    guard let b = held.item.buffer else { continue }
-                    audioSrc?.push(sample: Sample(buffer: b.shifted(pts: held.shift.pts, dts: held.shift.dts), caps: held.item.caps))
+                    guard let b = held.item.buffer, let audioSrc else { continue }
+                    push(Sample(buffer: b.shifted(pts: held.shift.pts, dts: held.shift.dts), caps: held.item.caps), size: b.size, to: audioSrc)
                 }
             }
         }

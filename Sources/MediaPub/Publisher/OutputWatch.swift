@@ -52,18 +52,20 @@ extension Output {
         connectOrFail()   // a new file at the asked-for path, its folder made again
     }
 
-    /// A recording (or HLS) in a paced run whose disk takes nothing: what waits for it
-    /// grows at every check for `reconnect.stall` (a hung disk, or one far slower than
-    /// the stream). It is given up, naming its file, so that it holds nobody back.
-    /// (As fast as possible, the disk's pace is the run's: nothing is given up.)
+    /// A recording (or HLS) in a paced run whose disk takes nothing: data waits for it
+    /// and none of it has been taken for `reconnect.stall` (a hung disk, or one far
+    /// slower than the stream). It is given up, naming its file, so that it holds nobody
+    /// back. Judged by the bytes taken, not by how much waits (a buffer or two always
+    /// in passing read as a backlog that never shrank). As fast as possible, the disk's
+    /// pace is the run's: nothing is given up.
     func checkDisk() {
         guard paced, let (connection, generation) = watched else { return }
-        let backlog = connection.queuedBytes
+        let (pushed, taken) = (connection.pushedBytes, connection.takenBytes)
         let now = Date()
         let (stalled, file) = state.withLock { s -> (Bool, String?) in
             guard s.supervision.isCurrent(generation) else { return (false, nil) }
-            let took = backlog == 0 || backlog < s.diskBacklog
-            s.diskBacklog = backlog
+            let took = taken > s.diskTaken || taken >= pushed
+            s.diskTaken = taken
             return (s.stall.observe(acknowledged: took, sending: true, publishing: s.supervision.state == .publishing, at: now),
                     s.recording?.path)
         }

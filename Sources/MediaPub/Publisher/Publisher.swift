@@ -37,7 +37,12 @@ final class Publisher: TimelineSink, Sendable {
                 + ", tune \(video.tune.rawValue), profile \(video.profile.rawValue), bframes \(choice.bframes)")
             for note in choice.notes { log.warn(note) }
         }
-        keyframes = Mutex(KeyframeSchedule(segments: configs.compactMap(\.segment)))
+        // Rotating recordings and HLS segments are cut exactly at their boundaries: the
+        // encoder starts a keyframe at each (splitmuxsink cuts at the last one within).
+        keyframes = Mutex(KeyframeSchedule(segments: configs.compactMap { config in
+            if case .hls(let hls) = config.url.target { return TimeInterval(hls.segment) }
+            return config.segment
+        }))
         firstPicture = Publisher.firstPicture(bframes: encoder.videoEncoder?.bframes ?? 0, fps: video?.fps ?? 1)
         state = Mutex(State(streamsLeft: encoder.videoSink == nil ? 1 : 2))
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)

@@ -62,9 +62,13 @@ struct RecordingRetention: Sendable {
     /// of this run (`thisRun`, in the order they were made) are newer than every
     /// earlier one; earlier ones are ordered by when they were last written. The
     /// file being written (`current`) is never among them.
+    /// A name this run made twice (retention removed its first file, and a later file took
+    /// the freed name) counts where it was made last.
     func victims(_ candidates: [Candidate], thisRun: [String], current: String?, now: Date) -> [String] {
         let earlier = candidates.filter { !thisRun.contains($0.name) }.sorted { $0.modified < $1.modified }
-        let ours = thisRun.compactMap { name in candidates.first { $0.name == name } }
+        var seen = Set<String>()
+        let lastMade = thisRun.reversed().filter { seen.insert($0).inserted }.reversed()
+        let ours = lastMade.compactMap { name in candidates.first { $0.name == name } }
         let ordered = earlier + ours
         var gone: [String] = []
         if let maxAge {
