@@ -175,9 +175,10 @@ extension RTMPHealthTests {
 }
 
 extension RTMPHealthTests {
-    /// Hundreds of other TCP connections on the host (the kernel's table runs to many
-    /// pages): the output still finds its own socket and publishes. (Foundation's
-    /// String(contentsOfFile:) read only procfs's first page, so it never did.)
+    /// Hundreds of other TCP connections on the host (another process's, to and from
+    /// loopback): the output still finds its own socket and publishes. (When this read
+    /// /proc/self/net/tcp, Foundation's String(contentsOfFile:) returned only procfs's
+    /// first page, and the output's socket was never found.)
     func testPublishingIsToldAmongHundredsOfOtherSockets() throws {
         let dir = try makeTempDir()
         let held = """

@@ -3,37 +3,56 @@
 
 import XCTest
 @testable import MediaPub
+#if canImport(Glibc)
+import Glibc
+#endif
 
 final class TCPAcknowledgedTests: XCTestCase {
-    private let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-
-    func testConnectionsAreThisProcesssEstablishedOnesToTheServerOverIPv4AndIPv6() {
-        let v4 = header + """
-           0: 0100007F:D431 0100007F:0797 01 00001A2B:00000000 00:00000000 00000000     0        0 1111 1 0 20 4 30 10 -1
-           1: 0100007F:D432 0100007F:0797 01 00000010:00000000 00:00000000 00000000     0        0 2222 1 0 20 4 30 10 -1
-           2: 0100007F:D433 0100007F:0797 06 00000000:00000000 00:00000000 00000000     0        0 3333 1 0 20 4 30 10 -1
-           3: 0100007F:D434 0100007F:0798 01 00000000:00000000 00:00000000 00000000     0        0 4444 1 0 20 4 30 10 -1
-        """
-        // ::1 port 1943, and ::ffff:127.0.0.1 port 1943.
-        let v6 = header + """
-           0: 00000000000000000000000001000000:D435 00000000000000000000000001000000:0797 01 00000005:00000000 00:00000000 00000000     0        0 5555 1 0 20 4 30 10 -1
-           1: 0000000000000000FFFF00000100007F:D436 0000000000000000FFFF00000100007F:0797 01 00000007:00000000 00:00000000 00000000     0        0 6666 1 0 20 4 30 10 -1
-        """
+    func testTheServerIsMatchedByAddressAndPortOverIPv4AndIPv6() {
         let loopback4: [UInt8] = [127, 0, 0, 1]
         let loopback6: [UInt8] = Array(repeating: 0, count: 15) + [1]
+        let mapped: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF, 127, 0, 0, 1]
         let probe = TCPAcknowledged(addresses: [loopback4, loopback6], port: 1943)
-        let found = probe.connections(in: [v4, v6], owned: [1111, 3333, 4444, 5555, 6666])
-        // 2222 is another process's; 3333 is not established; 4444 is another port.
-        XCTAssertEqual(found, [.init(inode: 1111, sendQueue: 0x1A2B), .init(inode: 5555, sendQueue: 5), .init(inode: 6666, sendQueue: 7)])
-        XCTAssertEqual(TCPAcknowledged(addresses: [[10, 0, 0, 1]], port: 1943).connections(in: [v4, v6], owned: [1111, 5555, 6666]), [])
+        XCTAssertTrue(probe.isServer(address: loopback4, port: 1943))
+        XCTAssertTrue(probe.isServer(address: loopback6, port: 1943))
+        XCTAssertTrue(probe.isServer(address: mapped, port: 1943), "an IPv4-mapped peer is the IPv4 server")
+        XCTAssertFalse(probe.isServer(address: loopback4, port: 1944))
+        XCTAssertFalse(probe.isServer(address: [10, 0, 0, 1], port: 1943))
+        XCTAssertEqual(TCPAcknowledged.unmapped(loopback6), loopback6)
     }
 
-    func testHostileTableTextIsSkipped() {
-        let probe = TCPAcknowledged(addresses: [[127, 0, 0, 1]], port: 1943)
-        let junk = header + "0: ZZ:0797 0100007F:FFFFFFFFFFFF 01 x:y\n\n 1: 0100007F 01\n" + String(repeating: "0: ", count: 1000)
-        XCTAssertEqual(probe.connections(in: [junk], owned: [1]), [])
-        XCTAssertNil(TCPAcknowledged.parseAddress("0100007F"))
-        XCTAssertNil(TCPAcknowledged.parseAddress("0100007:0797"))
+    /// Real sockets of this process: a listener on loopback and a connection to it are
+    /// told apart from everything else; what the peer has not read is still acknowledged
+    /// by its TCP stack, so nothing waits unacknowledged.
+    func testThisProcesssConnectionToTheServerIsFoundWithItsSendQueue() throws {
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(server, 0)
+        defer { close(server) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, length) == 0 && listen(server, 4) == 0
+                && getsockname(server, $0, &length) == 0 }
+        }
+        XCTAssertTrue(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        let connected = withUnsafePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        XCTAssertTrue(connected)
+        let accepted = accept(server, nil, nil)
+        defer { close(accepted) }
+        let bytes = [UInt8](repeating: 7, count: 1000)
+        XCTAssertEqual(write(client, bytes, bytes.count), 1000)
+        let probe = TCPAcknowledged(addresses: [[127, 0, 0, 1]], port: port)
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { probe.connections().first?.sendQueue == 0 }, "\(probe.connections())")
+        // The client's socket only: the accepted one's peer is the client's port, not the server's.
+        XCTAssertEqual(probe.connections().count, 1)
+        XCTAssertEqual(TCPAcknowledged(addresses: [[127, 0, 0, 1]], port: port + 1).connections(), [])
     }
 
     func testEachOutputWatchesItsOwnSocket() {

@@ -90,4 +90,11 @@ CURLcode cshim_curl_setopt_write_function(CURL *curl, cshim_curl_write_fn fn);
 /* The last response's HTTP status (curl_easy_getinfo CURLINFO_RESPONSE_CODE), 0 if none. */
 long cshim_curl_response_code(CURL *curl);
 
+/* A socket of this process (fd): 1 when it is an established TCP connection, with its
+   peer's family (AF_INET or AF_INET6), address (4 or 16 bytes into address[16]) and port,
+   and the bytes it sent that the peer has not acknowledged yet (SIOCOUTQ); else 0.
+   Cheap syscalls: no scan of the kernel's connection tables (/proc/net/tcp walks every
+   bucket of the host's hash table, some 15 ms a read here). */
+int cshim_tcp_peer(int fd, int *family, unsigned char address[16], int *port, int *unacked);
+
 #endif

@@ -283,6 +283,7 @@ final class Output: Sendable {
         let connection = state.withLock { s in
             let connection = s.connection
             s.connection = nil
+            s.tcpAcked = nil   // what the server acknowledged is about the current connection: none now
             return connection
         }
         TCPSocketClaims.shared.release(ObjectIdentifier(self))
