@@ -79,15 +79,22 @@ final class OutputConnection: Sendable {
 
     /// Bytes pushed into either stream, and those of them taken downstream (a
     /// recording: by its disk's side); what waits is the difference.
-    var pushedBytes: UInt64 { pushed.load(ordering: .relaxed) }
-    var takenBytes: UInt64 {
-        let waiting = (videoSrc?.queuedBytes ?? 0) + (audioSrc?.queuedBytes ?? 0)
-        let pushed = pushedBytes
-        return pushed > waiting ? pushed - waiting : 0
+    /// Both streams' threads push at once: each figure is read once and the difference
+    /// saturates (a subtraction of two reads trapped when a push came between them).
+    var flow: (pushed: UInt64, taken: UInt64) {
+        let pushed = self.pushed.load(ordering: .relaxed)
+        let waiting = waitingBytes
+        return (pushed, pushed > waiting ? pushed - waiting : 0)
+    }
+
+    /// What both streams have waiting to be taken downstream.
+    var waitingBytes: UInt64 {
+        let (sum, overflow) = (videoSrc?.queuedBytes ?? 0).addingReportingOverflow(audioSrc?.queuedBytes ?? 0)
+        return overflow ? .max : sum
     }
 
     private func push(_ sample: Sample, size: Int, to src: AppSrc) {
-        pushed.add(UInt64(max(0, size)), ordering: .relaxed)
+        pushed.wrappingAdd(UInt64(max(0, size)), ordering: .relaxed)
         src.push(sample: sample)
     }
 
@@ -107,7 +114,7 @@ final class OutputConnection: Sendable {
         guard let buffer = sample.buffer, let pts = buffer.pts?.ns, let runningTime = sample.runningTime?.ns,
               let stamp = OutputTimeline<Sample>.Stamp(pts: pts, runningTime: runningTime, dts: buffer.dts?.ns),
               let src = isVideo ? videoSrc : audioSrc else { return }
-        if let backlogLimit, pushedBytes - takenBytes >= backlogLimit {
+        if let backlogLimit, waitingBytes >= backlogLimit {
             overflowed()
             return
         }

@@ -60,7 +60,7 @@ extension Output {
     /// pace is the run's: nothing is given up.
     func checkDisk() {
         guard paced, let (connection, generation) = watched else { return }
-        let (pushed, taken) = (connection.pushedBytes, connection.takenBytes)
+        let (pushed, taken) = connection.flow
         let now = Date()
         let (stalled, file) = state.withLock { s -> (Bool, String?) in
             guard s.supervision.isCurrent(generation) else { return (false, nil) }
