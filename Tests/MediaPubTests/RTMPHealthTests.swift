@@ -125,7 +125,15 @@ final class RTMPHealthTests: XCTestCase {
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().contains("publishing") || !mp.isRunning }, mp.stderr)
         first.process.kill9()
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().last == "reconnecting" || !mp.isRunning }, "\(rtmpStates())")
-        Thread.sleep(forTimeInterval: 10)   // the server stays down for 10 s
+        // The server stays down until mediapub has said, in its own events, that it has
+        // been trying for 10 s: a refused retry stamped 10 s after the first failure.
+        func failureTimes() -> [Date] {
+            states(events, url: SecretMask.mask(url: url)).filter { $0["state"] as? String == "reconnecting" }.compactMap(EventLog.time)
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) {
+            let times = failureTimes()
+            return (times.last.map { last in times.first.map { last.timeIntervalSince($0) >= 10 } ?? false } ?? false) || !mp.isRunning
+        }, "the output kept retrying for 10 s: \(failureTimes())")
         let second = try RTMPServer(port: port, recordTo: received)
         addTeardownBlock { second.stop() }
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().last == "publishing" || !mp.isRunning }, "\(rtmpStates()) \(mp.stderr)")
@@ -182,12 +190,12 @@ extension RTMPHealthTests {
     func testPublishingIsToldAmongHundredsOfOtherSockets() throws {
         let dir = try makeTempDir()
         let held = """
-        import socket, time
+        import signal, socket
         ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen(512)
         port = ls.getsockname()[1]
         pairs = [(socket.create_connection(("127.0.0.1", port)), ls.accept()[0]) for _ in range(300)]
         print("held", flush=True)
-        time.sleep(120)
+        signal.pause()   # until the test's teardown ends it
         """
         let holder = try startTool(try Tools.path("python3"), ["-c", held])
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { holder.stdout.contains("held") || !holder.isRunning }, holder.stderr)

@@ -70,16 +70,10 @@ final class RTMPOutputTests: XCTestCase {
             return (outputs?.first?["bytes_acked"] as? Int ?? 0) > 0
         }, "status shows what the server acknowledged")
 
-        let frozen = Date()
         kill(rtmp.process.pid, SIGSTOP)
         XCTAssertTrue(Ports.waitUntil(timeout: 90) { states().last == "reconnecting" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         let stalled = try EventLog.read(events).last { $0["state"] as? String == "reconnecting" }
         XCTAssertEqual(stalled?["error"] as? String, "stalled: the server acknowledged nothing for 3s")
-        // Told within reconnect.stall + 5 s of the freeze, by the event's own time stamp.
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let told = (stalled?["ts"] as? String).flatMap { iso.date(from: $0) }
-        XCTAssertLessThanOrEqual(try XCTUnwrap(told, "\(stalled ?? [:])").timeIntervalSince(frozen), 3 + 5, "\(stalled ?? [:])")
         kill(rtmp.process.pid, SIGCONT)
         XCTAssertTrue(Ports.waitUntil(timeout: 60) { states().last == "publishing" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         mp.terminate()

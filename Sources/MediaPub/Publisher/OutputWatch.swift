@@ -14,7 +14,10 @@ extension Output {
     /// Starts the watch of a network output: SRT callers and RTMP.
     func watchLink() {
         if isSRTCaller {
-            watch(every: Self.linkCheckInterval) { $0.checkSRT() }
+            // Once a second, as before: srtsink's statistics are read from libsrt while the
+            // element may be closing a failed connect, and reading them four times a second
+            // crashed libsrt's heap (its GC thread) about one run in two.
+            watch(every: 1) { $0.checkSRT() }
         } else if case .rtmp = target {
             watch(every: Self.linkCheckInterval) { $0.checkRTMP() }
         }

@@ -270,6 +270,13 @@ extension XCTestCase {
 // MARK: - Events file (JSON lines)
 
 enum EventLog {
+    /// An event's own time stamp (`ts`, ISO 8601 with milliseconds).
+    static func time(_ event: [String: Any]) -> Date? {
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return (event["ts"] as? String).flatMap { iso.date(from: $0) }
+    }
+
     static func read(_ url: URL) throws -> [[String: Any]] {
         let text = try String(contentsOf: url, encoding: .utf8)
         return try text.split(whereSeparator: \.isNewline).map { line in
