@@ -232,5 +232,10 @@ default:
     }
     let result = broadcast.run()
     if lockFD >= 0 { close(lockFD) }
-    exit(result.exitCode)
+    // Everything is written (logs and events with write(2), recordings finalised): the
+    // process ends without running the libraries' static destructors. libsrt's ran while
+    // its own threads were still at work (a handshake, its garbage collector) and crashed
+    // the process after a clean finish, turning its exit code into a signal.
+    fflush(nil)
+    _exit(result.exitCode)
 }

@@ -34,7 +34,8 @@ enum SRTRejection {
         guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else { return .noAnswer("\(host) cannot be resolved") }
         defer { freeaddrinfo(found) }
 
-        _ = startup
+        let library = SRTLibraryHold()   // our socket's own hold, given back when it is closed
+        defer { library.release() }
         let sock = srt_create_socket()
         guard sock != SRT_INVALID_SOCK else { return .accepted }
         defer { srt_close(sock) }
@@ -66,8 +67,6 @@ enum SRTRejection {
             return .accepted   // some other trouble: not the listener's refusal
         }
     }
-
-    private static let startup: Void = { _ = srt_startup() }()
 
     private static func setString(_ sock: SRTSOCKET, _ option: SRT_SOCKOPT, _ value: String) {
         var bytes = Array(value.utf8)
