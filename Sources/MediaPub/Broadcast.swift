@@ -150,7 +150,7 @@ public final class Broadcast: Sendable {
     /// `allOutputsFailed` once an output failed (offer never reports `.failed`).
     private func outputState(_ output: Output, _ outputState: OutputState, _ error: String?) {
         let publisher = state.withLock { $0.publisher }
-        reporter.output(output, outputState, error, among: publisher?.outputs ?? [])
+        reporter.output(output, outputState, error)
         if ExitPolicy.endsRun(outputState, allOutputsFailed: publisher?.allOutputsFailed == true) {
             fail("every output failed")
         }

@@ -13,16 +13,26 @@ final class Encoder: Sendable {
     /// The H.264 encoder element this run uses (nil without video).
     let videoEncoder: H264EncoderChoice?
 
-    init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig) throws {
+    /// What the encoder is made of, checked before anything starts: the H.264 encoder a
+    /// run with pictures uses (nil without), and an AAC encoder. Throws, naming the element
+    /// and its package, when one is not installed. Nothing is loaded but the H.264 encoder.
+    static func choose(format: MediaFormat, video: VideoConfig?, audio: AudioConfig) throws -> H264EncoderChoice? {
+        GStreamer.initialize()
+        _ = try audioEncoder(audio)
+        guard let video, format.video != nil else { return nil }
+        return try H264EncoderChoice.choose(video, probe: H264EncoderChoice.probe)
+    }
+
+    /// `choice`: what `choose` returned.
+    init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, choice: H264EncoderChoice?) throws {
         GStreamer.initialize()
         // Every element is named for its stream, so that an error names the stream it stopped.
         var parts: [String] = []
         var chosen: H264EncoderChoice? = nil
-        if let video, let v = format.video, let caps = format.videoCaps {
+        if let video, let v = format.video, let caps = format.videoCaps, let choice {
             // Two raw frames wait for the encoder (the appsrc's own thread feeds it; the
             // queue of one only decouples it): more was memory, not speed.
             let keyframes = max(1, Int((video.keyframeInterval * Double(v.fps)).rounded()))
-            let choice = try H264EncoderChoice.choose(video, probe: H264EncoderChoice.probe)
             chosen = choice
             parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes * 2) "
                 + "caps=\"\(caps),framerate=\(v.fps)/1\" ! queue name=video-queue max-size-buffers=1 ! "

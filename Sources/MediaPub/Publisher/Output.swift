@@ -24,6 +24,8 @@ final class Output: Sendable {
     let id: String
     /// Whether `id` was given (else it is the index).
     let hasExplicitID: Bool
+    /// Another output of the run has the same masked URL: logs name this one by its id too.
+    let sharesURL: Bool
     let target: OutputTarget
     private let hasVideo: Bool
     /// AAC encoders prime with 1024 samples: pictures are stamped as late (ns).
@@ -62,6 +64,10 @@ final class Output: Sendable {
         /// RTMP: what the server's TCP stack acknowledged on this connection, and how
         /// much we had handed over at the last check.
         var tcpAcked: Int?
+        /// RTMP: what rtmp2sink had written on this connection before any of our media
+        /// went in (the `connect`, `createStream` and `publish` commands): acknowledging
+        /// those is not acknowledging data.
+        var rtmpCommandBytes = 0
         /// RTMP: the server's addresses, resolved again for each connection (`probeFor`),
         /// off the queue (`resolving`); the last good one serves while a resolution fails.
         var probe: TCPAcknowledged?
@@ -75,19 +81,23 @@ final class Output: Sendable {
     let state: Mutex<State>
     /// The file a recording writes, for `shownURL`: a leaf lock (see the lock order above).
     let shown = Mutex<String?>(nil)
+    /// An SRT output's hold on libsrt, given back at the end of `finish`.
+    private let srtLibrary: SRTLibraryHold?
     /// Signalled at the muxer's EOS, or when the output fails while finishing.
     private let eos = DispatchSemaphore(value: 0)
 
-    init(url: OutputURL, id: String, hasExplicitID: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
+    init(url: OutputURL, id: String, hasExplicitID: Bool = false, sharesURL: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
          reconnect: ReconnectConfig, segment: TimeInterval? = nil, retention: RecordingRetention? = nil, paced: Bool = false,
          onState: @escaping @Sendable (Output, OutputState, String?) -> Void,
          onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }) {
         self.url = url.text
         self.id = id
         self.hasExplicitID = hasExplicitID
+        self.sharesURL = sharesURL
         self.maskedURL = SecretMask.mask(url: url.text)
         let target = url.target
         self.target = target
+        if case .srt = target { srtLibrary = SRTLibraryHold() } else { srtLibrary = nil }
         self.hasVideo = hasVideo
         self.videoDelay = Int(audioPriming * 1e9)
         self.onState = onState
@@ -144,14 +154,21 @@ final class Output: Sendable {
         return false
     }
 
-    /// Opens the output: files at once (nothing of the recording may be lost),
-    /// network outputs on the output's own queue (a slow server stalls nobody).
-    func open() throws {
+    /// A network output starts connecting, on its own queue (a slow server stalls
+    /// nobody); what goes wrong is its state, never an error here.
+    func openNetwork() {
+        precondition(target.isNetwork, "openNetwork: \(maskedURL) is a recording")
         state.withLock { $0.openedAt = Date() }
-        if target.isNetwork {
-            queue.async { [self] in connectOrFail() }
-            watchLink()
-        } else if let error = connectOrFail() {
+        queue.async { [self] in connectOrFail() }
+        watchLink()
+    }
+
+    /// Opens the output: files at once (nothing of the recording may be lost),
+    /// network outputs as `openNetwork`.
+    func open() throws {
+        if target.isNetwork { return openNetwork() }
+        state.withLock { $0.openedAt = Date() }
+        if let error = connectOrFail() {
             throw error
         } else if case .file = target {
             watch { output in
@@ -189,6 +206,7 @@ final class Output: Sendable {
             s.connection = connection
             s.srtStats = nil        // a new socket counts from zero
             s.tcpAcked = nil
+            s.rtmpCommandBytes = 0
             s.stall.restart()
             return s.supervision.connected()
         }
@@ -200,6 +218,9 @@ final class Output: Sendable {
             teardown()
             throw MediaPubError.output(url, SecretMask.scrub(why, secretsOf: url))
         }
+        // The server's addresses are looked up while rtmp2sink connects, so that the watch
+        // sees the first data acknowledged at its first look.
+        if case .rtmp = target { _ = serverAddresses(for: generation) }
     }
 
     /// Encoder streaming thread: pass a sample on to the current connection, which
@@ -387,5 +408,6 @@ final class Output: Sendable {
             recording?.removeIfStillOurs()
         }
         if final != before { onState(self, final, why) }   // a failed output was reported failed once
+        srtLibrary?.release()
     }
 }

@@ -64,7 +64,9 @@ enum OutputTarget: Equatable, Sendable {
             }
             return "\(([factory, "name=mux"] + properties).joined(separator: " ")) ! filesink name=sink sync=false location=\(GStreamer.quote(location ?? path))"
         case .rtmp(let endpoint):
-            return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=false location=\(GStreamer.quote(endpoint.url))"
+            // rtmp2sink connects (handshake, `connect`, `publish`) as the pipeline starts, while
+            // the sources load and the encoder makes its first frame, not at the first frame.
+            return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=true location=\(GStreamer.quote(endpoint.url))"
         case .srt(let endpoint):
             // srtsink reads its URI as a URI, where `#` starts a fragment: a stream id in the
             // access-control syntax (`#!::r=live/cam1,u=alice`) would be cut off and never sent.

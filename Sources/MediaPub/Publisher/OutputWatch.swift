@@ -110,16 +110,26 @@ extension Output {
     /// What the RTMP server acknowledged: its own RTMP acknowledgements (rtmp2sink's
     /// `out-bytes-acked`) or, when it sends those rarely (nginx-rtmp: every 5 MB), what
     /// its TCP stack acknowledged of the bytes rtmp2sink wrote (`probe` finds the socket).
-    /// rtmp2sink writes nothing until the server has answered the handshake, `connect`
-    /// and `publish`, so a server that accepts and never answers is never publishing.
+    /// rtmp2sink writes nothing until the server has answered the handshake, so a server
+    /// that accepts and never answers is never publishing; nor is one that has only
+    /// acknowledged the commands written before our first media (`rtmpCommandBytes`).
     func checkRTMP() {
         let produced = state.withLock { s in
             defer { s.bytesAtCheck = s.bytes }
             return s.bytes > s.bytesAtCheck
         }
-        guard let (connection, generation) = watched, let sink = connection.sink,
-              let written = TCPAcknowledged.written(by: sink), written > 0 else { return }
+        guard let (connection, generation) = watched, let sink = connection.sink else { return }
+        // Looked up as it connected (Output.connect); again here if that lookup failed.
         let probe = serverAddresses(for: generation)
+        // Read before what was written: nothing pushed yet means all that was written is commands.
+        let mediaPushed = connection.flow.pushed > 0
+        guard let written = TCPAcknowledged.written(by: sink), written > 0 else { return }
+        if !mediaPushed {
+            state.withLock { s in
+                if s.supervision.isCurrent(generation) { s.rtmpCommandBytes = max(s.rtmpCommandBytes, written) }
+            }
+            return
+        }
         let serverAcked = sink.structure("stats")?.uint64("out-bytes-acked").map { Int(clamping: $0) } ?? 0
         let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
         let acked = max(serverAcked, socket.map { max(0, written - $0.sendQueue) } ?? 0)
@@ -131,7 +141,7 @@ extension Output {
             s.tcpAcked = acked
             let current = s.supervision.state
             let stalled = s.stall.observe(acknowledged: grew, sending: produced, publishing: current == .publishing, at: now)
-            return (acked > 0 && (current == .connecting || current == .reconnecting), stalled)
+            return (acked > s.rtmpCommandBytes && (current == .connecting || current == .reconnecting), stalled)
         }
         if firstAck { markPublishing(connection: generation) }
         if stalled {
@@ -142,7 +152,7 @@ extension Output {
     /// The RTMP server's addresses: resolved again (off the queue: a slow resolver stalls
     /// nobody) for each connection, as rtmp2sink resolves for each; meanwhile, or when
     /// that fails, the last ones found.
-    private func serverAddresses(for generation: Int) -> TCPAcknowledged? {
+    func serverAddresses(for generation: Int) -> TCPAcknowledged? {
         guard case .rtmp(let endpoint) = target else { return nil }
         let (probe, resolve) = state.withLock { s -> (TCPAcknowledged?, Bool) in
             let resolve = s.probeFor != generation && !s.resolving

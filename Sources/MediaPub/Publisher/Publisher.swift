@@ -31,7 +31,28 @@ final class Publisher: TimelineSink, Sendable {
          onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }) throws {
         self.log = log
         self.onEncoderFailure = onEncoderFailure
-        encoder = try Encoder(format: format, video: video, audio: audio)
+        let choice = try Encoder.choose(format: format, video: video, audio: audio)
+        let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
+        let masked = configs.map { SecretMask.mask(url: $0.url.text) }
+        let outputs = configs.enumerated().map { index, config in
+            Output(url: config.url, id: config.id ?? "\(index)", hasExplicitID: config.id != nil,
+                   sharesURL: masked.filter { $0 == masked[index] }.count > 1, hasVideo: video != nil,
+                   audioPriming: priming, reconnect: reconnect, segment: config.segment,
+                   retention: config.keep == nil && config.maxAge == nil ? nil
+                       : RecordingRetention(keep: config.keep, maxAge: config.maxAge),
+                   paced: paced, onState: onOutputState, onRecording: onRecording)
+        }
+        self.outputs = outputs
+        // Network outputs connect first: their few plugins load before the encoder's (libav
+        // is the slowest to load), and the server's handshake overlaps the encoder's and the
+        // sources' start instead of following it. Recordings open in `start`.
+        for output in outputs where output.target.isNetwork { output.openNetwork() }
+        do {
+            encoder = try Encoder(format: format, video: video, audio: audio, choice: choice)
+        } catch {
+            for output in outputs where output.target.isNetwork { output.finish(timeout: 0) }
+            throw error
+        }
         if let choice = encoder.videoEncoder, let video {
             log.info("video encoder: \(choice.element.rawValue)" + (video.encoder == .auto ? " (auto)" : "")
                 + ", tune \(video.tune.rawValue), profile \(video.profile.rawValue), bframes \(choice.bframes)")
@@ -45,21 +66,14 @@ final class Publisher: TimelineSink, Sendable {
         }))
         firstPicture = Publisher.firstPicture(bframes: encoder.videoEncoder?.bframes ?? 0, fps: video?.fps ?? 1)
         state = Mutex(State(streamsLeft: encoder.videoSink == nil ? 1 : 2))
-        let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
-        outputs = configs.enumerated().map { index, config in
-            Output(url: config.url, id: config.id ?? "\(index)", hasExplicitID: config.id != nil, hasVideo: video != nil,
-                   audioPriming: priming, reconnect: reconnect, segment: config.segment,
-                   retention: config.keep == nil && config.maxAge == nil ? nil
-                       : RecordingRetention(keep: config.keep, maxAge: config.maxAge),
-                   paced: paced, onState: onOutputState, onRecording: onRecording)
-        }
     }
 
     func start() throws {
         // A recording that cannot be opened is that output's failure (reported as it
         // happens); the others go on. Only when none could open is nothing started.
+        // Network outputs are connecting already (init).
         var failures: [Error] = []
-        for output in outputs {
+        for output in outputs where !output.target.isNetwork {
             do { try output.open() } catch { failures.append(error) }
         }
         if let first = failures.first, failures.count == outputs.count { throw first }

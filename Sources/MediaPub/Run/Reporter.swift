@@ -89,10 +89,10 @@ final class Reporter: Sendable {
     }
 
     /// An output's state change. In logs an output is its URL; its id too where
-    /// the URL alone would not tell it apart from the others in `outputs`.
-    func output(_ output: Output, _ state: OutputState, _ error: String?, among outputs: [Output]) {
+    /// the URL alone would not tell it apart from the run's other outputs.
+    func output(_ output: Output, _ state: OutputState, _ error: String?) {
         let shown = output.shownURL
-        let label = output.hasExplicitID || (outputs.filter { $0.maskedURL == output.maskedURL }.count > 1)
+        let label = output.hasExplicitID || output.sharesURL
             ? "\(output.id) (\(shown))" : shown
         report(.outputState(output: output.id, url: shown, state: state, error: error),
                error.map { .warn("output \(label): \(state.rawValue): \($0)") } ?? .info("output \(label): \(state.rawValue)"))
