@@ -11,8 +11,12 @@ Called by scripts/bench.sh with the release binary and a temp dir:
   bench.py --mediapub .build/release/mediapub --tmp DIR
 Environment: BENCH_SECONDS (60) length of the realtime jobs and output seconds of the
 memory job; BENCH_RUNS (5) runs per tool in jobs 1, 2 and 5; BENCH_SOLO_RUNS
-(min(3, BENCH_RUNS)) runs of the mediapub-only jobs 3 and 4; BENCH_FILE_SECONDS (20)
-length of job 1's source; BENCH_JOBS (1,2,3,4,5,mem) which jobs to run.
+(min(3, BENCH_RUNS)) runs of the mediapub-only jobs 3 and 4 and of job 6; BENCH_FILE_SECONDS
+(20) length of job 1's source; BENCH_JOBS (1,2,3,4,5,6,mem) which jobs to run.
+
+Job 6 (encode once) runs the job 2 source realtime to one output (RTMP) and to three
+(RTMP, SRT, MP4), alternately, and gives the CPU of three over one; ffmpeg's tee muxer,
+which also encodes once, to the same three outputs beside it.
 
 Any child that fails, or whose output is short or missing, fails the bench with its
 log printed: never a silently wrong number.
@@ -473,11 +477,11 @@ class Bench:
         self.runs = env_int("BENCH_RUNS", 5)
         self.solo_runs = env_int("BENCH_SOLO_RUNS", min(3, self.runs))
         self.file_seconds = env_int("BENCH_FILE_SECONDS", 20)
-        jobs = os.environ.get("BENCH_JOBS", "") or "1,2,3,4,5,mem"
+        jobs = os.environ.get("BENCH_JOBS", "") or "1,2,3,4,5,6,mem"
         self.jobs = {j.strip() for j in jobs.split(",") if j.strip()}
-        unknown = self.jobs - {"1", "2", "3", "4", "5", "mem"}
+        unknown = self.jobs - {"1", "2", "3", "4", "5", "6", "mem"}
         if unknown:
-            raise BenchError(f"BENCH_JOBS: unknown job {', '.join(sorted(unknown))} (jobs: 1,2,3,4,5,mem)")
+            raise BenchError(f"BENCH_JOBS: unknown job {', '.join(sorted(unknown))} (jobs: 1,2,3,4,5,6,mem)")
         self.services = []
         self.nginx = self.probe = None
         self.counter = 0
@@ -756,6 +760,62 @@ outputs:
                    f"srt-live-transmit, MP4) realtime {self.seconds} s: median of {self.solo_runs} runs; "
                    "SSIM of the MP4 against the video source", rows, ssim, ratios=False)
 
+    # -- job 6 ----------------------------------------------------------------------
+
+    def job_encode_once(self):
+        src = self.realtime_source()
+        base = self.server()
+        srt_port = free_port(socket.SOCK_DGRAM)
+        out = os.path.join(self.tmp, "three.mp4")
+        srt_url = f"srt://127.0.0.1:{srt_port}?mode=caller&latency=200"
+        one = self.preset("bench-one", f"players:\n  - id: main\n    source: \"{src}\"\n    video: true\n"
+                          f"outputs:\n  - url: \"{base}/one\"\n")
+        three = self.preset("bench-three", f"players:\n  - id: main\n    source: \"{src}\"\n    video: true\n"
+                            f"outputs:\n  - url: \"{base}/three\"\n  - url: \"{srt_url}\"\n  - url: \"{out}\"\n")
+        tee = "|".join([f"[f=flv:onfail=ignore]{base}/tee", f"[f=mpegts:onfail=ignore]{srt_url}",
+                        f"[f=mp4]{out}"])
+        commands = {
+            "mediapub, 1 output (RTMP)": lambda: self.mediapub_argv(one),
+            "mediapub, 3 outputs": lambda: self.mediapub_argv(three),
+            "ffmpeg tee, 3 outputs": lambda: ["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-y", "-re", "-i", src,
+                                              *FFMPEG_ENCODE, "-map", "0:v", "-map", "0:a", "-f", "tee", tee],
+        }
+        rows = {k: [] for k in commands}
+        for run in range(1, self.solo_runs + 1):
+            for (key, command), tag in zip(commands.items(), ("one", "three", "ffmpeg-tee")):
+                log = self.log(f"job6-{tag}-run{run}")
+                if os.path.exists(out):
+                    os.remove(out)
+                received = os.path.join(self.tmp, "srt6.ts")
+                srt = Service(["srt-live-transmit", "-q", f"srt://:{srt_port}?mode=listener", "file://con"],
+                              self.log(f"job6-srt-live-transmit-run{run}"), stdout=received)
+                self.services.append(srt)
+                try:
+                    wait_until(lambda: udp_bound(srt_port) or not srt.alive(), 10, "srt-live-transmit to listen")
+                    self.probe.reset()
+                    r = run_child(command(), log, timeout=3 * self.seconds + 60)
+                finally:
+                    srt.stop()
+                self.check_rtmp(f"job 6 {key}", log, r.wall)
+                if "3 outputs" in key:
+                    check_output(out, self.seconds, log, f"job 6 {key} MP4 output")
+                    got, rtmp_bytes = os.path.getsize(received), self.probe.snapshot()[3]
+                    if got < 0.5 * rtmp_bytes:
+                        print_log(log)
+                        raise BenchError(f"job 6 {key}: the SRT listener received {got} bytes, the RTMP server {rtmp_bytes}; log: {log}")
+                os.remove(received)
+                rows[key].append(r)
+                progress(f"job 6 run {run}/{self.solo_runs} {key}: {r.cpu:.2f} s CPU, {r.rss:.0f} MiB")
+        med = self.table(f"6. encode once: the job 2 source realtime {self.seconds} s to one output and to three "
+                         f"(RTMP to nginx, SRT to srt-live-transmit, MP4): median of {self.solo_runs} alternating runs",
+                         rows, ratios=False)
+        one_cpu = med["mediapub, 1 output (RTMP)"][1]
+        print(f"mediapub 3 outputs / 1 output: cpu {med['mediapub, 3 outputs'][1] / one_cpu:.2f}x "
+              f"rss {med['mediapub, 3 outputs'][2] / med['mediapub, 1 output (RTMP)'][2]:.2f}x; "
+              f"mediapub 3 outputs / ffmpeg tee: cpu {med['mediapub, 3 outputs'][1] / med['ffmpeg tee, 3 outputs'][1]:.2f}x "
+              f"rss {med['mediapub, 3 outputs'][2] / med['ffmpeg tee, 3 outputs'][2]:.2f}x")
+        sys.stdout.flush()
+
     # -- memory ---------------------------------------------------------------------
 
     def job_memory(self):
@@ -796,6 +856,8 @@ outputs:
             self.job_bgm()
         if "4" in self.jobs:
             self.job_four()
+        if "6" in self.jobs:
+            self.job_encode_once()
         if "mem" in self.jobs:
             self.job_memory()
 
