@@ -503,6 +503,17 @@ class Bench:
             self.probe = RTMPProbe(self.nginx.port)
         return f"rtmp://127.0.0.1:{self.probe.port}/live"
 
+    def srt_listener(self, port, received, name):
+        """srt-live-transmit listening on port, writing what it receives to received."""
+        srt = Service(["srt-live-transmit", "-q", f"srt://:{port}?mode=listener", "file://con"],
+                      self.log(name), stdout=received)
+        self.services.append(srt)
+        wait_until(lambda: udp_bound(port) or not srt.alive(), 10, "srt-live-transmit to listen")
+        if not srt.alive():
+            print_log(srt.log)
+            raise BenchError("srt-live-transmit did not start")
+        return srt
+
     def preset(self, name, body):
         path = os.path.join(self.tmp, f"{name}.yaml")
         with open(path, "w") as f:
@@ -731,14 +742,8 @@ outputs:
                 os.remove(out)
             log = self.log(f"job4-four-run{run}")
             received = os.path.join(self.tmp, "srt.ts")
-            srt = Service(["srt-live-transmit", "-q", f"srt://:{srt_port}?mode=listener", "file://con"],
-                          self.log(f"job4-srt-live-transmit-run{run}"), stdout=received)
-            self.services.append(srt)
+            srt = self.srt_listener(srt_port, received, f"job4-srt-live-transmit-run{run}")
             try:
-                wait_until(lambda: udp_bound(srt_port) or not srt.alive(), 10, "srt-live-transmit to listen")
-                if not srt.alive():
-                    print_log(srt.log)
-                    raise BenchError("srt-live-transmit did not start")
                 self.probe.reset()
                 r = run_child(self.mediapub_argv(preset, "--duration", f"{self.seconds}s"), log,
                               timeout=3 * self.seconds + 60)
@@ -787,11 +792,8 @@ outputs:
                 if os.path.exists(out):
                     os.remove(out)
                 received = os.path.join(self.tmp, "srt6.ts")
-                srt = Service(["srt-live-transmit", "-q", f"srt://:{srt_port}?mode=listener", "file://con"],
-                              self.log(f"job6-srt-live-transmit-run{run}"), stdout=received)
-                self.services.append(srt)
+                srt = self.srt_listener(srt_port, received, f"job6-srt-live-transmit-{tag}-run{run}")
                 try:
-                    wait_until(lambda: udp_bound(srt_port) or not srt.alive(), 10, "srt-live-transmit to listen")
                     self.probe.reset()
                     r = run_child(command(), log, timeout=3 * self.seconds + 60)
                 finally:
