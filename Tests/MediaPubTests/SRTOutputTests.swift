@@ -139,4 +139,30 @@ final class SRTOutputTests: XCTestCase {
         mp.terminate()
         XCTAssertTrue(mp.waitForExit(timeout: 30))
     }
+
+    /// SIGTERM while a caller is calling nobody: srtsink's connect blocks the output's
+    /// queue for 3 s and asking the listener why takes 1.5 s more; the stop waited for
+    /// them (up to its 6 s deadline). Now it tears the output down at once and the
+    /// recording beside it is finalised.
+    func testSIGTERMWhileACallerCallsNobodyEndsAtOnce() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free()
+        let out = dir.appendingPathComponent("rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["srt://127.0.0.1:\(port)?mode=caller", out.path],
+                                                                  extra: "reconnect: {initial: 100ms, max: 100ms, give_up_after: 1m}"))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
+        // The first attempt failed and was explained; the next one is calling (3 s) 100 ms later.
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) {
+            ((try? EventLog.read(events)) ?? []).contains { $0["output"] as? String == "0" && $0["error"] != nil } || !mp.isRunning
+        }, mp.stderr)
+        let asked = Date()
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 30), mp.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 2.5, "the stop waited for the connect: \(mp.stderr)")
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        _ = try assertH264AAC(out.path)
+        try assertDecodesCleanly(out.path)
+    }
 }

@@ -44,6 +44,8 @@ final class Output: Sendable {
     let paced: Bool
     /// How long a publishing network output may take to send what is on its way at the end.
     static let networkDrain: TimeInterval = 3
+    /// How long `finish` waits for a network output's queue before tearing it down itself.
+    static let networkQueueWait: TimeInterval = 0.5
 
     /// What changes; internal for the watch (OutputWatch.swift).
     struct State {
@@ -61,6 +63,8 @@ final class Output: Sendable {
         var watch: DispatchSourceTimer?
         /// The last statistics of an SRT caller's connection.
         var srtStats: SRTStats?
+        /// The connection whose failure the SRT listener was asked about (`SRTRejection`).
+        var srtAsked: Int?
         /// RTMP: what the server's TCP stack acknowledged on this connection, and how
         /// much we had handed over at the last check.
         var tcpAcked: Int?
@@ -278,8 +282,20 @@ final class Output: Sendable {
         case .error(let error):
             let (source, text) = (error.source, error.message)
             if case .srt(let endpoint) = target, neverGotGoing {
-                // srtsink does not say why a listener refused it: ask the listener (off this thread).
+                // srtsink posts more than one error for one failed connect: the listener is
+                // asked once per connection (each question holds the queue for its timeout).
+                let first = state.withLock { s in
+                    defer { s.srtAsked = connection }
+                    return s.srtAsked != connection
+                }
+                guard first else { return }
+                // srtsink does not say why a listener refused it: ask the listener (off this
+                // thread), unless the run is ending (the answer would only hold the stop up).
                 queue.async { [self] in
+                    if state.withLock({ $0.supervision.finishing }) {
+                        fail("\(source): \(text)", connection: connection)
+                        return
+                    }
                     switch SRTRejection.outcome(for: endpoint) {
                     case .refused(let why): fail("rejected: \(why)", rejected: true, connection: connection)
                     case .noAnswer(let why): fail(why, connection: connection)
@@ -391,13 +407,17 @@ final class Output: Sendable {
                 }
             }
         }
-        // After whatever the queue is doing (a connect), but not forever.
+        // After whatever the queue is doing (a connect), but not forever. A network output
+        // does not wait long: its queue may be in a connect that blocks for seconds (srtsink
+        // calling nobody) or asking a listener why it refused; a connect that lands from now
+        // on is dropped (`connect`), and the pipeline it is starting stops within its deadline.
         let drained = DispatchSemaphore(value: 0)
         queue.async { [self] in
             teardown()
             drained.signal()
         }
-        if drained.wait(timeout: .now() + OutputConnection.stopDeadline + 1) == .timedOut { teardown() }
+        let queueWait = target.isNetwork ? Self.networkQueueWait : OutputConnection.stopDeadline + 1
+        if drained.wait(timeout: .now() + queueWait) == .timedOut { teardown() }
         let (final, why, wroteNothing, recording) = state.withLock { s in
             let (final, why) = s.supervision.stop()
             return (final, why, s.bytes == 0, s.recording)
