@@ -54,7 +54,8 @@ final class SourceRetryTests: XCTestCase {
         let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "http://127.0.0.1:\(port)/tone.mp3")], output: out)
         let preset = try writeFile(dir, "t.yaml", yaml)
         let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "8s"])
-        Thread.sleep(forTimeInterval: 1.5)
+        // The first attempt failed and a retry is due.
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { run.stderr.contains("retrying") || !run.isRunning }, run.stderr)
         // A real HTTP server (python3's) comes up on the port the source names.
         _ = try startTool(try Tools.path("python3"), ["-m", "http.server", "--bind", "127.0.0.1", "\(port)", "--directory", www.path])
         XCTAssertTrue(run.waitForExit(timeout: 30))

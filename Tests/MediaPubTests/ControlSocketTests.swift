@@ -25,7 +25,8 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: socket) }, "socket appears")
         let mode = try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600, "socket mode")
-        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertTrue(EventLog.waitFor(events, of: run) { $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing" },
+                      "the recording is publishing: \(run.stderr)")
 
         let status = try ctl(socket, ["status"])
         XCTAssertEqual(status.status, 0)

@@ -25,8 +25,8 @@ final class HarnessTests: XCTestCase {
         XCTAssertTrue(slow.signaled)
 
         // A signal reaches the child, and the child's own exit status is reported.
-        let p = try startTool("sh", ["-c", "trap 'exit 7' TERM; while :; do sleep 0.05; done"])
-        usleep(300_000)
+        let p = try startTool("sh", ["-c", "trap 'exit 7' TERM; echo trapped; while :; do sleep 0.05; done"])
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { p.stdout.contains("trapped") }, "the child set its trap")
         XCTAssertTrue(p.isRunning)
         p.terminate(SIGTERM)
         XCTAssertTrue(p.waitForExit(timeout: 5))
@@ -153,7 +153,8 @@ final class HarnessTests: XCTestCase {
             "-t", "6", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p",
             "-c:a", "aac", "-b:a", "96k", "-f", "flv", url,
         ])
-        sleep(2)
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { rtmp.errorLog.contains("publish: name='harness'") || !publisher.isRunning },
+                      "nginx took the publisher: \(rtmp.errorLog)")
         let p = try MediaProbe.probe(url, inputOptions: ["-rw_timeout", "5000000"], timeout: 20)
         XCTAssertEqual(p.video?.codecName, "h264", p.rawJSON)
         XCTAssertEqual(p.audio?.codecName, "aac", p.rawJSON)
@@ -213,7 +214,8 @@ final class HarnessTests: XCTestCase {
         ])
         XCTAssertTrue(ff.waitForExit(timeout: 30), "ffmpeg publisher did not finish")
         XCTAssertEqual(ff.exitStatus, 0, ff.stderr)
-        sleep(1)
+        // All it received is written once it has seen the caller go.
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { srt.log.contains("SRT source disconnected") }, srt.log)
         srt.stop()
         XCTAssertTrue(srt.log.contains("Accepted SRT source connection"), srt.log)
         let p = try assertH264AAC(out.path)

@@ -17,11 +17,11 @@ final class OutputIndependenceTests: XCTestCase {
                                                                   extra: "reconnect: { initial: 500ms, max: 1s, give_up_after: 1m }"))
         let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "9s"])
 
-        // Nothing listens for the first seconds; then the server comes up on that port.
-        Thread.sleep(forTimeInterval: 2.5)
+        // Nothing listens at first (the output says it is reconnecting); then the server comes up on that port.
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { run.stderr.contains("reconnecting") || !run.isRunning }, run.stderr)
         let server = try RTMPServer(port: port)
         addTeardownBlock { server.stop() }
-        Thread.sleep(forTimeInterval: 2.5)
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { run.stderr.contains("/live/****: publishing") || !run.isRunning }, run.stderr)
         let viewer = try MediaProbe.probe(rtmp, inputOptions: ["-rw_timeout", "4000000"], timeout: 15)
         XCTAssertNotNil(viewer.video, "the RTMP output reconnected: \(viewer.rawJSON)")
 

@@ -18,12 +18,11 @@ final class RTMPOutputTests: XCTestCase {
         let mp = try startMediaPub(["--preset", preset.path, "--output", url, "--realtime",
                                     "--duration", "8s", "--log-level", "debug"])
 
-        // A viewer joins mid-stream and records 4 s.
-        sleep(1)
+        // A viewer joins mid-stream (once the server has taken data) and records 4 s.
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { mp.stderr.contains("/live/****: publishing") || !mp.isRunning }, mp.stderr)
         let recording = dir.appendingPathComponent("viewer.flv")
         let viewer = try startTool("ffmpeg", ["-nostdin", "-hide_banner", "-v", "error", "-y",
                                               "-rw_timeout", "5000000", "-i", url, "-t", "4", "-c", "copy", recording.path])
-        sleep(1)
         let p = try MediaProbe.probe(url, inputOptions: ["-rw_timeout", "5000000"], timeout: 20)
         XCTAssertEqual(p.video?.codecName, "h264", "live stream streams: \(p.rawJSON)\n\(mp.stderr)")
         XCTAssertEqual(p.audio?.codecName, "aac", "live stream streams: \(p.rawJSON)")

@@ -145,7 +145,8 @@ final class LockTests: XCTestCase {
         let second = try writeFile(dir, "b.yaml", E2EPreset.basic(name: "b", source: E2EPreset.testsrc, outputs: ["file://\(secondOut.path)"]))
         let running = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--lock", lock])
         XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: lock) })
-        Thread.sleep(forTimeInterval: 0.5)
+        // The lock is taken before the run starts.
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { running.stderr.contains("running a:") || !running.isRunning }, running.stderr)
         let r = try CLI.run(["--preset", second.path, "--no-realtime", "--duration", "2s", "--lock", lock], timeout: 20)
         XCTAssertEqual(r.status, 3, r.summary("second instance"))
         XCTAssertTrue(r.stderr.contains(lock), r.stderr)
@@ -164,9 +165,11 @@ final class MetricsTests: XCTestCase {
         let dir = try makeTempDir()
         let port = try Ports.free()
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(name: "met", source: E2EPreset.testsrc, outputs: ["null://"]))
-        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "15s", "--metrics", "127.0.0.1:\(port)"])
+        let events = dir.appendingPathComponent("events.jsonl")
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "15s", "--metrics", "127.0.0.1:\(port)",
+                                     "--events", events.path])
         XCTAssertTrue(Ports.waitForTCP(port, timeout: 10), "metrics port listens")
-        Thread.sleep(forTimeInterval: 2)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.progressed(1.5)), "1.5 s played: \(run.stderr)")
         let fetch = try Proc.run(try Tools.path("python3"), ["-c",
             "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())",
             "http://127.0.0.1:\(port)/metrics"], timeout: 15)

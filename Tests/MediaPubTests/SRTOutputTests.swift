@@ -19,7 +19,8 @@ final class SRTOutputTests: XCTestCase {
         XCTAssertTrue(mp.waitForExit(timeout: 25), "mediapub did not stop after --duration 5s")
         XCTAssertFalse(mp.exitedBySignal, "mediapub crashed: \(mp.stderr)")
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
-        sleep(1)
+        // All it received is written once it has seen the caller go.
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { srt.log.contains("SRT source disconnected") }, srt.log)
         srt.stop()
 
         XCTAssertTrue(srt.log.contains("Accepted SRT source connection"), "srt-live-transmit log:\n\(srt.log)")

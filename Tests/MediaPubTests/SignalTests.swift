@@ -15,8 +15,9 @@ final class SignalTests: XCTestCase {
         let preset = try writeFile(dir, "rec.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
 
         // testsrc never ends: only the signal stops this run.
-        let mp = try startMediaPub(["--preset", preset.path, "--output", "file://\(rec.path)", "--realtime"])
-        sleep(4)
+        let events = dir.appendingPathComponent("events.jsonl")
+        let mp = try startMediaPub(["--preset", preset.path, "--output", "file://\(rec.path)", "--realtime", "--events", events.path])
+        XCTAssertTrue(EventLog.waitFor(events, of: mp, EventLog.progressed(4)), "4 s played: \(mp.stderr)", file: file, line: line)
         XCTAssertTrue(mp.isRunning, "mediapub stopped before the signal:\n\(mp.stderr)", file: file, line: line)
         mp.terminate(signal)
         XCTAssertTrue(mp.waitForExit(timeout: 10), "mediapub did not exit within 10 s of signal \(signal)",

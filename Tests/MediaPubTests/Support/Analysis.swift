@@ -277,6 +277,20 @@ enum EventLog {
         return (event["ts"] as? String).flatMap { iso.date(from: $0) }
     }
 
+    /// Waits until the events file holds an event `match` accepts: true then; false
+    /// when `timeout` passes or `process` ends first.
+    static func waitFor(_ url: URL, of process: RunningProcess? = nil, timeout: TimeInterval = 30,
+                        _ match: ([String: Any]) -> Bool) -> Bool {
+        Ports.waitUntil(timeout: timeout) {
+            ((try? read(url)) ?? []).contains(where: match) || process?.isRunning == false
+        } && ((try? read(url)) ?? []).contains(where: match)
+    }
+
+    /// A `player.progress` event at `seconds` of the player's position or later.
+    static func progressed(_ seconds: Double) -> ([String: Any]) -> Bool {
+        { $0["event"] as? String == "player.progress" && Double($0["position_ms"] as? Int ?? 0) >= seconds * 1000 }
+    }
+
     static func read(_ url: URL) throws -> [[String: Any]] {
         let text = try String(contentsOf: url, encoding: .utf8)
         return try text.split(whereSeparator: \.isNewline).map { line in
