@@ -23,9 +23,12 @@ final class Encoder: Sendable {
         return try H264EncoderChoice.choose(video, probe: H264EncoderChoice.probe)
     }
 
-    /// `choice`: what `choose` returned.
+    /// `choice`: what `choose` returned (nil exactly when the run has no pictures).
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, choice: H264EncoderChoice?) throws {
         GStreamer.initialize()
+        guard (choice == nil) == (video == nil || format.video == nil) else {
+            throw MediaPubError.pipeline("encoder: the H.264 encoder was not chosen for this run's pictures (Encoder.choose)")
+        }
         // Every element is named for its stream, so that an error names the stream it stopped.
         var parts: [String] = []
         var chosen: H264EncoderChoice? = nil

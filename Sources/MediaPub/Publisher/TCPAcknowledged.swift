@@ -79,18 +79,20 @@ struct TCPAcknowledged: Sendable {
     /// This process's sockets (from /proc/self/fd): descriptor and inode.
     static func ownedSockets() -> [(fd: Int32, inode: UInt64)] {
         guard let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return [] }
-        var sockets: [(fd: Int32, inode: UInt64)] = []
-        var buffer = [CChar](repeating: 0, count: 64)
-        for name in fds {
-            guard let fd = Int32(name) else { continue }
-            let n = readlink("/proc/self/fd/" + name, &buffer, buffer.count - 1)
-            guard n > 0 else { continue }
-            let link = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            // socket:[12345]
-            guard link.hasPrefix("socket:["), link.hasSuffix("]"), let inode = UInt64(link.dropFirst(8).dropLast()) else { continue }
-            sockets.append((fd, inode))
+        return fds.compactMap { name in
+            guard let fd = Int32(name), let inode = socketInode(of: fd) else { return nil }
+            return (fd, inode)
         }
-        return sockets
+    }
+
+    /// The inode of the socket behind `fd` (its /proc/self/fd link reads `socket:[12345]`), nil for anything else.
+    static func socketInode(of fd: Int32) -> UInt64? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let link = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard link.hasPrefix("socket:["), link.hasSuffix("]"), let inode = UInt64(link.dropFirst(8).dropLast()) else { return nil }
+        return inode
     }
 
     /// This process's established connections to the server now, each with what it sent
@@ -103,7 +105,8 @@ struct TCPAcknowledged: Sendable {
             var address = [UInt8](repeating: 0, count: 16)
             guard cshim_tcp_peer(socket.fd, &family, &address, &port, &unacked) == 1 else { return nil }
             let peer = family == AF_INET ? Array(address[0..<4]) : address
-            guard isServer(address: peer, port: Int(port)) else { return nil }
+            // Still the socket listed: a descriptor closed and reused meanwhile is another socket.
+            guard isServer(address: peer, port: Int(port)), Self.socketInode(of: socket.fd) == socket.inode else { return nil }
             return Connection(inode: socket.inode, sendQueue: Int(unacked))
         }
     }
@@ -111,7 +114,8 @@ struct TCPAcknowledged: Sendable {
 
 extension TCPAcknowledged {
     /// The bytes rtmp2sink has written to its socket (its stats' `out-bytes-total`):
-    /// 0 until the server has answered the handshake, `connect` and `publish`.
+    /// 0 until the server has answered the handshake; then the `connect`, `createStream`
+    /// and `publish` commands, then the stream.
     static func written(by sink: Element) -> Int? {
         sink.structure("stats")?.uint64("out-bytes-total").map { Int(clamping: $0) }
     }
