@@ -22,10 +22,18 @@ final class Bus: @unchecked Sendable {
     /// Hands every message of interest to `handler` on `queue` (a serial queue of
     /// the owner's, or one of the bus's own), in the order posted, starting with
     /// what waits on the bus already. A later call replaces the watch.
-    func start(name: String, on queue: DispatchQueue? = nil, handler: @escaping @Sendable (BusMessage) -> Void) {
+    ///
+    /// `onPostingThread`, if given, sees each message first, on the thread that
+    /// posts it: what must be known before the poster goes on (a sink's tags before
+    /// its preroll completes). It must be quick, and take no lock that is held
+    /// while calling into GStreamer (a message can be posted from inside any call).
+    func start(name: String, on queue: DispatchQueue? = nil,
+               onPostingThread: (@Sendable (BusMessage) -> Void)? = nil,
+               handler: @escaping @Sendable (BusMessage) -> Void) {
         // The old handler goes first: GStreamer keeps one sync handler and refuses a second.
         stop()
-        let made = BusWatch(bus: bus, queue: queue ?? DispatchQueue(label: "bus-\(name)"), handler: handler)
+        let made = BusWatch(bus: bus, queue: queue ?? DispatchQueue(label: "bus-\(name)"),
+                            early: onPostingThread, handler: handler)
         watch.withLock { $0 = made }
     }
 
@@ -63,17 +71,21 @@ final class BusWatch: @unchecked Sendable {
     /// What the C handler holds: where messages go, and whether they still may.
     private final class Delivery: Sendable {
         let queue: DispatchQueue
+        let early: (@Sendable (BusMessage) -> Void)?
         let handler: @Sendable (BusMessage) -> Void
         /// False once the watch is removed; queued deliveries check it before calling.
         let active = Mutex(true)
 
-        init(queue: DispatchQueue, handler: @escaping @Sendable (BusMessage) -> Void) {
+        init(queue: DispatchQueue, early: (@Sendable (BusMessage) -> Void)?, handler: @escaping @Sendable (BusMessage) -> Void) {
             self.queue = queue
+            self.early = early
             self.handler = handler
         }
 
-        /// Called on the posting thread; enqueues under `active` so the order holds.
+        /// Called on the posting thread: `early` first (outside `active`, which
+        /// it must not wait for), then enqueued under `active` so the order holds.
         func post(_ message: BusMessage) {
+            if let early, active.withLock({ $0 }) { early(message) }
             active.withLock { active in
                 if active { enqueue(message) }
             }
@@ -99,10 +111,11 @@ final class BusWatch: @unchecked Sendable {
         return GST_BUS_DROP
     }
 
-    fileprivate init(bus: UnsafeMutablePointer<GstBus>, queue: DispatchQueue, handler: @escaping @Sendable (BusMessage) -> Void) {
+    fileprivate init(bus: UnsafeMutablePointer<GstBus>, queue: DispatchQueue,
+                     early: (@Sendable (BusMessage) -> Void)?, handler: @escaping @Sendable (BusMessage) -> Void) {
         gst_object_ref(UnsafeMutableRawPointer(bus))
         self.bus = bus
-        delivery = Delivery(queue: queue, handler: handler)
+        delivery = Delivery(queue: queue, early: early, handler: handler)
         let box = Unmanaged.passRetained(delivery).toOpaque()
         // Under `active`: a message posted meanwhile waits until those already on the bus are queued.
         delivery.active.withLock { _ in
@@ -112,7 +125,10 @@ final class BusWatch: @unchecked Sendable {
                 if let data { Unmanaged<Delivery>.fromOpaque(data).release() }
             }
             while let waiting = gst_bus_pop(bus) {
-                if let parsed = BusMessage(waiting) { delivery.enqueue(parsed) }
+                if let parsed = BusMessage(waiting) {
+                    early?(parsed)
+                    delivery.enqueue(parsed)
+                }
                 cshim_message_unref(waiting)
             }
         }

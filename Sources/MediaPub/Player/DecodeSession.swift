@@ -32,7 +32,6 @@ final class DecodeSession: Sendable {
         var decodedAllSent = false
         /// The source broke mid-way: what is queued plays out, then nothing more is waited for.
         var broken = false
-        var tagsSeen = NowPlaying()
         /// A failure was passed on: later bus errors (its consequences) are not.
         var errorReported = false
         /// Watching the source element's output (uridecodebin's source): when it last gave
@@ -66,6 +65,9 @@ final class DecodeSession: Sendable {
     /// Gets the session itself, so that no closure has to hold it (no retain cycle).
     let onEvent: @Sendable (DecodeSession, Event) -> Void
     let state: Mutex<State>
+    /// Title, artist and album seen so far, in a lock of their own: noted on the
+    /// thread that posts them (`noteTags`), where no other lock may be waited for.
+    let tagsSeen = Mutex(NowPlaying())
     /// Ends the live playlist watch (signalled by `close`).
     let watchStop = DispatchSemaphore(value: 0)
 
@@ -193,15 +195,23 @@ final class DecodeSession: Sendable {
             // The first error says what broke; the others are its consequences.
             if first { reportFirstError(error) }
         case .tags(let title, let artist, let album):
+            // Already noted (`noteTags`); the player hears of them in bus order.
             guard title != nil || artist != nil || album != nil else { break }
-            let tags = state.withLock { s in
-                s.tagsSeen = NowPlaying(title: title ?? s.tagsSeen.title, artist: artist ?? s.tagsSeen.artist,
-                                        album: album ?? s.tagsSeen.album)
-                return s.tagsSeen
-            }
-            onEvent(self, .tags(tags))
+            onEvent(self, .tags(currentTags))
         case .warning, .buffering:
             break
+        }
+    }
+
+    /// On the posting thread, before the bus queue sees the message: a sink posts
+    /// the tags it got before it prerolls, so they are known by the time the
+    /// session is ready, and its `player.track` carries them, however late the
+    /// bus queue runs (a short item can end before it does).
+    func noteTags(_ message: BusMessage) {
+        guard case .tags(let title, let artist, let album) = message,
+              title != nil || artist != nil || album != nil else { return }
+        tagsSeen.withLock { seen in
+            seen = NowPlaying(title: title ?? seen.title, artist: artist ?? seen.artist, album: album ?? seen.album)
         }
     }
 
@@ -254,7 +264,7 @@ final class DecodeSession: Sendable {
     var hasDecodedAll: Bool { state.withLock { $0.decodedAllSent } }
 
     /// Title, artist and album seen in the stream so far.
-    var currentTags: NowPlaying { state.withLock { $0.tagsSeen } }
+    var currentTags: NowPlaying { tagsSeen.withLock { $0 } }
 
     /// The consumer gives up on a source that stalled: what is queued is all there is.
     func abandon() { state.withLock { $0.broken = true } }
