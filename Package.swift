@@ -18,11 +18,13 @@ let package = Package(
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         .target(name: "CShim", dependencies: ["CGStreamer", "CCurl"]),
+        // The executable's own: TCP_NODELAY on every TCP connect (see its header).
+        .target(name: "CTCPNoDelay"),
         .target(
             name: "MediaPub",
             dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT", "CSoup"]
         ),
-        .executableTarget(name: "mediapub", dependencies: ["MediaPub"]),
+        .executableTarget(name: "mediapub", dependencies: ["MediaPub", "CTCPNoDelay"]),
         .testTarget(name: "MediaPubTests", dependencies: ["MediaPub"]),
     ],
     swiftLanguageModes: [.v6]

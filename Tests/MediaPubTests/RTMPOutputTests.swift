@@ -45,6 +45,47 @@ final class RTMPOutputTests: XCTestCase {
         XCTAssertFalse(mp.stdout.contains(key), "stream key leaked on stdout:\n\(mp.stdout)")
     }
 
+    /// The RTMP connection has Nagle's algorithm off (TCP_NODELAY, as librtmp and OBS
+    /// set it): its handshake and commands are small writes that otherwise each wait
+    /// for the server's delayed ACK. Read from the running process's own socket
+    /// (pidfd_getfd duplicates it here), not from anything mediapub says.
+    func testTheRTMPConnectionHasNaglesAlgorithmOff() throws {
+        let dir = try makeTempDir()
+        let rtmp = try startRTMPServer()
+        let preset = try writeFile(dir, "live.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+        let mp = try startMediaPub(["--preset", preset.path, "--output", rtmp.url(key: "nagle"), "--realtime", "--duration", "20s"])
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { mp.stderr.contains("/live/****: publishing") || !mp.isRunning }, mp.stderr)
+        let script = """
+        import ctypes, os, socket, sys
+        pid, port = int(sys.argv[1]), int(sys.argv[2])
+        libc = ctypes.CDLL(None, use_errno=True)
+        pidfd = libc.syscall(434, pid, 0)  # pidfd_open
+        if pidfd < 0: sys.exit("pidfd_open: " + os.strerror(ctypes.get_errno()))
+        inodes = set()
+        for table in ("tcp", "tcp6"):
+            for line in open(f"/proc/{pid}/net/{table}").read().splitlines()[1:]:
+                f = line.split()
+                if int(f[2].split(":")[1], 16) == port and f[3] == "01": inodes.add(f[9])  # established, to the server
+        values = []
+        for fd in sorted(os.listdir(f"/proc/{pid}/fd"), key=int):
+            try: target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError: continue
+            if target.startswith("socket:[") and target[8:-1] in inodes:
+                mine = libc.syscall(438, pidfd, int(fd), 0)  # pidfd_getfd
+                if mine < 0: sys.exit("pidfd_getfd: " + os.strerror(ctypes.get_errno()))
+                s = socket.socket(fileno=mine)
+                values.append(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                s.close()
+        print(values)
+        """
+        let check = try Proc.check("/usr/bin/env", ["python3", "-c", script, String(mp.pid), String(rtmp.port)])
+        XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "[1]",
+                       "one connection to the server, TCP_NODELAY on\n\(check.stderr)")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+    }
+
     /// A server that stops reading (nginx stopped with SIGSTOP) is noticed from its TCP
     /// acknowledgements after reconnect.stall, and the output reconnects (reason: stalled);
     /// once the server goes on, the output publishes again. Status shows the acknowledged bytes.
