@@ -195,6 +195,10 @@ public final class Broadcast: Sendable {
         let ringtone = preset.standby.audio.map {
             MediaPlayer(config: PlayerConfig(id: "standby", source: $0, repeat: true), format: format, feedsVideo: false)
         }
+        // The players load first: their files are opened, typefound and demuxed on
+        // their own threads while the encoder is built (libav, x264), and the first
+        // frame reaches the outputs that much sooner. A publisher that fails stops them (`run`).
+        for player in players { player.start() }
         let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
                                       reconnect: preset.reconnect, paced: realtime, log: log,
                                       onEncoderFailure: { [weak self] why in self?.fail(why) },
@@ -202,7 +206,6 @@ public final class Broadcast: Sendable {
                                       onRecording: { [weak self] output, notice in self?.reporter.recording(output, notice) })
         state.withLock { $0.publisher = publisher }
         try publisher.start()
-        for player in players { player.start() }
         // Local files are ready in milliseconds; a slow source starts on the slate instead.
         if realtime { waitForPlayers(timeout: 1) }
         var monitor: Monitor? = nil
