@@ -24,7 +24,11 @@ let package = Package(
             name: "MediaPub",
             dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT", "CSoup"]
         ),
-        .executableTarget(name: "mediapub", dependencies: ["MediaPub", "CTCPNoDelay"]),
+        .executableTarget(
+            name: "mediapub", dependencies: ["MediaPub", "CTCPNoDelay"],
+            // In the dynamic symbol table whatever else is linked, so that it interposes libc's.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=connect"])]
+        ),
         .testTarget(name: "MediaPubTests", dependencies: ["MediaPub"]),
     ],
     swiftLanguageModes: [.v6]

@@ -17,13 +17,21 @@ __attribute__((constructor)) static void find_libc_connect(void) {
     libc_connect = (connect_fn)dlsym(RTLD_NEXT, "connect");
 }
 
-int ctcpnodelay_installed(void) { return libc_connect != NULL; }
+int connect(int fd, const struct sockaddr *address, socklen_t length);
 
-/* The executable's connect comes before libc's for every library (the
- * executable's symbols are exported and searched first). Only TCP over IP is
- * touched; a failed setsockopt leaves the socket as it was. */
+/* Installed: libc's connect was found, and the libraries' lookups of connect
+ * reach this one (the executable exports it, see Package.swift). */
+int ctcpnodelay_installed(void) {
+    return libc_connect != NULL && (connect_fn)dlsym(RTLD_DEFAULT, "connect") == connect;
+}
+
+/* The executable's connect comes before libc's for every library: ld.so
+ * searches the executable first, and an unversioned definition there answers
+ * the libraries' connect@GLIBC_2.2.5. Only TCP over IP is touched; a failed
+ * setsockopt leaves the socket as it was. */
 int connect(int fd, const struct sockaddr *address, socklen_t length) {
-    if (address != NULL && (address->sa_family == AF_INET || address->sa_family == AF_INET6)) {
+    if (address != NULL && length >= (socklen_t)sizeof(sa_family_t)
+        && (address->sa_family == AF_INET || address->sa_family == AF_INET6)) {
         int type = 0;
         socklen_t size = sizeof type;
         int saved = errno;

@@ -171,9 +171,11 @@ public final class Broadcast: Sendable {
             return try runTimeline()
         } catch {
             let message = masked("\(error)")
-            reporter.report(.error(message))
+            // The players (started before the publisher) are stopped first: their
+            // last events go out before the error, which the run ends on.
             state.withLock { $0.publisher }?.finish(timeout: 5)
             for player in players { player.stop(); player.drainEvents() }
+            reporter.report(.error(message))
             return stopped(ExitPolicy.failedToStart(message))
         }
     }

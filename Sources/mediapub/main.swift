@@ -146,9 +146,9 @@ let args = parse(Array(CommandLine.arguments.dropFirst()))
 // From before GStreamer starts (a preset's test pattern may start it): its own and
 // GLib's lines in the chosen format, secrets masked.
 LibraryLog.install(Logger(level: args.logLevel, format: args.logFormat))
-// TCP sockets get TCP_NODELAY at connect (CTCPNoDelay); said once if libc's connect was not found.
+// TCP sockets get TCP_NODELAY at connect (CTCPNoDelay); said once if that is not so.
 if ctcpnodelay_installed() == 0 {
-    Logger(level: args.logLevel, format: args.logFormat).debug("libc's connect was not found: TCP sockets keep Nagle's algorithm")
+    Logger(level: args.logLevel, format: args.logFormat).debug("connect is not interposed: TCP sockets keep Nagle's algorithm")
 }
 
 switch args.command {

@@ -104,13 +104,19 @@ final class EncoderChoiceRecordingTests: XCTestCase {
         let dir = try makeTempDir()
         let preset = try writeFile(dir, "hw.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["null://"]))
         let started = Date()
-        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "5s", "--set", "video.encoder=\(kind.rawValue)"],
-                            timeout: 60)
+        let events = dir.appendingPathComponent("events.jsonl")
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "5s", "--set", "video.encoder=\(kind.rawValue)",
+                             "--events", events.path], timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("mediapub with encoder: \(kind.rawValue)"))
         XCTAssertLessThan(Date().timeIntervalSince(started), 10, "refused at start")
         let errors = r.stderr.split(separator: "\n").filter { $0.contains("error:") }
         XCTAssertEqual(errors.count, 1, r.stderr)
         XCTAssertTrue(errors.first?.hasSuffix(expected) == true, "\(errors) ends with \(expected)")
         print("encoder: \(kind.rawValue) here: \(errors.first ?? "")")
+        // The players start before the encoder is built: whatever they said comes
+        // before the error, and the run ends on the error and run.stopped (SPEC §7).
+        let names = try EventLog.read(events).map { "\($0["event"] ?? "")" }
+        XCTAssertTrue(names.contains("player.state"), "\(names)")
+        XCTAssertEqual(Array(names.suffix(2)), ["error", "run.stopped"], "\(names)")
     }
 }
