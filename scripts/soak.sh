@@ -3,7 +3,10 @@
 # fast as possible, release build. A 1 s item (white flash + 1 kHz beep at its
 # start, H.264 + AAC in MP4) repeats; the recording is then measured with
 # ffprobe (every video step), ffmpeg signalstats (flashes) and the decoded PCM
-# (beep onsets). Prints the flash-to-beep offsets and the peak memory.
+# (beep onsets). Prints the flash-to-beep offsets, and the memory, threads and
+# open fds seen from outside (scripts/soak/watch.py): it fails unless they stay
+# flat after output minute 1 (RSS never 10 % above minute 1's highest; no more
+# threads or fds at the end than in minute 1).
 set -euo pipefail
 bin=".build/release/mediapub"
 # Up to date with the sources, never a stale build; quiet unless it fails.
@@ -23,19 +26,19 @@ outputs:
   - url: "file://$tmp/soak.mp4"
 YAML
 start=$(date +%s.%N)
-python3 - "$bin" --preset "$tmp/soak.yaml" --no-realtime --duration "$duration" <<'PY' > "$tmp/rss"
-import resource, subprocess, sys
-subprocess.run(sys.argv[1:], check=True, stderr=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
-PY
+# Watched from outside while it runs: RSS, threads and fds against its output time.
+flat=0
+python3 scripts/soak/watch.py "$tmp/soak.sock" "$tmp/memory" -- \
+  "$bin" --preset "$tmp/soak.yaml" --no-realtime --duration "$duration" --control "$tmp/soak.sock" || flat=$?
+[ "$flat" -le 1 ] || exit "$flat"
 end=$(date +%s.%N)
 ffprobe -v error -select_streams v -show_entries packet=pts_time -of csv=p=0 "$tmp/soak.mp4" > "$tmp/vpts"
 ffmpeg -v error -i "$tmp/soak.mp4" -vf "signalstats,metadata=print:key=lavfi.signalstats.YAVG:file=$tmp/yavg" -an -f null -
 ffmpeg -v error -i "$tmp/soak.mp4" -vn -ac 1 -ar 16000 -f s16le "$tmp/pcm"
 astart=$(ffprobe -v error -select_streams a -show_entries stream=start_time -of csv=p=0 "$tmp/soak.mp4")
-python3 - "$tmp" "$start" "$end" "$(cat "$tmp/rss")" "$astart" <<'PY'
+python3 - "$tmp" "$start" "$end" "$astart" <<'PY'
 import array, math, re, sys
-tmp, start, end, rss, astart = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], float(sys.argv[5])
+tmp, start, end, astart = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 pts = sorted(float(l) for l in open(f"{tmp}/vpts") if l.strip())
 steps = {round((b - a) * 1000) for a, b in zip(pts, pts[1:])}
 flashes, t, prev = [], None, 0.0
@@ -63,7 +66,7 @@ for f in flashes:
 def stats(xs): return f"mean {sum(xs)/len(xs):+.1f} ms, range {min(xs):+.0f}..{max(xs):+.0f} ms" if xs else "none"
 wall = end - start
 out = pts[-1] + 0.04 if pts else 0
-print(f"{out:.2f} s of output in {wall:.1f} s ({out / wall:.0f}x), peak RSS {rss} MiB")
+print(f"{out:.2f} s of output in {wall:.1f} s ({out / wall:.0f}x)")
 print(f"video: {len(pts)} frames, steps {sorted(steps)} ms")
 print(f"flashes {len(flashes)}, beeps {len(beeps)}; flash - beep: {stats(offsets)}, worst {max(map(abs, offsets)):.1f} ms")
 n = max(1, len(offsets) // 12)
@@ -71,3 +74,6 @@ gaps = [round((b - a) * 1000) for a, b in zip(flashes, flashes[1:])]
 print(f"flash intervals (ms): {sorted(set(gaps))}")
 print(f"first {n} items: {stats(offsets[:n])}; last {n}: {stats(offsets[-n:])}")
 PY
+cat "$tmp/memory"
+# Not flat (RSS 10 % above minute 1's, more threads or fds at the end): make soak fails, after its report.
+exit "$flat"
