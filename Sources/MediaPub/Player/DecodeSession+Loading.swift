@@ -8,9 +8,8 @@ extension DecodeSession {
 
     /// Starts decoding: bus messages go to the bus's own queue, loading to a thread of its own.
     func start() {
-        pipeline.bus.start(name: "decode", onPostingThread: { [weak self] message in self?.noteTags(message) }) {
-            [weak self] message in self?.handle(message)
-        }
+        let tags = self.tags
+        pipeline.bus.start(name: "decode", onPostingThread: { tags.note($0) }) { [weak self] message in self?.handle(message) }
         let thread = Thread { [weak self] in self?.load() }
         thread.name = "load"
         thread.start()

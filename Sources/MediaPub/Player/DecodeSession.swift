@@ -65,9 +65,8 @@ final class DecodeSession: Sendable {
     /// Gets the session itself, so that no closure has to hold it (no retain cycle).
     let onEvent: @Sendable (DecodeSession, Event) -> Void
     let state: Mutex<State>
-    /// Title, artist and album seen so far, in a lock of their own: noted on the
-    /// thread that posts them (`noteTags`), where no other lock may be waited for.
-    let tagsSeen = Mutex(NowPlaying())
+    /// Title, artist and album seen so far, noted on the thread that posts them.
+    let tags = StreamTags()
     /// Ends the live playlist watch (signalled by `close`).
     let watchStop = DispatchSemaphore(value: 0)
 
@@ -195,23 +194,11 @@ final class DecodeSession: Sendable {
             // The first error says what broke; the others are its consequences.
             if first { reportFirstError(error) }
         case .tags(let title, let artist, let album):
-            // Already noted (`noteTags`); the player hears of them in bus order.
+            // Already noted (`tags`, on the posting thread); the player hears of them in bus order.
             guard title != nil || artist != nil || album != nil else { break }
             onEvent(self, .tags(currentTags))
         case .warning, .buffering:
             break
-        }
-    }
-
-    /// On the posting thread, before the bus queue sees the message: a sink posts
-    /// the tags it got before it prerolls, so they are known by the time the
-    /// session is ready, and its `player.track` carries them, however late the
-    /// bus queue runs (a short item can end before it does).
-    func noteTags(_ message: BusMessage) {
-        guard case .tags(let title, let artist, let album) = message,
-              title != nil || artist != nil || album != nil else { return }
-        tagsSeen.withLock { seen in
-            seen = NowPlaying(title: title ?? seen.title, artist: artist ?? seen.artist, album: album ?? seen.album)
         }
     }
 
@@ -264,7 +251,7 @@ final class DecodeSession: Sendable {
     var hasDecodedAll: Bool { state.withLock { $0.decodedAllSent } }
 
     /// Title, artist and album seen in the stream so far.
-    var currentTags: NowPlaying { tagsSeen.withLock { $0 } }
+    var currentTags: NowPlaying { tags.current }
 
     /// The consumer gives up on a source that stalled: what is queued is all there is.
     func abandon() { state.withLock { $0.broken = true } }
