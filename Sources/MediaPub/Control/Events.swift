@@ -93,9 +93,7 @@ public final class Events: Sendable {
     }
 
     /// ISO 8601 in UTC with milliseconds; one format for every event and JSON log line.
-    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-
     static func timestamp(_ date: Date = Date()) -> String {
-        timestampStyle.format(date)
+        UTCTimestamp.string(date)
     }
 }
