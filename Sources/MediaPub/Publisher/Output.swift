@@ -59,8 +59,9 @@ final class Output: Sendable {
         var bytes: UInt64 = 0
         var rateMark: (at: Date, bytes: UInt64) = (Date(), 0)
         var rateKbps = 0
-        /// Once a second: the recording's file, an SRT caller's statistics or an RTMP server's acknowledgements.
+        /// The recording's file, an SRT caller's statistics or an RTMP server's acknowledgements, read every `watchInterval`.
         var watch: DispatchSourceTimer?
+        var watchInterval: TimeInterval = 0
         /// The last statistics of an SRT caller's connection.
         var srtStats: SRTStats?
         /// The connection whose failure the SRT listener was asked about (`SRTRejection`).

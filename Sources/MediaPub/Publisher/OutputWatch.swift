@@ -1,6 +1,7 @@
 import Foundation
 
-/// The output's watch, on its queue (a recording's once a second, a link's four times): a recording's file is still
+/// The output's watch, on its queue (a recording's once a second, an SRT link's once, an RTMP
+/// link's four times, twenty until it publishes): a recording's file is still
 /// there; an SRT caller's peer and an RTMP server acknowledge what goes out.
 /// A link that acknowledges nothing for `reconnect.stall` while data goes out
 /// (`StallWatch` decides) is torn down and reconnected (reason: stalled).
@@ -19,13 +20,17 @@ extension Output {
             // crashed libsrt's heap (its GC thread) about one run in two.
             watch(every: 1) { $0.checkSRT() }
         } else if case .rtmp = target {
-            watch(every: Self.linkCheckInterval) { $0.checkRTMP() }
+            watch(every: Self.linkArrivalInterval) { $0.checkRTMP() }
         }
     }
 
-    /// How often a network output's link is read: its first acknowledgement makes it
-    /// publishing within this much.
+    /// How often an RTMP output's link is read once it is publishing (acknowledgements
+    /// for the stall watch, the byte counts for status).
     static let linkCheckInterval: TimeInterval = 0.25
+    /// How often until then (connecting, reconnecting): its first acknowledgement
+    /// makes it publishing within this much, and the bytes of rtmp2sink's commands,
+    /// written before any media, are read close to the first media.
+    static let linkArrivalInterval: TimeInterval = 0.05
 
     /// Runs `check` every `interval` on the output's queue until `finish` (never after it began).
     func watch(every interval: TimeInterval = 1, _ check: @escaping @Sendable (Output) -> Void) {
@@ -35,7 +40,17 @@ extension Output {
             timer.schedule(deadline: .now() + interval, repeating: interval)
             timer.setEventHandler { [weak self] in if let self { check(self) } }
             s.watch = timer
+            s.watchInterval = interval
             timer.resume()
+        }
+    }
+
+    /// The watch reads every `interval` from now on (its timer rescheduled; nothing if it is not running).
+    func setWatchInterval(_ interval: TimeInterval) {
+        state.withLock { s in
+            guard let timer = s.watch, s.watchInterval != interval else { return }
+            s.watchInterval = interval
+            timer.schedule(deadline: .now() + interval, repeating: interval)
         }
     }
 
@@ -114,10 +129,11 @@ extension Output {
     /// that accepts and never answers is never publishing; nor is one that has only
     /// acknowledged the commands written before our first media (`rtmpCommandBytes`).
     func checkRTMP() {
-        let produced = state.withLock { s in
+        let (produced, publishing) = state.withLock { s in
             defer { s.bytesAtCheck = s.bytes }
-            return s.bytes > s.bytesAtCheck
+            return (s.bytes > s.bytesAtCheck, s.supervision.state == .publishing)
         }
+        setWatchInterval(publishing ? Self.linkCheckInterval : Self.linkArrivalInterval)
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
         // Looked up as it connected (Output.connect); again here if that lookup failed.
         let probe = serverAddresses(for: generation)
