@@ -205,11 +205,7 @@ final class CrashResistanceTests: XCTestCase {
 
     /// Waits (bounded: a hang fails the test, not CI) for `process` to exit, and reaps it.
     private func finishes(_ process: Process) -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        guard !process.isRunning else { return false }
-        process.waitUntilExit()
-        return true
+        Proc.waitForExit(process, timeout: 60)
     }
 
     /// stderr on a pipe whose reader goes away after the first line: logs are

@@ -25,7 +25,7 @@ final class HarnessTests: XCTestCase {
         XCTAssertTrue(slow.signaled)
 
         // A signal reaches the child, and the child's own exit status is reported.
-        let p = try startTool("sh", ["-c", "trap 'exit 7' TERM; echo trapped; while :; do sleep 0.05; done"])
+        let p = try startTool("sh", ["-c", "trap 'kill $!; exit 7' TERM; echo trapped; tail -f /dev/null & wait $!"])
         XCTAssertTrue(Ports.waitUntil(timeout: 10) { p.stdout.contains("trapped") }, "the child set its trap")
         XCTAssertTrue(p.isRunning)
         p.terminate(SIGTERM)

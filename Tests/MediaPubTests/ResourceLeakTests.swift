@@ -35,10 +35,9 @@ final class ResourceLeakTests: XCTestCase {
         var late: [(fds: Int, threads: Int)] = []
         var ended = false
         var indices = Set<Int>()
-        var tail = EventTail(events)
+        let tail = EventTail(events)
         while !ended, mp.isRunning {
-            let batch = tail.next()
-            if batch.isEmpty { usleep(2_000); continue }  // waiting for the next event line
+            let batch = tail.wait()
             for event in batch where event["player"] as? String == "main" {
                 if event["event"] as? String == "player.state", event["state"] as? String == "ended" { ended = true }
                 guard event["event"] as? String == "player.track", let index = (event["index"] as? NSNumber)?.intValue,
@@ -85,10 +84,9 @@ final class ResourceLeakTests: XCTestCase {
         var early: [(fds: Int, threads: Int)] = []
         var late: [(fds: Int, threads: Int)] = []
         var attempts = 0
-        var tail = EventTail(events)
+        let tail = EventTail(events)
         while attempts < 12, mp.isRunning {
-            let batch = tail.next()
-            if batch.isEmpty { usleep(2_000); continue }  // waiting for the next event line
+            let batch = tail.wait()
             for event in batch where event["event"] as? String == "output.state" && event["state"] as? String == "reconnecting" {
                 attempts += 1
                 guard let counts = Self.openCounts(pid: mp.pid) else { continue }
@@ -167,14 +165,43 @@ final class ResourceLeakTests: XCTestCase {
 
 /// The JSON-lines events file of a running mediapub, read as it grows: `next()` gives
 /// the complete lines written since the last call.
-struct EventTail {
+final class EventTail {
     private let url: URL
     private var offset: UInt64 = 0
     private var partial = Data()
+    /// inotify: the file's writes once it exists, the folder's new files until then
+    /// (not the folder's writes: the recording beside it is written all the time).
+    private let changes: Int32
+    private var watchesFile = false
 
-    init(_ url: URL) { self.url = url }
+    init(_ url: URL) {
+        self.url = url
+        changes = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        if changes >= 0 {
+            _ = inotify_add_watch(changes, url.deletingLastPathComponent().path, UInt32(IN_CREATE | IN_MOVED_TO))
+        }
+    }
 
-    mutating func next() -> [[String: Any]] {
+    deinit { if changes >= 0 { close(changes) } }
+
+    /// The events written since the last call; when there are none yet, waits up to
+    /// `timeout` seconds for mediapub to write (the watch is made before the read, so
+    /// a line written in between wakes it at once).
+    func wait(timeout: TimeInterval = 1) -> [[String: Any]] {
+        if changes >= 0, !watchesFile {
+            watchesFile = inotify_add_watch(changes, url.path, UInt32(IN_MODIFY | IN_CLOSE_WRITE)) >= 0
+        }
+        let batch = next()
+        guard batch.isEmpty, changes >= 0 else { return batch }
+        var watch = pollfd(fd: changes, events: Int16(POLLIN), revents: 0)
+        if poll(&watch, 1, Int32(timeout * 1000)) > 0 {
+            var drain = [UInt8](repeating: 0, count: 4096)
+            while read(changes, &drain, drain.count) > 0 {}
+        }
+        return next()
+    }
+
+    func next() -> [[String: Any]] {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return [] }
         defer { try? handle.close() }
         guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd(), !data.isEmpty else { return [] }
@@ -212,23 +239,36 @@ enum PeakMemory {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard rc == 0 else { throw HarnessError("posix_spawn \(path): \(String(cString: strerror(rc)))") }
-        var status: Int32 = 0
-        var usage = rusage()
-        let deadline = Date().addingTimeInterval(timeout)
-        var reaped = false
-        while !reaped {
-            let r = wait4(pid, &status, WNOHANG, &usage)
-            if r == pid { reaped = true; break }
-            if r < 0 && errno != EINTR { throw HarnessError("wait4: \(String(cString: strerror(errno)))") }
-            if Date() >= deadline {
-                kill(pid, SIGKILL)
-                _ = wait4(pid, &status, 0, &usage)
-                throw HarnessError("\(path) did not finish within \(timeout) s")
-            }
-            usleep(20_000)  // waiting for the child to exit
+        // Reaped by a thread blocked in wait4, woken by the child's exit; killed past the bound.
+        let reaper = Reaper(pid)
+        DispatchQueue.global().async { reaper.reap() }
+        if reaper.done.wait(timeout: .now() + timeout) == .timedOut {
+            kill(pid, SIGKILL)
+            reaper.done.wait()
+            throw HarnessError("\(path) did not finish within \(timeout) s")
         }
+        if let failure = reaper.failure { throw HarnessError("wait4: \(failure)") }
+        let (status, usage) = (reaper.status, reaper.usage)
         let exited = status & 0x7f == 0
         let text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
         return Result(status: exited ? (status >> 8) & 0xff : -(status & 0x7f), peakKiB: Int(usage.ru_maxrss), stderr: text)
+    }
+}
+
+/// One child's wait4, on the thread that blocks in it; read after `done`.
+private final class Reaper: @unchecked Sendable {
+    let pid: pid_t
+    let done = DispatchSemaphore(value: 0)
+    var status: Int32 = 0
+    var usage = rusage()
+    var failure: String?
+
+    init(_ pid: pid_t) { self.pid = pid }
+
+    func reap() {
+        defer { done.signal() }
+        while wait4(pid, &status, 0, &usage) < 0 {
+            if errno != EINTR { failure = String(cString: strerror(errno)); return }
+        }
     }
 }

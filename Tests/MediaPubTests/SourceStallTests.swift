@@ -44,7 +44,7 @@ final class ScriptServer {
     /// /stall.mp3: 200 and its headers, then not a byte (the connection stays open);
     /// /loop: a redirect to /loop2, which redirects back to /loop.
     static let odd = """
-    import http.server, socketserver, sys, time
+    import http.server, socketserver, sys, threading, time
     class H(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             if self.path.startswith("/loop"):
@@ -59,7 +59,7 @@ final class ScriptServer {
                 self.send_header("Content-Length", "1000000")
                 self.end_headers()
                 self.wfile.flush()
-                time.sleep(600)
+                threading.Event().wait()  # holds the connection until the server is killed
                 return
             self.send_response(404)
             self.end_headers()
@@ -97,7 +97,7 @@ final class ScriptServer {
             self.end_headers()
             if stall:
                 self.wfile.write(data[:len(data) * 4 // 10]); self.wfile.flush()
-                time.sleep(600)
+                threading.Event().wait()  # holds the connection until the server is killed
                 return
             self.wfile.write(data[start:])
         def log_message(self, fmt, *args):
@@ -229,7 +229,7 @@ final class SourceStallTests: XCTestCase {
         XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo")
         let wav = try TestMedia.makeAudio(in: dir, name: "first.wav", seconds: 2, freq: 440, ext: "wav")
         try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
-        _ = try startTool("sh", ["-c", "exec 3>\"$1\"; cat \"$2\" >&3; exec sleep 120", "writer", fifo, wav.path])
+        _ = try startTool("sh", ["-c", "exec 3>\"$1\"; cat \"$2\" >&3; exec tail -f /dev/null", "writer", fifo, wav.path])
         let (r, events, out) = try runPlaylist([fifo, "after.flac"], in: dir, timeout: 40)
         XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the stall"))
         XCTAssertTrue(warnings(events).contains("player music: \(fifo): sends nothing (stalled); moving on after what decoded"),

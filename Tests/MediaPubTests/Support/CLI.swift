@@ -61,6 +61,12 @@ struct ProcessResult {
     }
 }
 
+/// Hands a Process to the thread that waits for it (Foundation's Process is thread-safe to wait on).
+private final class ProcessBox: @unchecked Sendable {
+    let process: Process
+    init(_ process: Process) { self.process = process }
+}
+
 /// A child process whose stdout and stderr go to files (never pipes, so a
 /// chatty child can never block on a full pipe while we are waiting for it).
 final class RunningProcess {
@@ -123,13 +129,7 @@ final class RunningProcess {
     /// Waits up to `timeout` seconds; true when the process has exited.
     @discardableResult
     func waitForExit(timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() >= deadline { return false }
-            usleep(20_000)
-        }
-        process.waitUntilExit() // reaps and settles terminationStatus
-        return true
+        Proc.waitForExit(process, timeout: timeout)
     }
 
     /// SIGKILL if still running, then reap.
@@ -185,6 +185,23 @@ final class RunningProcess {
 }
 
 enum Proc {
+    /// Waits up to `timeout` seconds for `process` to exit, woken by its exit (a
+    /// thread blocked in waitUntilExit), never by polling; true when it has, reaped.
+    @discardableResult
+    static func waitForExit(_ process: Process, timeout: TimeInterval) -> Bool {
+        guard process.isRunning else {
+            process.waitUntilExit()  // reaps and settles terminationStatus
+            return true
+        }
+        let exited = DispatchSemaphore(value: 0)
+        let box = ProcessBox(process)
+        DispatchQueue.global().async {
+            box.process.waitUntilExit()
+            exited.signal()
+        }
+        return exited.wait(timeout: .now() + timeout) == .success
+    }
+
     /// Environment for a child: ours, plus `set`, minus `unset`.
     static func environment(set: [String: String] = [:], unset: [String] = []) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
