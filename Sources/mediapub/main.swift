@@ -145,10 +145,11 @@ GStreamer.limitMallocArenas()
 let args = parse(Array(CommandLine.arguments.dropFirst()))
 // From before GStreamer starts (a preset's test pattern may start it): its own and
 // GLib's lines in the chosen format, secrets masked.
-LibraryLog.install(Logger(level: args.logLevel, format: args.logFormat))
+let log = Logger(level: args.logLevel, format: args.logFormat)
+LibraryLog.install(log)
 // TCP sockets get TCP_NODELAY at connect (CTCPNoDelay); said once if that is not so.
 if ctcpnodelay_installed() == 0 {
-    Logger(level: args.logLevel, format: args.logFormat).debug("connect is not interposed: TCP sockets keep Nagle's algorithm")
+    log.debug("TCP_NODELAY is not set on outgoing TCP connections: an RTMP output may take some 100 ms longer to start")
 }
 
 switch args.command {
@@ -200,9 +201,6 @@ default:
             fail("--lock \(lockPath): held by another instance", code: .locked)
         }
     }
-    let log = Logger(level: args.logLevel, format: args.logFormat)
-    // GStreamer's and GLib's own lines: in the chosen format, secrets masked.
-    LibraryLog.install(log)
     var options = args.options
     options.controlPath = args.control ?? ControlServer.defaultPath(name: preset.name)
     let events = Events()

@@ -11,7 +11,8 @@ each tenth of the run, and whether they stayed flat after the baseline (output
 minute 1, or a fifth of a shorter run): no RSS above 110 % of the highest seen
 up to the baseline (items come and go, so a single sample is no baseline), and
 no more threads or descriptors at the end than the most seen up to it. Exits 1
-when they did not; a child that fails ends it with its exit code in the message.
+when they did not, 2 when the child failed (its stderr's tail printed) or gave
+too few samples to judge.
 """
 
 import json
@@ -20,6 +21,7 @@ import resource
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -69,7 +71,9 @@ class Control:
 def main():
     sock_path, report = sys.argv[1], sys.argv[2]
     argv = sys.argv[sys.argv.index("--") + 1:]
-    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # stderr to a file, never a pipe: a pipe nobody reads would block the child once full.
+    err_file = tempfile.TemporaryFile()
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err_file)
     control = Control(sock_path)
     samples = []  # (output s, RSS MiB, threads, fds)
     while child.poll() is None:
@@ -78,13 +82,16 @@ def main():
         if figures and ms is not None:
             samples.append((ms / 1000, *figures))
         time.sleep(0.2)
-    err = child.stderr.read().decode(errors="replace")
+    err_file.seek(0)
+    err = err_file.read().decode(errors="replace")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     if child.returncode != 0:
         sys.stderr.write(err[-4000:])
-        sys.exit(f"soak: mediapub exited {child.returncode}")
+        print(f"soak: mediapub exited {child.returncode}", file=sys.stderr)
+        sys.exit(2)
     if len(samples) < 10:
-        sys.exit(f"soak: only {len(samples)} samples of the running process; nothing to judge")
+        print(f"soak: only {len(samples)} samples of the running process; nothing to judge", file=sys.stderr)
+        sys.exit(2)
     end = samples[-1][0]
     base_at = min(60.0, end / 5)
     upto = [s for s in samples if s[0] <= base_at] or samples[:1]

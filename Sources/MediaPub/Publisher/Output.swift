@@ -168,10 +168,10 @@ final class Output: Sendable {
         watchLink()
     }
 
-    /// Opens the output: files at once (nothing of the recording may be lost),
-    /// network outputs as `openNetwork`.
+    /// Opens a recording (or HLS) at once: nothing of it may be lost. Network
+    /// outputs are opened before the encoder is built (`openNetwork`).
     func open() throws {
-        if target.isNetwork { return openNetwork() }
+        precondition(!target.isNetwork, "open: \(maskedURL) is opened by openNetwork")
         state.withLock { $0.openedAt = Date() }
         if let error = connectOrFail() {
             throw error

@@ -46,12 +46,10 @@ extension Output {
     }
 
     /// The watch reads every `interval` from now on (its timer rescheduled; nothing if it is not running).
-    func setWatchInterval(_ interval: TimeInterval) {
-        state.withLock { s in
-            guard let timer = s.watch, s.watchInterval != interval else { return }
-            s.watchInterval = interval
-            timer.schedule(deadline: .now() + interval, repeating: interval)
-        }
+    static func setWatchInterval(_ interval: TimeInterval, _ s: inout State) {
+        guard let timer = s.watch, s.watchInterval != interval else { return }
+        s.watchInterval = interval
+        timer.schedule(deadline: .now() + interval, repeating: interval)
     }
 
     /// A recording whose file (or folder) was removed mid-run would go on into a file
@@ -129,11 +127,11 @@ extension Output {
     /// that accepts and never answers is never publishing; nor is one that has only
     /// acknowledged the commands written before our first media (`rtmpCommandBytes`).
     func checkRTMP() {
-        let (produced, publishing) = state.withLock { s in
+        let produced = state.withLock { s in
             defer { s.bytesAtCheck = s.bytes }
-            return (s.bytes > s.bytesAtCheck, s.supervision.state == .publishing)
+            Self.setWatchInterval(s.supervision.state == .publishing ? Self.linkCheckInterval : Self.linkArrivalInterval, &s)
+            return s.bytes > s.bytesAtCheck
         }
-        setWatchInterval(publishing ? Self.linkCheckInterval : Self.linkArrivalInterval)
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
         // Looked up as it connected (Output.connect); again here if that lookup failed.
         let probe = serverAddresses(for: generation)
