@@ -17,6 +17,11 @@ int cshim_object_set_int(gpointer object, const char *name, gint value) {
     return 1;
 }
 
+int cshim_object_has_object_property(gpointer object, const char *name) {
+    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
+    return spec != NULL && G_IS_PARAM_SPEC_OBJECT(spec);
+}
+
 int cshim_object_set_object(gpointer object, const char *name, gpointer value) {
     GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
     if (spec == NULL || !G_IS_PARAM_SPEC_OBJECT(spec) || !G_TYPE_CHECK_INSTANCE_TYPE(value, spec->value_type)) return 0;

@@ -10,6 +10,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 /// A python3 script serving on a free loopback port (its first argument).
 final class ScriptServer {
@@ -309,6 +310,23 @@ final class SourceStallTests: XCTestCase {
         let pcm = MediaProbe.slice(try MediaProbe.decodePCM(out.path, rate: 16000), rate: 16000, from: 0.2, to: 1.8)
         XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 440), -25, "the streamed source's tone")
         XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the fetched source's tone")
+    }
+
+    /// SSL_CERT_FILE is read for a source that speaks TLS, never for a file: the
+    /// system's CA bundle is some 3 MB of memory and tens of ms of parsing, for nothing.
+    /// A CA file that cannot be read is reported for the HTTP source only.
+    func testTheCertificateFileIsReadOnlyForSourcesThatSpeakTLS() throws {
+        let dir = try makeTempDir()
+        let notPEM = try writeFile(dir, "not-a-ca.pem", "not a certificate\n")
+        let before = getenv("SSL_CERT_FILE").map { String(cString: $0) }
+        setenv("SSL_CERT_FILE", notPEM.path, 1)
+        defer { if let before { setenv("SSL_CERT_FILE", before, 1) } else { unsetenv("SSL_CERT_FILE") } }
+        let file = try XCTUnwrap(Element(factory: "filesrc"))
+        let http = try XCTUnwrap(Element(factory: "souphttpsrc"))
+        XCTAssertFalse(file.hasObjectProperty("tls-database"))
+        XCTAssertTrue(http.hasObjectProperty("tls-database"))
+        XCTAssertNil(TLSTrust.apply(to: file), "a file source leaves the CA file alone")
+        XCTAssertEqual(TLSTrust.apply(to: http), "SSL_CERT_FILE \(notPEM.path): no certificate can be read from it")
     }
 
     /// Before: a .m3u/.pls given as `source:` passed validate and failed at run time

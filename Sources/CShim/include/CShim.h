@@ -58,6 +58,8 @@ int cshim_object_set_int(gpointer object, const char *name, gint value);
 /* Sets an object property (souphttpsrc's "tls-database"); 0 when `object` has no such
    object-typed property or `value` is not of its type. */
 int cshim_object_set_object(gpointer object, const char *name, gpointer value);
+/// 1 when `object` has an object-typed property `name` (souphttpsrc's "tls-database").
+int cshim_object_has_object_property(gpointer object, const char *name);
 /* The name of the factory that made `element` (avdec_h264, queue2, …), or NULL. Static string. */
 const gchar *cshim_element_factory_name(GstElement *element);
 

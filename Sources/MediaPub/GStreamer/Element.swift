@@ -71,6 +71,9 @@ public class Element: @unchecked Sendable {
         cshim_object_set_object(raw, property, value) != 0
     }
 
+    /// True when the element has an object-typed property `property` (souphttpsrc's "tls-database").
+    func hasObjectProperty(_ property: String) -> Bool { cshim_object_has_object_property(raw, property) != 0 }
+
     /// On an MP3 decoder: cuts the encoder delay and padding its LAME tag gives
     /// (see cshim_mp3_gapless); false when the probes could not be installed.
     @discardableResult
