@@ -14,22 +14,21 @@ enum DecodeGraph {
     /// Semitones to soundtouch's frequency ratio: n semitones → 2^(n/12).
     static func pitchRatio(_ semitones: Double) -> Double { pow(2.0, semitones / 12.0) }
 
-    /// Scaled to the output size first, then queued: what waits in the queue and the
-    /// appsink is output-size frames, whatever the source's size (a 4K source queued
-    /// before its scaler held a second of 12 MB frames). The queue is bounded in bytes
-    /// too: `videoQueueFrames` output frames.
+    /// Scaled to the output size first, then held: what waits in the appsink is
+    /// output-size frames, whatever the source's size (a 4K source queued before its
+    /// scaler held a second of 12 MB frames).
     static func videoBranch(format: MediaFormat, still: Bool) -> String {
-        let maxBytes = min(UInt64(max(0, format.videoFrameBytes)) * UInt64(videoQueueFrames), UInt64(UInt32.max))
-        return "\(scaler) ! \(format.videoCaps ?? "video/x-raw") ! "
+        "\(scaler) ! \(format.videoCaps ?? "video/x-raw") ! "
             + (still ? "imagefreeze ! " : "")
-            + "queue max-size-buffers=0 max-size-bytes=\(maxBytes) max-size-time=1000000000 ! "
-            + "appsink name=vsink sync=false max-buffers=2 enable-last-sample=false"
+            + "appsink name=vsink sync=false max-buffers=\(videoSinkFrames) enable-last-sample=false"
     }
 
-    /// Decoded frames a video branch queues ahead of its appsink (which holds 2 more):
-    /// enough that the capture never waits on a steady decoder, and no more (each 720p
-    /// frame is 1.4 MB; 8 + 4 here and 4 + 8 at the encoder were 22 MiB of peak RSS).
-    static let videoQueueFrames = 2
+    /// Decoded frames the appsink holds ahead of the capture, which holds the next
+    /// and the shown one (and the decoder one more, waiting to hand it over): some
+    /// 100 ms of pictures at 30 fps, ahead of a decoder whose input is queued for
+    /// seconds. A queue before the appsink held 2 more and 1 on its thread: 4 MiB
+    /// of peak RSS at 720p, and no speed (each 720p frame is 1.4 MB).
+    static let videoSinkFrames = 2
 
     /// One element that converts and scales in one pass (GStreamer 1.22+), else the pair.
     private static let scaler = GStreamer.hasElement("videoconvertscale")

@@ -33,12 +33,13 @@ final class Encoder: Sendable {
         var parts: [String] = []
         var chosen: H264EncoderChoice? = nil
         if let video, let v = format.video, let caps = format.videoCaps, let choice {
-            // Two raw frames wait for the encoder (the appsrc's own thread feeds it; the
-            // queue of one only decouples it): more was memory, not speed.
+            // One raw frame waits for the encoder, which the appsrc's own thread feeds:
+            // the capture's next push waits for it. A queue after the appsrc (a thread
+            // more) and a second frame in it were 4 MiB of peak RSS at 720p, not speed.
             let keyframes = max(1, Int((video.keyframeInterval * Double(v.fps)).rounded()))
             chosen = choice
-            parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes * 2) "
-                + "caps=\"\(caps),framerate=\(v.fps)/1\" ! queue name=video-queue max-size-buffers=1 ! "
+            parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes) "
+                + "caps=\"\(caps),framerate=\(v.fps)/1\" ! "
                 + choice.element.description(video, keyframes: keyframes, bframes: choice.bframes)
                 + " ! h264parse name=video-parse ! appsink name=video-sink sync=false")
         }
