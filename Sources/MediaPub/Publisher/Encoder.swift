@@ -45,7 +45,7 @@ final class Encoder: Sendable {
         }
         videoEncoder = chosen
         parts.append("appsrc name=audio-src format=time is-live=false block=true max-bytes=\(format.sampleRate * format.channels * 4) "
-            + "caps=\"\(format.audioCaps)\" ! queue name=audio-queue ! audioconvert name=audio-convert ! "
+            + "caps=\"\(format.audioCaps)\" ! audioconvert name=audio-convert ! "
             + "audioresample name=audio-resample ! " + (try Encoder.audioEncoder(audio))
             + " ! aacparse name=audio-parse ! appsink name=audio-sink sync=false")
         pipeline = try Pipeline(description: parts.joined(separator: " "))

@@ -48,10 +48,13 @@ final class OutputConnection: Sendable {
             limits = "max-bytes=\(Self.diskBacklog) block=true"
             backlogLimit = nil
         }
+        // Each stream's appsrc thread pushes into the muxer, whose own thread (an
+        // aggregator's, or splitmuxsink's queues) takes from both: a queue between them
+        // would be one more thread and a second of buffers more, for nothing.
         if hasVideo {
-            parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! queue ! \(target.muxPad(video: true, split: segment != nil))")
+            parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! \(target.muxPad(video: true, split: segment != nil))")
         }
-        parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! queue ! \(target.muxPad(video: false, split: segment != nil))")
+        parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! \(target.muxPad(video: false, split: segment != nil))")
         parts.append(target.muxAndSink(location: location, segment: segment))
         pipeline = try Pipeline(description: parts.joined(separator: " "))
         bus = pipeline.bus
