@@ -189,10 +189,9 @@ public final class Broadcast: Sendable {
     /// Sets up the publisher and the timeline, runs it to its end, and finishes the outputs.
     private func runTimeline() throws -> RunResult {
         let stopAfter = options.duration ?? preset.stop.after
-        var slate: Buffer? = nil
+        var slate: Slate.Picture? = nil
         if format.video != nil {
-            slate = try preset.standby.image.map { try Slate.image($0, format: format) }
-                ?? Slate.color(preset.standby.color, format: format)
+            slate = try preset.standby.image.map { .image(try Slate.image($0, format: format)) } ?? .color(preset.standby.color)
         }
         let ringtone = preset.standby.audio.map {
             MediaPlayer(config: PlayerConfig(id: "standby", source: $0, repeat: true), format: format, feedsVideo: false)

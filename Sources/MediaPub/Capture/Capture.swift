@@ -31,7 +31,7 @@ public final class Capture: Sendable {
     let players: [MediaPlayer]
     let videoPlayer: MediaPlayer?
     let ringtone: MediaPlayer?
-    let slate: Buffer?
+    let slate: Slate.Picture?
     let realtime: Bool
     let stopAfter: TimeInterval?
     let stopAtEnd: Bool
@@ -49,7 +49,7 @@ public final class Capture: Sendable {
     /// Ticks per second: the video frame rate, or 50 for an audio-only run.
     let tickRate: Int
 
-    init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Buffer?, publishing: Bool,
+    init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
          realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, sink: TimelineSink) {
         self.monitor = monitor
         self.format = format
@@ -118,6 +118,7 @@ public final class Capture: Sendable {
         let channels = format.channels
         let waitBudget = realtime ? 0.0 : 10.0
         var mix = [Float](), scratch = [Float](), local = [Float]()
+        var slateFrame = slate.map { Slate.Frame($0, format: format) }
         let maxTicks: UInt64? = stopAfter.map { tick(at: $0) }
         let start = DispatchTime.now().uptimeNanoseconds
         var reason = CaptureStop.requested
@@ -206,7 +207,7 @@ public final class Capture: Sendable {
                 })
             }
 
-            if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slate,
+            if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slateFrame?.buffer(),
                sink?.pushVideo(picture.retimed(pts: ClockTime(ns: pts), duration: ClockTime(ns: tick))) == false {
                 reason = .encoderFailed
                 break

@@ -2,6 +2,38 @@ import Foundation
 
 /// The standby picture: one I420 frame at the output size, from a colour or an image.
 enum Slate {
+    /// What the standby picture is made from. An image is decoded before the run
+    /// starts (a bad one is an error then); a colour frame is made when it is first
+    /// shown, so that a run whose player always has a picture never holds one
+    /// (1.4 MB at 720p, 12 MB at 4K).
+    enum Picture: Sendable {
+        case image(Buffer)
+        case color(String)
+    }
+
+    /// The frame of `picture`, made once, on the thread that shows it.
+    struct Frame {
+        let picture: Picture
+        let format: MediaFormat
+        private var made: Buffer?
+
+        init(_ picture: Picture, format: MediaFormat) {
+            self.picture = picture
+            self.format = format
+        }
+
+        mutating func buffer() -> Buffer {
+            if let made { return made }
+            let frame: Buffer
+            switch picture {
+            case .image(let buffer): frame = buffer
+            case .color(let hex): frame = Slate.color(hex, format: format)
+            }
+            made = frame
+            return frame
+        }
+    }
+
     /// A frame filled with `#RRGGBB` (BT.601 limited range).
     static func color(_ hex: String, format: MediaFormat) -> Buffer {
         let (r, g, b) = rgb(hex)
