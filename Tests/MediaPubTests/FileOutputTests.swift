@@ -55,6 +55,28 @@ final class FileOutputTests: XCTestCase {
         }
     }
 
+    /// High frame rates against few audio samples a frame: the AAC encoder puts out
+    /// nothing before its second 1024 samples, 31 frames at 120 fps and 8 kHz, while the
+    /// encoder takes one raw frame at a time. Before its appsinks stopped waiting for
+    /// a preroll, a 60 fps run at 48 kHz hung on its second frame.
+    func testHighFrameRatesWithFewSamplesPerFrameRecord() throws {
+        let dir = try makeTempDir()
+        for (fps, rate) in [(60, 48000), (120, 8000)] {
+            let out = dir.appendingPathComponent("out-\(fps)-\(rate).mp4")
+            var yaml = E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: [out.path])
+            yaml = yaml.replacingOccurrences(of: "fps: 25", with: "fps: \(fps)")
+                .replacingOccurrences(of: "sample_rate: 44100", with: "sample_rate: \(rate)")
+            let preset = try writeFile(dir, "t-\(fps).yaml", yaml)
+            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "2s"], timeout: 60)
+            XCTAssertEqual(r.status, 0, r.summary("\(fps) fps, \(rate) Hz"))
+            XCTAssertFalse(r.signaled || r.timedOut, r.summary("\(fps) fps, \(rate) Hz"))
+            let p = try assertH264AAC(out.path)
+            XCTAssertEqual(p.audio?.sampleRate, rate, p.rawJSON)
+            XCTAssertEqual(p.video?.avgFrameRate ?? 0, Double(fps), accuracy: 0.5, p.rawJSON)
+            XCTAssertEqual(Double(try MediaProbe.videoPacketPTS(out.path).count), Double(2 * fps), accuracy: 2, "\(fps) fps for 2 s")
+        }
+    }
+
     func testOneRunRecordsMKVFLVAndTSThatDecodeCleanly() throws {
         let dir = try makeTempDir()
         try makeSource(in: dir)

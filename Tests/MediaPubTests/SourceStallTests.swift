@@ -318,15 +318,12 @@ final class SourceStallTests: XCTestCase {
     func testTheCertificateFileIsReadOnlyForSourcesThatSpeakTLS() throws {
         let dir = try makeTempDir()
         let notPEM = try writeFile(dir, "not-a-ca.pem", "not a certificate\n")
-        let before = getenv("SSL_CERT_FILE").map { String(cString: $0) }
-        setenv("SSL_CERT_FILE", notPEM.path, 1)
-        defer { if let before { setenv("SSL_CERT_FILE", before, 1) } else { unsetenv("SSL_CERT_FILE") } }
         let file = try XCTUnwrap(Element(factory: "filesrc"))
         let http = try XCTUnwrap(Element(factory: "souphttpsrc"))
         XCTAssertFalse(file.hasObjectProperty("tls-database"))
         XCTAssertTrue(http.hasObjectProperty("tls-database"))
-        XCTAssertNil(TLSTrust.apply(to: file), "a file source leaves the CA file alone")
-        XCTAssertEqual(TLSTrust.apply(to: http), "SSL_CERT_FILE \(notPEM.path): no certificate can be read from it")
+        XCTAssertNil(TLSTrust.apply(to: file, caFile: notPEM.path), "a file source leaves the CA file alone")
+        XCTAssertEqual(TLSTrust.apply(to: http, caFile: notPEM.path), "SSL_CERT_FILE \(notPEM.path): no certificate can be read from it")
     }
 
     /// Before: a .m3u/.pls given as `source:` passed validate and failed at run time

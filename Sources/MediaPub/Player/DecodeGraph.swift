@@ -24,10 +24,11 @@ enum DecodeGraph {
     }
 
     /// Decoded frames the appsink holds ahead of the capture, which holds the next
-    /// and the shown one (and the decoder one more, waiting to hand it over): some
-    /// 100 ms of pictures at 30 fps, ahead of a decoder whose input is queued for
-    /// seconds. A queue before the appsink held 2 more and 1 on its thread: 4 MiB
-    /// of peak RSS at 720p, and no speed (each 720p frame is 1.4 MB).
+    /// and the shown one (and the decoder one more, waiting to hand it over): 4
+    /// frames, 130 ms at 30 fps, decoded from compressed input queued ahead (by
+    /// decodebin, and for seconds when streamed). A queue before the appsink held 2
+    /// more and 1 on its thread: 4 MiB of peak RSS at 720p, and no speed (each 720p
+    /// frame is 1.4 MB).
     static let videoSinkFrames = 2
 
     /// One element that converts and scales in one pass (GStreamer 1.22+), else the pair.

@@ -42,7 +42,7 @@ enum TLSTrust {
     /// one-line problem when the file cannot be used; nil when all is well. A source
     /// without TLS (a file) is left alone: the CA file is read only when it is needed
     /// (the system's CAs are some 3 MB of memory and tens of ms of parsing).
-    static func apply(to source: Element) -> String? {
+    static func apply(to source: Element, caFile: String? = TLSTrust.caFile) -> String? {
         guard let path = caFile, source.hasObjectProperty(tlsDatabase) else { return nil }
         guard let db = database(path) else { return "SSL_CERT_FILE \(path): no certificate can be read from it" }
         source.set(tlsDatabase, object: UnsafeMutableRawPointer(db.raw))

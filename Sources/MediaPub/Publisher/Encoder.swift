@@ -30,24 +30,30 @@ final class Encoder: Sendable {
             throw MediaPubError.pipeline("encoder: the H.264 encoder was not chosen for this run's pictures (Encoder.choose)")
         }
         // Every element is named for its stream, so that an error names the stream it stopped.
+        // Neither appsink waits for a preroll (async=false): with it, the first buffer out
+        // of one stream held that stream's thread until the other had one too, and the
+        // capture, pushing both, stalled as soon as one appsrc was full (60 fps video
+        // filled its one frame before AAC, which holds back its first 1024 samples, had
+        // put anything out; x264's lookahead holds seconds of pictures).
         var parts: [String] = []
         var chosen: H264EncoderChoice? = nil
         if let video, let v = format.video, let caps = format.videoCaps, let choice {
             // One raw frame waits for the encoder, which the appsrc's own thread feeds:
             // the capture's next push waits for it. A queue after the appsrc (a thread
-            // more) and a second frame in it were 4 MiB of peak RSS at 720p, not speed.
+            // more) and a second frame in it were 4 MiB of peak RSS at 720p, not speed
+            // (they were slack that hid the preroll coupling above, up to ~117 fps).
             let keyframes = max(1, Int((video.keyframeInterval * Double(v.fps)).rounded()))
             chosen = choice
             parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes) "
                 + "caps=\"\(caps),framerate=\(v.fps)/1\" ! "
                 + choice.element.description(video, keyframes: keyframes, bframes: choice.bframes)
-                + " ! h264parse name=video-parse ! appsink name=video-sink sync=false")
+                + " ! h264parse name=video-parse ! appsink name=video-sink sync=false async=false")
         }
         videoEncoder = chosen
         parts.append("appsrc name=audio-src format=time is-live=false block=true max-bytes=\(format.sampleRate * format.channels * 4) "
             + "caps=\"\(format.audioCaps)\" ! audioconvert name=audio-convert ! "
             + "audioresample name=audio-resample ! " + (try Encoder.audioEncoder(audio))
-            + " ! aacparse name=audio-parse ! appsink name=audio-sink sync=false")
+            + " ! aacparse name=audio-parse ! appsink name=audio-sink sync=false async=false")
         pipeline = try Pipeline(description: parts.joined(separator: " "))
         videoSrc = pipeline.appSrc(named: "video-src")
         videoSink = pipeline.appSink(named: "video-sink")

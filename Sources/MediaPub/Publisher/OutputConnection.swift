@@ -48,9 +48,11 @@ final class OutputConnection: Sendable {
             limits = "max-bytes=\(Self.diskBacklog) block=true"
             backlogLimit = nil
         }
-        // Each stream's appsrc thread pushes into the muxer, whose own thread (an
-        // aggregator's, or splitmuxsink's queues) takes from both: a queue between them
-        // would be one more thread and a second of buffers more, for nothing.
+        // Each stream's appsrc thread pushes into the muxer: an aggregator (mp4mux,
+        // flvmux, mpegtsmux) takes from both on its own thread, splitmuxsink and hlssink2
+        // queue inside, and matroskamux's collectpads muxes on whichever appsrc thread
+        // completes a set. A queue between them would be one more thread and a second
+        // of buffers more, for nothing.
         if hasVideo {
             parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! \(target.muxPad(video: true, split: segment != nil))")
         }
