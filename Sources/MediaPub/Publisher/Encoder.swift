@@ -36,20 +36,18 @@ final class Encoder: Sendable {
         // filled its one frame before AAC, which holds back its first 1024 samples, had
         // put anything out; x264's lookahead holds seconds of pictures).
         var parts: [String] = []
-        var chosen: H264EncoderChoice? = nil
         if let video, let v = format.video, let caps = format.videoCaps, let choice {
             // One raw frame waits for the encoder, which the appsrc's own thread feeds:
             // the capture's next push waits for it. A queue after the appsrc (a thread
             // more) and a second frame in it were 4 MiB of peak RSS at 720p, not speed
             // (they were slack that hid the preroll coupling above, up to ~117 fps).
             let keyframes = max(1, Int((video.keyframeInterval * Double(v.fps)).rounded()))
-            chosen = choice
             parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes) "
                 + "caps=\"\(caps),framerate=\(v.fps)/1\" ! "
                 + choice.element.description(video, keyframes: keyframes, bframes: choice.bframes)
                 + " ! h264parse name=video-parse ! appsink name=video-sink sync=false async=false")
         }
-        videoEncoder = chosen
+        videoEncoder = choice  // nil exactly when the run has no pictures (the guard above)
         parts.append("appsrc name=audio-src format=time is-live=false block=true max-bytes=\(format.sampleRate * format.channels * 4) "
             + "caps=\"\(format.audioCaps)\" ! audioconvert name=audio-convert ! "
             + "audioresample name=audio-resample ! " + (try Encoder.audioEncoder(audio))
