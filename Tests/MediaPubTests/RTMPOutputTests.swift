@@ -103,7 +103,7 @@ final class RTMPOutputTests: XCTestCase {
         func states() -> [String] {
             ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" }.compactMap { $0["state"] as? String }
         }
-        XCTAssertTrue(Ports.waitUntil(timeout: 30) { states().contains("publishing") || !mp.isRunning }, mp.stderr)
+        XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) { states().contains("publishing") || !mp.isRunning }, mp.stderr)
         XCTAssertTrue(Ports.waitUntil(timeout: 30) {
             let r = try? CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
             let outputs = (((try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8))) as? [String: Any])?["status"] as? [String: Any])?["outputs"] as? [[String: Any]]
@@ -111,11 +111,11 @@ final class RTMPOutputTests: XCTestCase {
         }, "status shows what the server acknowledged")
 
         kill(rtmp.process.pid, SIGSTOP)
-        XCTAssertTrue(Ports.waitUntil(timeout: 90) { states().last == "reconnecting" || !mp.isRunning }, "\(states()) \(mp.stderr)")
+        XCTAssertTrue(Ports.waitUntil(timeout: 90, watching: events) { states().last == "reconnecting" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         let stalled = try EventLog.read(events).last { $0["state"] as? String == "reconnecting" }
         XCTAssertEqual(stalled?["error"] as? String, "stalled: the server acknowledged nothing for 3s")
         kill(rtmp.process.pid, SIGCONT)
-        XCTAssertTrue(Ports.waitUntil(timeout: 60) { states().last == "publishing" || !mp.isRunning }, "\(states()) \(mp.stderr)")
+        XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { states().last == "publishing" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         mp.terminate()
         XCTAssertTrue(mp.waitForExit(timeout: 30), "the stop is bounded")
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr)

@@ -104,7 +104,7 @@ final class SRTOutputTests: XCTestCase {
             ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" && $0["output"] as? String == "0" }
                 .compactMap { $0["state"] as? String }
         }
-        XCTAssertTrue(Ports.waitUntil(timeout: 30) { states().contains("publishing") || !mp.isRunning }, mp.stderr)
+        XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) { states().contains("publishing") || !mp.isRunning }, mp.stderr)
         let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
         let outputs = (((try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any])?["status"] as? [String: Any])?["outputs"] as? [[String: Any]]
         let stats = try XCTUnwrap(outputs?.first?["srt"] as? [String: Any], status.stdout)
@@ -112,11 +112,11 @@ final class SRTOutputTests: XCTestCase {
         XCTAssertNotNil(stats["rtt_ms"] as? Double, "\(stats)")
 
         kill(srt.process.pid, SIGSTOP)
-        XCTAssertTrue(Ports.waitUntil(timeout: 60) { states().last == "reconnecting" || !mp.isRunning }, "\(states()) \(mp.stderr)")
+        XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { states().last == "reconnecting" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         let stalled = try EventLog.read(events).last { $0["output"] as? String == "0" && $0["state"] as? String == "reconnecting" }
         XCTAssertEqual(stalled?["error"] as? String, "stalled: the peer acknowledged nothing for 3s")
         kill(srt.process.pid, SIGCONT)
-        XCTAssertTrue(Ports.waitUntil(timeout: 60) { states().last == "publishing" || !mp.isRunning }, "\(states()) \(mp.stderr)")
+        XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { states().last == "publishing" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         mp.terminate()
         XCTAssertTrue(mp.waitForExit(timeout: 20))
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr)

@@ -103,6 +103,32 @@ enum Ports {
         return false
     }
 
+    /// Waits until `condition` holds or `timeout` passes, looking again each time
+    /// mediapub writes to `file` (its events file): inotify on the file once it exists,
+    /// on its folder's new files until then. A look at least every `fallback` seconds
+    /// too, for the parts of a condition that no write announces (`!mp.isRunning`).
+    static func waitUntil(timeout: TimeInterval, watching file: URL, fallback: TimeInterval = 0.5,
+                          _ condition: () -> Bool) -> Bool {
+        let changes = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard changes >= 0 else { return waitUntil(timeout: timeout, condition) }
+        defer { close(changes) }
+        _ = inotify_add_watch(changes, file.deletingLastPathComponent().path, UInt32(IN_CREATE | IN_MOVED_TO))
+        var watchesFile = false
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            // The watch is made before the look, so a write in between wakes the poll at once.
+            if !watchesFile { watchesFile = inotify_add_watch(changes, file.path, UInt32(IN_MODIFY | IN_CLOSE_WRITE)) >= 0 }
+            if condition() { return true }
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 { return false }
+            var watch = pollfd(fd: changes, events: Int16(POLLIN), revents: 0)
+            if poll(&watch, 1, Int32(min(left, fallback) * 1000) + 1) > 0 {
+                var drain = [UInt8](repeating: 0, count: 4096)
+                while read(changes, &drain, drain.count) > 0 {}
+            }
+        }
+    }
+
     /// Poll `condition` every 50 ms until it holds or `timeout` passes.
     static func waitUntil(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
