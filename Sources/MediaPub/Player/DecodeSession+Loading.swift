@@ -5,6 +5,9 @@ import Foundation
 extension DecodeSession {
     /// Nothing prerolled within this long: the source fails.
     static let prerollSeconds: TimeInterval = 30
+    /// Prerolled, the first buffers come at once; after the seek to a start position
+    /// they are decoded first. Not there within this long, the capture takes them later.
+    static let firstBufferSeconds: TimeInterval = 5
 
     /// Starts decoding: bus messages go to the bus's own queue, loading to a thread of its own.
     func start() {
@@ -98,6 +101,7 @@ extension DecodeSession {
             pipeline.seek(to: ClockTime(seconds: seekTo), rate: speed)
         }
         _ = try? pipeline.setState(.playing)
+        takeFirst(wait: DecodeSession.firstBufferSeconds)
         let nothing = state.withLock { s in
             let nothing = s.audioSink == nil && s.videoSink == nil
             if !nothing { s.ready = true }

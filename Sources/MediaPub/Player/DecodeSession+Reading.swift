@@ -62,18 +62,7 @@ extension DecodeSession {
             }
             if needsBuffer {
                 if done { break }
-                guard let sample = sink.tryPull(timeout: broken ? 0 : wait) else {
-                    if sink.isEOS || broken { state.withLock { $0.reading.audioDone = true } }
-                    break
-                }
-                guard let buffer = sample.buffer else { continue }
-                let time = sample.runningTime
-                state.withLock { s in
-                    s.reading.pendingTime = time ?? s.reading.playhead
-                    s.reading.pendingOffset = 0
-                    s.reading.pending = buffer
-                    s.reading.pendingSamples = buffer.size / MemoryLayout<Float>.size
-                }
+                guard pullAudio(sink, wait: broken ? 0 : wait) else { break }
                 continue
             }
             let (buffer, offset, samples) = state.withLock { ($0.reading.pending, $0.reading.pendingOffset, $0.reading.pendingSamples) }
@@ -94,6 +83,39 @@ extension DecodeSession {
             if copied { filled += take }
         }
         return filled
+    }
+
+    /// The next decoded audio buffer as the one being read, waiting up to `wait`
+    /// seconds; false when there is none (yet), `audioDone` set when the stream is over.
+    private func pullAudio(_ sink: AppSink, wait: Double) -> Bool {
+        guard let sample = sink.tryPull(timeout: wait) else {
+            if sink.isEOS || state.withLock({ $0.broken }) { state.withLock { $0.reading.audioDone = true } }
+            return false
+        }
+        guard let buffer = sample.buffer else { return true }  // nothing to read: the next one
+        let time = sample.runningTime
+        state.withLock { s in
+            s.reading.pendingTime = time ?? s.reading.playhead
+            s.reading.pendingOffset = 0
+            s.reading.pending = buffer
+            s.reading.pendingSamples = buffer.size / MemoryLayout<Float>.size
+        }
+        return true
+    }
+
+    /// Takes the first picture and the first sound in hand, waiting up to `wait`
+    /// seconds for each: done once the session plays, before it is reported ready,
+    /// because a realtime tick waits for nothing. A prerolled appsink hands its buffer
+    /// over only once its streaming thread has run again after PLAYING, and a tick
+    /// before that found nothing: the slate for a frame, silence for a tick.
+    func takeFirst(wait: Double) {
+        let (audio, video) = state.withLock { ($0.audioSink, $0.videoSink) }
+        if let video { _ = nextPicture(video, wait: wait) }
+        guard let audio else { return }
+        // A sample with no samples in it is passed over (a few at most: this is the start).
+        for _ in 0..<3 where state.withLock({ $0.reading.pendingSamples == 0 && !$0.reading.audioDone }) {
+            guard pullAudio(audio, wait: wait) else { break }
+        }
     }
 
     /// Moves the playhead of a session that has no audio.
