@@ -115,11 +115,20 @@ final class SRTOutputTests: XCTestCase {
         XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { states().last == "reconnecting" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         let stalled = try EventLog.read(events).last { $0["output"] as? String == "0" && $0["state"] as? String == "reconnecting" }
         XCTAssertEqual(stalled?["error"] as? String, "stalled: the peer acknowledged nothing for 3s")
-        kill(srt.process.pid, SIGCONT)
+        // The stopped listener is replaced by a new one on its port. Woken with SIGCONT
+        // instead, srt-live-transmit sometimes never answered a handshake again (once in
+        // some twenty runs): its own recovery, not what is tested here.
+        srt.process.kill9()
+        XCTAssertTrue(srt.process.waitForExit(timeout: 10))
+        let again = try SRTListener(output: dir.appendingPathComponent("received-again.ts"), port: srt.port)
+        addTeardownBlock { again.stop() }
         XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { states().last == "publishing" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         mp.terminate()
         XCTAssertTrue(mp.waitForExit(timeout: 20))
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        again.stop()
+        let resumed = (try? FileManager.default.attributesOfItem(atPath: again.output.path)[.size] as? Int) ?? 0
+        XCTAssertGreaterThan(resumed, 0, "the listener on the same port got the stream again: \(again.log)")
         _ = try assertH264AAC(out.path)
     }
 

@@ -308,10 +308,11 @@ final class SRTListener {
     let process: RunningProcess
     let stderrURL: URL
 
-    init(output: URL, latencyMS: Int = 120) throws {
+    /// On a free port, or on `port` (one a listener before it had, to stand in for it).
+    init(output: URL, latencyMS: Int = 120, port fixed: UInt16? = nil) throws {
         var lastError = ""
         for _ in 0..<3 {
-            let port = try Ports.free()
+            let port = try fixed ?? Ports.free()
             let errURL = output.deletingPathExtension().appendingPathExtension("srt-live-transmit.log")
             let p = try RunningProcess(executable: "srt-live-transmit",
                                        arguments: ["-a:yes", "srt://127.0.0.1:\(port)?mode=listener&latency=\(latencyMS)", "file://con"],
