@@ -35,6 +35,29 @@ final class SRTOutputTests: XCTestCase {
         XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 10, "testsrc tone")
     }
 
+    /// The end of a run reaches the listener: every video and audio packet the
+    /// recording beside it holds, the last ones too. Live SRT drops what is unsent or
+    /// unacknowledged when the socket closes (closed at once, the listener missed the
+    /// last 6 frames and 11 audio packets of a 4 s run); the caller keeps it open for
+    /// the negotiated latency and two round trips first.
+    func testTheListenerGetsTheRunToItsLastPacket() throws {
+        let dir = try makeTempDir()
+        let received = dir.appendingPathComponent("received.ts")
+        let srt = try startSRTListener(output: received)
+        let rec = dir.appendingPathComponent("rec.mp4")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [srt.callerURL, rec.path]))
+        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "4s"], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("SRT beside a recording"))
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { srt.log.contains("SRT source disconnected") }, srt.log)
+        srt.stop()
+        for stream in ["v", "a"] {
+            let sent = try MediaProbe.packetPTS(rec.path, stream: stream).count
+            let got = try MediaProbe.packetPTS(received.path, stream: stream).count
+            XCTAssertGreaterThan(sent, 0, stream)
+            XCTAssertEqual(got, sent, "\(stream == "v" ? "video" : "audio") packets at the listener and in the recording")
+        }
+    }
+
     /// mediapub listens; ffmpeg connects as the caller and records 3 s.
     func testListenerModeServesACaller() throws {
         let dir = try makeTempDir()

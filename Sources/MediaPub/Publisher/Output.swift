@@ -402,9 +402,9 @@ final class Output: Sendable {
             if wait > 0 {
                 connection.endOfStream()
                 _ = eos.wait(timeout: .now() + wait)
-                if case .srt = target {
+                if case .srt = target, let sink = connection.sink {
                     // SRT live mode drops what is still unsent when the socket closes: let it drain.
-                    Thread.sleep(forTimeInterval: 1.0)
+                    SRTStats.waitForDrain(sink)
                 }
             }
         }
