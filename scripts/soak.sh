@@ -6,7 +6,7 @@
 # (beep onsets). Prints the flash-to-beep offsets, and the memory, threads and
 # open fds seen from outside (scripts/soak/watch.py): it fails unless they stay
 # flat after output minute 1 (RSS never 10 % above minute 1's highest; no more
-# threads or fds at the end than in minute 1).
+# threads or fds in the last tenth of the run than the most in its first fifth).
 set -euo pipefail
 bin=".build/release/mediapub"
 # Up to date with the sources, never a stale build; quiet unless it fails.
@@ -75,5 +75,5 @@ print(f"flash intervals (ms): {sorted(set(gaps))}")
 print(f"first {n} items: {stats(offsets[:n])}; last {n}: {stats(offsets[-n:])}")
 PY
 cat "$tmp/memory"
-# Not flat (RSS 10 % above minute 1's, more threads or fds at the end): make soak fails, after its report.
+# Not flat (RSS 10 % above minute 1's, more threads or fds in the last tenth than the first fifth): make soak fails, after its report.
 exit "$flat"
