@@ -11,12 +11,13 @@ Called by scripts/bench.sh with the release binary and a temp dir:
   bench.py --mediapub .build/release/mediapub --tmp DIR
 Environment: BENCH_SECONDS (60) length of the realtime jobs and output seconds of the
 memory job; BENCH_RUNS (5) runs per tool in jobs 1, 2 and 5; BENCH_SOLO_RUNS
-(min(3, BENCH_RUNS)) runs of the mediapub-only jobs 3 and 4 and of job 6; BENCH_FILE_SECONDS
+(min(3, BENCH_RUNS)) runs of the mediapub-only jobs 3 and 4 and rounds of job 6; BENCH_FILE_SECONDS
 (20) length of job 1's source; BENCH_JOBS (1,2,3,4,5,6,mem) which jobs to run.
 
 Job 6 (encode once) runs the job 2 source realtime to one output (RTMP) and to three
-(RTMP, SRT, MP4), alternately, and gives the CPU of three over one; ffmpeg's tee muxer,
-which also encodes once, to the same three outputs beside it.
+(RTMP, SRT, MP4), in rounds, and gives the CPU of three over one: the median of the
+rounds' ratios (one and three run back to back in each). ffmpeg does the same beside it,
+to one output and through its tee muxer (which also encodes once) to the same three.
 
 Any child that fails, or whose output is short or missing, fails the bench with its
 log printed: never a silently wrong number.
@@ -132,9 +133,47 @@ class Result:
         self.extra = {}
 
 
-def run_child(argv, log, env=None, on_line=None, timeout=None):
+class ThreadTimes:
+    """The CPU seconds of a running child's threads, by thread name (digits folded: task3
+    and task4 are one name), read from /proc every quarter second until it ends: the
+    last reading of each thread, so one that ends between readings loses its last
+    quarter second at most."""
+
+    def __init__(self, pid):
+        self.pid, self.last, self.done = pid, {}, threading.Event()
+        self.tick = os.sysconf("SC_CLK_TCK")
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.done.wait(0.25):
+            try:
+                tids = os.listdir(f"/proc/{self.pid}/task")
+            except OSError:
+                return
+            for tid in tids:
+                try:
+                    with open(f"/proc/{self.pid}/task/{tid}/stat") as f:
+                        stat = f.read()
+                except OSError:
+                    continue
+                name = re.sub(r"\d+", "N", stat[stat.index("(") + 1:stat.rindex(")")])
+                fields = stat[stat.rindex(")") + 2:].split()
+                self.last[tid] = (name, (int(fields[11]) + int(fields[12])) / self.tick)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        by_name = {}
+        for name, seconds in self.last.values():
+            by_name[name] = by_name.get(name, 0) + seconds
+        return by_name
+
+
+def run_child(argv, log, env=None, on_line=None, timeout=None, threads=False):
     """Runs argv to its end; stderr (and stdout, unless on_line reads it) to log.
-    Returns wall s, CPU s (user+sys) and peak RSS MiB of this child alone (wait4).
+    Returns wall s, CPU s (user+sys) and peak RSS MiB of this child alone (wait4);
+    with threads, also its threads' CPU s by name (Result.threads, see ThreadTimes).
     on_line(t, line) gets each stdout line with the monotonic time it arrived."""
     with open(log, "ab") as err:
         err.write(("$ " + " ".join(shlex.quote(a) for a in argv) + "\n").encode())
@@ -158,6 +197,11 @@ def run_child(argv, log, env=None, on_line=None, timeout=None):
             p.kill()
         timer = threading.Timer(timeout, kill)
         timer.start()
+    sampler = ThreadTimes(p.pid) if threads else None
+    # The child is reaped after the sampler stops: its /proc entry stays until then.
+    while sampler and os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT) is None:
+        pass
+    thread_times = sampler.stop() if sampler else {}
     _, status, usage = os.wait4(p.pid, 0)
     what = os.path.basename(log)[4:-4]  # the log's name: job, tool, run
     wall = time.monotonic() - t0
@@ -173,7 +217,9 @@ def run_child(argv, log, env=None, on_line=None, timeout=None):
     if p.returncode != 0:
         print_log(log)
         raise BenchError(f"{what} ({argv[0]}) failed with exit {p.returncode}; log: {log}")
-    return Result(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    result = Result(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    result.threads = thread_times
+    return result
 
 
 class Service:
@@ -782,12 +828,17 @@ outputs:
         commands = {
             "mediapub, 1 output (RTMP)": lambda: self.mediapub_argv(one),
             "mediapub, 3 outputs": lambda: self.mediapub_argv(three),
+            "ffmpeg, 1 output (RTMP)": lambda: ["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-re", "-i", src,
+                                                *FFMPEG_ENCODE, "-f", "flv", f"{base}/ffmpeg-one"],
             "ffmpeg tee, 3 outputs": lambda: ["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-y", "-re", "-i", src,
                                               *FFMPEG_ENCODE, "-map", "0:v", "-map", "0:a", "-f", "tee", tee],
         }
         rows = {k: [] for k in commands}
+        # The ratio three/one is a few per cent, and a run's CPU drifts by as much on a
+        # shared machine: each round runs one and three back to back, the ratio is taken
+        # within the round, and the rounds' median is what is reported.
         for run in range(1, self.solo_runs + 1):
-            for (key, command), tag in zip(commands.items(), ("one", "three", "ffmpeg-tee")):
+            for (key, command), tag in zip(commands.items(), ("one", "three", "ffmpeg-one", "ffmpeg-tee")):
                 log = self.log(f"job6-{tag}-run{run}")
                 if os.path.exists(out):
                     os.remove(out)
@@ -795,11 +846,11 @@ outputs:
                 srt = self.srt_listener(srt_port, received, f"job6-srt-live-transmit-{tag}-run{run}")
                 try:
                     self.probe.reset()
-                    r = run_child(command(), log, timeout=3 * self.seconds + 60)
+                    r = run_child(command(), log, timeout=3 * self.seconds + 60, threads=key.startswith("mediapub"))
                 finally:
                     srt.stop()
                 self.check_rtmp(f"job 6 {key}", log, r.wall)
-                if "3 outputs" in key:
+                if key.endswith("3 outputs"):
                     check_output(out, self.seconds, log, f"job 6 {key} MP4 output")
                     got, rtmp_bytes = os.path.getsize(received), self.probe.snapshot()[3]
                     if got < 0.5 * rtmp_bytes:
@@ -807,13 +858,29 @@ outputs:
                         raise BenchError(f"job 6 {key}: the SRT listener received {got} bytes, the RTMP server {rtmp_bytes}; log: {log}")
                 os.remove(received)
                 rows[key].append(r)
-                progress(f"job 6 run {run}/{self.solo_runs} {key}: {r.cpu:.2f} s CPU, {r.rss:.0f} MiB")
+                progress(f"job 6 round {run}/{self.solo_runs} {key}: {r.cpu:.2f} s CPU, {r.rss:.0f} MiB")
         med = self.table(f"6. encode once: the job 2 source realtime {self.seconds} s to one output and to three "
-                         f"(RTMP to nginx, SRT to srt-live-transmit, MP4): median of {self.solo_runs} alternating runs",
+                         f"(RTMP to nginx, SRT to srt-live-transmit, MP4): median of {self.solo_runs} rounds",
                          rows, ratios=False)
-        one_cpu = med["mediapub, 1 output (RTMP)"][1]
-        print(f"mediapub 3 outputs / 1 output: cpu {med['mediapub, 3 outputs'][1] / one_cpu:.2f}x "
-              f"rss {med['mediapub, 3 outputs'][2] / med['mediapub, 1 output (RTMP)'][2]:.2f}x; "
+
+        def rounds(three, one):
+            ratios = [t.cpu / o.cpu for t, o in zip(rows[three], rows[one])]
+            return (f"{statistics.median(ratios):.3f}x (rounds {min(ratios):.3f}..{max(ratios):.3f})")
+        print(f"3 outputs / 1 output, CPU, median of the rounds' ratios: "
+              f"mediapub {rounds('mediapub, 3 outputs', 'mediapub, 1 output (RTMP)')}; "
+              f"ffmpeg (tee) {rounds('ffmpeg tee, 3 outputs', 'ffmpeg, 1 output (RTMP)')}")
+        # Where mediapub's extra CPU goes: its threads by name, median over the rounds,
+        # those that cost more with three outputs than with one first (the outputs' own
+        # threads: v/a appsrcs, muxers, sinks, libsrt's), with the x264 and decoding
+        # threads beside them, whose run-to-run drift is the noise in the ratio above.
+        one_t, three_t = rows["mediapub, 1 output (RTMP)"], rows["mediapub, 3 outputs"]
+        names = {n for r in one_t + three_t for n in r.threads}
+        med_t = lambda rs, n: statistics.median(r.threads.get(n, 0) for r in rs)
+        grown = sorted(names, key=lambda n: med_t(one_t, n) - med_t(three_t, n))
+        print("mediapub threads, CPU s (median of the rounds), 1 output -> 3 outputs: " + ", ".join(
+            f"{n} {med_t(one_t, n):.2f}->{med_t(three_t, n):.2f}" for n in grown
+            if max(med_t(one_t, n), med_t(three_t, n)) >= 0.02))
+        print(f"mediapub 3 outputs / 1 output: rss {med['mediapub, 3 outputs'][2] / med['mediapub, 1 output (RTMP)'][2]:.2f}x; "
               f"mediapub 3 outputs / ffmpeg tee: cpu {med['mediapub, 3 outputs'][1] / med['ffmpeg tee, 3 outputs'][1]:.2f}x "
               f"rss {med['mediapub, 3 outputs'][2] / med['ffmpeg tee, 3 outputs'][2]:.2f}x")
         sys.stdout.flush()
