@@ -85,6 +85,50 @@ final class SRTOutputTests: XCTestCase {
         XCTAssertEqual(MediaProbe.errorsAfterStart(errors), [], "a caller joining mid-stream decodes it:\n\(errors)")
     }
 
+    /// A listener output counts its callers as srtsink reports them: status and
+    /// /metrics say how many viewers are connected, as they come and go.
+    func testAListenerCountsItsCallers() throws {
+        let dir = try makeTempDir()
+        let port = try Ports.free(), metricsPort = try Ports.free()
+        let socket = dir.appendingPathComponent("c.sock").path
+        let preset = try writeFile(dir, "srt.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+        let mp = try startMediaPub(["--preset", preset.path, "--output", "srt://127.0.0.1:\(port)?mode=listener",
+                                    "--realtime", "--duration", "60s", "--control", socket,
+                                    "--metrics", "127.0.0.1:\(metricsPort)"])
+        func callers() -> Int? {
+            guard let r = try? CLI.run(["ctl", "--socket", socket, "status"], timeout: 10),
+                  let reply = (try? JSONSerialization.jsonObject(with: r.stdoutData)) as? [String: Any],
+                  let outputs = (reply["status"] as? [String: Any])?["outputs"] as? [[String: Any]] else { return nil }
+            return outputs.first?["callers"] as? Int
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { callers() == 0 || !mp.isRunning }, "no callers yet: \(mp.stderr)")
+        let caller = { (name: String) in
+            try self.startTool("srt-live-transmit", ["srt://127.0.0.1:\(port)?mode=caller", "file://con"],
+                               stdoutURL: dir.appendingPathComponent("\(name).ts"))
+        }
+        let first = try caller("first")
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { callers() == 1 || !mp.isRunning }, "one caller: \(first.stderr)")
+        let second = try caller("second")
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { callers() == 2 || !mp.isRunning }, "two callers: \(second.stderr)")
+        let scrape = try Proc.run(try Tools.path("python3"), ["-c",
+            "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())",
+            "http://127.0.0.1:\(metricsPort)/metrics"], timeout: 15)
+        XCTAssertEqual(scrape.status, 0, scrape.summary("GET /metrics"))
+        let series = scrape.stdout.split(separator: "\n").filter { $0.hasPrefix("mediapub_output_srt_callers{output=\"0\"") }
+        XCTAssertEqual(series.count, 1, scrape.stdout)
+        XCTAssertEqual(series.first?.split(separator: " ").last, "2.0", scrape.stdout)
+        first.terminate()
+        XCTAssertTrue(first.waitForExit(timeout: 10))
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { callers() == 1 || !mp.isRunning }, "one caller left: \(mp.stderr)")
+        // The one still there got the stream.
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) {
+            ((try? FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("second.ts").path)[.size]) as? Int ?? 0) > 100_000
+        }, second.stderr)
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20), mp.stderr)
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+    }
+
     /// A listener that refuses the handshake: the output says why (the passphrase),
     /// not "Connection does not exist", and the recording beside it goes on.
     func testARefusedPassphraseIsReportedAsRejected() throws {

@@ -8,7 +8,7 @@ final class StatusEncodingTests: XCTestCase {
     func testFullStatusEncodesExactly() {
         let expected = #"{"name":"bgm","output_time_ms":81000,"outputs":["#
             + #"{"bitrate_kbps":2610,"bytes_sent":1843200,"id":"0","reconnects":0,"state":"publishing","url":"rtmp://h/app/****"},"#
-            + #"{"bitrate_kbps":0,"bytes_acked":1024,"bytes_sent":2048,"error":"stalled","id":"srt","reconnects":3,"#
+            + #"{"bitrate_kbps":0,"bytes_acked":1024,"bytes_sent":2048,"callers":2,"error":"stalled","id":"srt","reconnects":3,"#
             + #""srt":{"acks_received":10,"dropped":1,"packets_lost":2,"packets_sent":100,"retransmitted":3,"rtt_ms":12.5},"#
             + #""state":"reconnecting","url":"srt://h:9000"}],"#
             + #""players":[{"aux":true,"duration_ms":null,"id":"music","index":1,"mute_local":false,"#

@@ -38,6 +38,8 @@ enum MetricsExposition {
         metric("output_srt_packets_lost_total", "Packets the SRT peer reported lost.", "counter", s { Double($0.packetsLost) })
         metric("output_srt_packets_retransmitted_total", "Packets sent again.", "counter", s { Double($0.retransmitted) })
         metric("output_srt_packets_dropped_total", "Packets dropped as too late to send.", "counter", s { Double($0.dropped) })
+        metric("output_srt_callers", "The callers (viewers) an SRT listener has connected now.", "gauge",
+               outputs.compactMap { o in o.callers.map { (outputLabels(o), Double($0)) } })
         return out
     }
 

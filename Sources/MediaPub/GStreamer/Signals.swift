@@ -81,6 +81,36 @@ enum Signals {
                              unsafeBitCast(formatLocation, to: GCallback.self), box, releaseLocationHandler)
     }
 
+    private final class CallerHandler {
+        let body: @Sendable (Bool) -> Void
+        init(_ body: @escaping @Sendable (Bool) -> Void) { self.body = body }
+    }
+
+    private static let callerAdded: @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _, _, data in
+        guard let data else { return }
+        Unmanaged<CallerHandler>.fromOpaque(data).takeUnretainedValue().body(true)
+    }
+
+    private static let callerRemoved: @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _, _, data in
+        guard let data else { return }
+        Unmanaged<CallerHandler>.fromOpaque(data).takeUnretainedValue().body(false)
+    }
+
+    private static let releaseCallerHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+        guard let data else { return }
+        Unmanaged<CallerHandler>.fromOpaque(data).release()
+    }
+
+    /// An srtsink listening for callers: `body(true)` when one connects (its handshake
+    /// done), `body(false)` when one goes (closed, or lost), on srtsink's own thread.
+    static func onSRTCaller(_ srtsink: Element, _ body: @escaping @Sendable (Bool) -> Void) {
+        for (signal, handler) in [("caller-added", callerAdded), ("caller-removed", callerRemoved)] {
+            let box = Unmanaged.passRetained(CallerHandler(body)).toOpaque()
+            cshim_signal_connect(UnsafeMutableRawPointer(srtsink.raw), signal,
+                                 unsafeBitCast(handler, to: GCallback.self), box, releaseCallerHandler)
+        }
+    }
+
     /// Calls `body` on the streaming thread for each pad the element adds.
     static func onPadAdded(_ element: Element, _ body: @escaping @Sendable (Pad) -> Void) {
         let box = Unmanaged.passRetained(PadHandler(body)).toOpaque()

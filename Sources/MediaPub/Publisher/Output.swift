@@ -64,6 +64,8 @@ final class Output: Sendable {
         var watchInterval: TimeInterval = 0
         /// The last statistics of an SRT caller's connection.
         var srtStats: SRTStats?
+        /// An SRT listener's callers on the current connection (nil for other outputs).
+        var srtCallers: Int?
         /// The connection whose failure the SRT listener was asked about (`SRTRejection`).
         var srtAsked: Int?
         /// RTMP: what the server's TCP stack acknowledged on this connection, and how
@@ -136,7 +138,7 @@ final class Output: Sendable {
             return OutputStatus(id: id, url: s.recording.map { "file://" + $0.path } ?? maskedURL, state: current,
                                 bytesSent: s.bytes, reconnects: s.supervision.reconnects,
                                 bitrateKbps: current == .publishing ? s.rateKbps : 0, error: s.supervision.lastError,
-                                srt: s.srtStats, bytesAcked: s.tcpAcked)
+                                srt: s.srtStats, bytesAcked: s.tcpAcked, callers: s.srtCallers)
         }
     }
 
@@ -210,6 +212,7 @@ final class Output: Sendable {
             guard !s.supervision.finishing || !target.isNetwork else { return nil }   // too late: the run is ending
             s.connection = connection
             s.srtStats = nil        // a new socket counts from zero
+            s.srtCallers = isSRTListener ? 0 : nil
             s.tcpAcked = nil
             s.rtmpCommandBytes = 0
             s.stall.restart()
@@ -218,6 +221,10 @@ final class Output: Sendable {
         guard let generation else {
             connection.stop()
             return
+        }
+        if isSRTListener, let sink = connection.sink {
+            // Told before the pipeline starts, so that no caller comes unseen.
+            Signals.onSRTCaller(sink) { [weak self] added in self?.callerCounted(added, connection: generation) }
         }
         if let why = connection.start(onMessage: { [weak self] message in self?.handle(message, connection: generation) }) {
             teardown()
@@ -266,6 +273,14 @@ final class Output: Sendable {
         }
         if taken.becamePublishing { onState(self, .publishing, nil) }
         return true
+    }
+
+    /// srtsink's thread: a caller of this listener connected (`added`) or went.
+    private func callerCounted(_ added: Bool, connection: Int) {
+        state.withLock { s in
+            guard s.supervision.isCurrent(connection), let callers = s.srtCallers else { return }
+            s.srtCallers = added ? callers + 1 : max(0, callers - 1)
+        }
     }
 
     func markPublishing(connection: Int) {

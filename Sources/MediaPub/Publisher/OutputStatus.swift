@@ -19,10 +19,12 @@ public struct OutputStatus: Sendable, Codable {
     public var srt: SRTStats?
     /// An RTMP output's bytes the server's TCP stack acknowledged on this connection (nil when unknown).
     public var bytesAcked: Int?
+    /// An SRT listener's callers (viewers) connected now, as srtsink tells them (nil for other outputs).
+    public var callers: Int?
 
-    /// As `status.outputs[]` shows it (`error`, `bytes_acked` and `srt` only when set).
+    /// As `status.outputs[]` shows it (`error`, `bytes_acked`, `srt` and `callers` only when set).
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, url, state, reconnects, error, srt
+        case id, url, state, reconnects, error, srt, callers
         case bytesSent = "bytes_sent", bitrateKbps = "bitrate_kbps", bytesAcked = "bytes_acked"
     }
 }

@@ -21,12 +21,12 @@ enum TypedSamples {
         return s
     }
 
-    /// One output with nothing optional, one with everything (error, bytes_acked, srt).
+    /// One output with nothing optional, one with everything (error, bytes_acked, srt, callers).
     static var outputs: [OutputStatus] {
         [OutputStatus(id: "0", url: "rtmp://h/app/****", state: .publishing, bytesSent: 1843200, reconnects: 0,
                       bitrateKbps: 2610, error: nil, srt: nil, bytesAcked: nil),
          OutputStatus(id: "srt", url: "srt://h:9000", state: .reconnecting, bytesSent: 2048, reconnects: 3,
-                      bitrateKbps: 0, error: "stalled", srt: srt, bytesAcked: 1024)]
+                      bitrateKbps: 0, error: "stalled", srt: srt, bytesAcked: 1024, callers: 2)]
     }
 
     static var status: RunStatus {
