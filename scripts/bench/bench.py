@@ -197,11 +197,12 @@ def run_child(argv, log, env=None, on_line=None, timeout=None, threads=False):
             p.kill()
         timer = threading.Timer(timeout, kill)
         timer.start()
-    sampler = ThreadTimes(p.pid) if threads else None
-    # The child is reaped after the sampler stops: its /proc entry stays until then.
-    while sampler and os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT) is None:
-        pass
-    thread_times = sampler.stop() if sampler else {}
+    thread_times = {}
+    if threads:
+        sampler = ThreadTimes(p.pid)
+        # Waits for the end without reaping: the child's /proc entry stays until the sampler stops.
+        os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
+        thread_times = sampler.stop()
     _, status, usage = os.wait4(p.pid, 0)
     what = os.path.basename(log)[4:-4]  # the log's name: job, tool, run
     wall = time.monotonic() - t0
