@@ -107,7 +107,7 @@ final class TestSocket: @unchecked Sendable {
 extension XCTestCase {
     /// Waits (bounded) until the events file holds an event matching `match`.
     func waitForEvent(_ events: URL, timeout: TimeInterval = 20, _ match: @escaping ([String: Any]) -> Bool) -> Bool {
-        Ports.waitUntil(timeout: timeout) { ((try? EventLog.read(events)) ?? []).contains(where: match) }
+        Ports.waitUntil(timeout: timeout, watching: events) { ((try? EventLog.read(events)) ?? []).contains(where: match) }
     }
 
     func waitForPublishing(_ events: URL) -> Bool {

@@ -20,7 +20,7 @@ final class CrashResistanceTests: XCTestCase {
     /// Waits until the events file holds an event matching `match` (the run's own word that it got there).
     private func waitForEvent(_ events: URL, _ what: String, timeout: TimeInterval = 30,
                               _ match: @escaping ([String: Any]) -> Bool) -> Bool {
-        let seen = Ports.waitUntil(timeout: timeout) { ((try? EventLog.read(events)) ?? []).contains(where: match) }
+        let seen = Ports.waitUntil(timeout: timeout, watching: events) { ((try? EventLog.read(events)) ?? []).contains(where: match) }
         if !seen { XCTFail("no \(what) event in \((try? String(contentsOf: events, encoding: .utf8)) ?? "")") }
         return seen
     }

@@ -9,7 +9,7 @@ final class OutputSecretsTests: XCTestCase {
 
     /// Waits for an event of the running `process` (false when it ended first).
     private func waitForEvent(_ events: URL, of process: RunningProcess, _ match: @escaping ([String: Any]) -> Bool) -> Bool {
-        Ports.waitUntil(timeout: 30) { !process.isRunning || ((try? EventLog.read(events)) ?? []).contains(where: match) }
+        Ports.waitUntil(timeout: 30, watching: events) { !process.isRunning || ((try? EventLog.read(events)) ?? []).contains(where: match) }
             && process.isRunning
     }
 

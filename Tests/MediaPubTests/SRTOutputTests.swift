@@ -63,12 +63,16 @@ final class SRTOutputTests: XCTestCase {
         let dir = try makeTempDir()
         let port = try Ports.free()
         let preset = try writeFile(dir, "srt.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+        let events = dir.appendingPathComponent("events.jsonl")
 
         let mp = try startMediaPub(["--preset", preset.path,
                                     "--output", "srt://127.0.0.1:\(port)?mode=listener",
-                                    "--realtime", "--duration", "10s"])
-        let listening = Ports.waitUntil(timeout: 8) { Ports.udpBound(port) || !mp.isRunning }
-        XCTAssertTrue(listening && mp.isRunning, "mediapub is not listening on UDP \(port):\n\(mp.stderr)")
+                                    "--realtime", "--duration", "10s", "--events", events.path])
+        let listening = EventLog.waitFor(events, of: mp, timeout: 8) {
+            $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing"
+        }
+        XCTAssertTrue(listening && mp.isRunning && Ports.udpBound(port),
+                      "mediapub is not listening on UDP \(port):\n\(mp.stderr)")
 
         let out = dir.appendingPathComponent("pulled.ts")
         let pull = try SRTPull.record(from: "srt://127.0.0.1:\(port)?mode=caller", seconds: 3, to: out, within: 6)

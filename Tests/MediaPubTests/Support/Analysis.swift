@@ -278,10 +278,11 @@ enum EventLog {
     }
 
     /// Waits until the events file holds an event `match` accepts: true then; false
-    /// when `timeout` passes or `process` ends first.
+    /// when `timeout` passes or `process` ends first. Woken by mediapub's writes to the
+    /// file (inotify), not by a clock.
     static func waitFor(_ url: URL, of process: RunningProcess? = nil, timeout: TimeInterval = 30,
                         _ match: ([String: Any]) -> Bool) -> Bool {
-        Ports.waitUntil(timeout: timeout) {
+        Ports.waitUntil(timeout: timeout, watching: url) {
             ((try? read(url)) ?? []).contains(where: match) || process?.isRunning == false
         } && ((try? read(url)) ?? []).contains(where: match)
     }
