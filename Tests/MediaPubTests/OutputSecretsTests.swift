@@ -44,7 +44,8 @@ final class OutputSecretsTests: XCTestCase {
         let dir = try makeTempDir()
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
         for url in ["rtmp://live.example.com/sk_live_abc123", "rtmp://live.example.com/live?key=sk_live_abc123",
-                    "rtmp:live.example.com/live/sk_live_abc123"] {
+                    "rtmp:live.example.com/live/sk_live_abc123", "rmtp://live.example.com/live/sk_live_abc123",
+                    "rtmp//live.example.com/live/sk_live_abc123", "rtmps:/live.example.com/live/sk_live_abc123"] {
             let r = try CLI.run(["--preset", preset.path, "--output", url])
             XCTAssertEqual(r.status, 2, r.summary(url))
             XCTAssertFalse(r.stderr.contains("abc123"), r.stderr)
@@ -81,6 +82,59 @@ final class OutputSecretsTests: XCTestCase {
         XCTAssertTrue(gst.contains { $0.contains("rtmp://127.0.0.1:\(closed)/live/****") }, "the RTMP location, masked")
         XCTAssertTrue(gst.contains { $0.contains("passphrase=") && $0.contains("****") }, "the SRT parameters, masked")
         _ = try assertH264AAC(out.path)
+    }
+
+    /// Credential query parameters (signed CDN and S3 URLs, API tokens), on an HTTP source
+    /// and on an output, are masked in `validate`, the log (GStreamer's own lines too),
+    /// the events (`player.track`, `output.state`) and `ctl status`.
+    func testCredentialParametersAreMaskedEverywhere() throws {
+        let dir = try makeTempDir()
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        _ = try TestMedia.makeVideo(in: www, name: "a.mp4", seconds: 20, size: "320x180")
+        let http = try startHTTPServer(root: www)
+        let srt = try startSRTListener(output: dir.appendingPathComponent("srt.ts"))
+        let names = ["access_token", "api_key", "apikey", "signature", "X-Amz-Signature", "X-Amz-Credential",
+                     "X-Amz-Security-Token", "refresh_token", "client_secret", "subscriptionKey", "sigv", "authz",
+                     "Passwd", "x-goog-credential"]
+        var secrets: [String] = []
+        func query(_ tag: String) -> String {
+            names.map { name in
+                let value = "\(tag)\(secrets.count)Zq\(UUID().uuidString.prefix(6))"
+                secrets.append(value)
+                return "\(name)=\(value)"
+            }.joined(separator: "&")
+        }
+        let source = http.url("a.mp4") + "?" + query("src")
+        let output = srt.callerURL + "&latency=200&" + query("out")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: source, outputs: [output]))
+        let validate = try CLI.run(["validate", preset.path])
+        XCTAssertEqual(validate.status, 0, validate.summary("validate"))
+
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let mp = try startMediaPub(["--preset", preset.path, "--events", events.path, "--control", socket],
+                                   env: ["GST_DEBUG": "3,souphttpsrc:5,srtobject:6"])
+        XCTAssertTrue(waitForEvent(events, of: mp) { $0["event"] as? String == "player.track" }, "a track: \(mp.stderr)")
+        XCTAssertTrue(waitForEvent(events, of: mp) { $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing" },
+                      "publishing: \(mp.stderr)")
+        let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
+        XCTAssertEqual(status.status, 0, status.summary("ctl status"))
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        let eventText = try String(contentsOf: events, encoding: .utf8)
+
+        let sinks = ["validate": validate.stdout + validate.stderr, "log": mp.stderr, "events": eventText,
+                     "status": status.stdout + status.stderr]
+        for (sink, text) in sinks {
+            for secret in secrets { XCTAssertFalse(text.contains(secret), "\(sink) shows \(secret):\n\(text.prefix(4000))") }
+        }
+        for (sink, text) in sinks where sink != "log" {
+            for name in names { XCTAssertTrue(text.contains("\(name)=****"), "\(sink) shows \(name) masked:\n\(text.prefix(3000))") }
+        }
+        XCTAssertTrue(mp.stderr.contains("souphttpsrc"), "GStreamer's own lines on the source are in the log")
+        XCTAssertTrue(eventText.contains("\"event\":\"player.track\""), eventText)
     }
 
     func testSRTStreamIDInAccessControlSyntaxIsSentAsWritten() throws {

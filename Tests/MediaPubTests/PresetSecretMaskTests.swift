@@ -33,6 +33,43 @@ final class PresetSecretMaskTests: XCTestCase {
         assertEach(table, SecretMask.mask(url:))
     }
 
+    /// Credential parameters of signed and token URLs (CDNs, S3, APIs), by name or by
+    /// a word in their name, in any case: masked in sources and outputs alike.
+    func testCredentialParametersAreMaskedByNameInAnyCase() {
+        let named = ["access_token", "api_key", "apikey", "signature", "X-Amz-Signature", "X-Amz-Credential",
+                     "X-Amz-Security-Token", "ACCESS_TOKEN", "Api_Key"]
+        let worded = ["refresh_token", "client_secret", "subscriptionKey", "sigv", "authz", "Passwd", "x-goog-credential",
+                      "hdnts_TOKEN", "my%2Dtoken"]
+        for name in named + worded {
+            for url in ["https://cdn.example.com/a.mp4?\(name)=s3cr3tv4lue&keep=1", "srt://h:9000?mode=caller&\(name)=s3cr3tv4lue"] {
+                let shown = SecretMask.mask(url: url)
+                XCTAssertFalse(shown.contains("s3cr3tv4lue"), "\(name): \(shown)")
+                XCTAssertTrue(shown.contains("\(name)=****"), "\(name): \(shown)")
+                XCTAssertEqual(SecretMask.secrets(of: url), ["s3cr3tv4lue"], url)
+            }
+        }
+        // Names that hold no credential stay readable.
+        let plain = "https://cdn.example.com/a.m3u8?segment=4&window=6&keep=1&mode=caller&latency=200&pattern=smpte"
+        XCTAssertEqual(SecretMask.mask(url: plain), plain)
+        XCTAssertEqual(SecretMask.mask(url: "testsrc:?pattern=ball&freq=440"), "testsrc:?pattern=ball&freq=440")
+    }
+
+    /// A scheme mistyped is masked as RTMP is: past the first path segment.
+    func testAMistypedSchemeShowsNoKey() {
+        let table: [(String, String)] = [
+            ("rmtp://h/app/sk_live_abc123", "rmtp://h/app/****"),
+            ("rtmp//h/app/sk_live_abc123", "rtmp//h/app/****"),
+            ("RTMPS//h:443/app/sk_live_abc123", "RTMPS//h:443/app/****"),
+            ("rmtp:/h/app/sk_live_abc123", "rmtp:****"),
+            ("rtmpx://h/sk_live_abc123", "rtmpx://h/****"),
+            ("https:/cdn.example.com/a.mp3?token=t0k", "https:/cdn.example.com/a.mp3?token=****"),
+            ("Re:Zero.mp3", "Re:Zero.mp3"),
+            ("media//sub/a.mp3", "media//sub/a.mp3"),
+        ]
+        assertEach(table, SecretMask.mask(url:))
+        XCTAssertEqual(SecretMask.secrets(of: "rmtp://h/app/sk_live_abc123"), ["sk_live_abc123"])
+    }
+
     func testErrorsQuotingAKeyInAnyShapeAreScrubbed() {
         for url in ["rtmp://h/sk_live_abc123", "rtmp://h/live?key=sk_live_abc123", "rtmp://h/live/sk_live_abc123"] {
             let scrubbed = SecretMask.scrub("could not connect to \(url) (stream sk_live_abc123)", secretsOf: url)

@@ -10,6 +10,10 @@ final class SecretScrubTests: XCTestCase {
             ("srt://1.2.3.4:9000?mode=caller&streamid=#!::r=live/abc,m=publish&passphrase=verysecret99",
              "handshake rejected (passphrase verysecret99, id #!::r=live/abc,m=publish)", "verysecret99"),
             ("https://hooks.example.com/x?token=t0k3n", "POST https://hooks.example.com/x?token=t0k3n failed", "t0k3n"),
+            ("https://b.s3.amazonaws.com/a.mp4?X-Amz-Credential=AKIAEXAMPLE%2F20260101&X-Amz-Signature=f00dfeed",
+             "GET /a.mp4 signed f00dfeed by AKIAEXAMPLE/20260101: 403", "AKIAEXAMPLE"),
+            ("https://cdn.example.com/a.m3u8?access_token=at_9x&api_key=ak_7y", "401 for ak_7y", "ak_7y"),
+            ("rmtp://live.example.com/app/sk_typo_55", "unsupported protocol in rmtp://live.example.com/app/sk_typo_55", "sk_typo_55"),
         ]
         for c in cases {
             let scrubbed = SecretMask.scrub(c.text, secretsOf: c.url)

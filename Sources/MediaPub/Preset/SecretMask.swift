@@ -5,10 +5,28 @@ import Foundation
 public enum SecretMask {
     public static let mask = "****"
 
-    /// Query parameters whose values are secrets.
+    /// Query parameters whose values are secrets, by name (any case); besides
+    /// these, any parameter whose name contains one of `secretWords`.
     public static let secretParameters: Set<String> = [
         "passphrase", "streamid", "key", "token", "password", "secret", "auth", "sig",
+        "access_token", "api_key", "apikey", "signature",
+        "x-amz-signature", "x-amz-credential", "x-amz-security-token",
     ]
+
+    /// A query parameter whose name (any case) contains one of these holds a
+    /// credential: `access_token`, `X-Amz-Signature`, `client_secret`, `apiKey`…
+    public static let secretWords = ["token", "secret", "key", "sig", "auth", "pass", "cred"]
+
+    /// Whether the query parameter `name` (as written, percent-encoded or not) holds a secret.
+    public static func isSecret(parameter name: some StringProtocol) -> Bool {
+        let lower = (String(name).removingPercentEncoding ?? String(name)).lowercased()
+        return secretParameters.contains(lower) || secretWords.contains { lower.contains($0) }
+    }
+
+    /// Schemes whose URLs carry secrets only in their user info and query: any
+    /// other (`rtmp`, `rtmps`, and a scheme mistyped, `rmtp://h/app/KEY`) may
+    /// carry a key in its path, which is masked past its first segment.
+    static let pathIsPlain: Set<String> = ["http", "https", "srt", "hls", "file", "null", "testsrc", "memory"]
 
     /// A URL cut where its secrets can sit: `scheme://`, the authority (up to the
     /// first `/` or `?`) and the rest. No fragment split: SRT stream ids start with "#!::".
@@ -18,8 +36,16 @@ public enum SecretMask {
         let authority: String
         let rest: String
 
+        /// `scheme://…`, and `rtmp//…` / `rtmps//…` (the colon forgotten).
         init?(_ url: String) {
-            guard let schemeEnd = url.range(of: "://") else { return nil }
+            let schemeEnd: Range<String.Index>
+            if let found = url.range(of: "://") {
+                schemeEnd = found
+            } else if let found = url.range(of: "//"), ["rtmp", "rtmps"].contains(url[..<found.lowerBound].lowercased()) {
+                schemeEnd = found
+            } else {
+                return nil
+            }
             prefix = url[..<schemeEnd.upperBound]
             scheme = url[..<schemeEnd.lowerBound].lowercased()
             let afterScheme = url[schemeEnd.upperBound...]
@@ -28,7 +54,8 @@ public enum SecretMask {
             rest = String(afterScheme[authorityEnd...])
         }
 
-        var isRTMP: Bool { scheme == "rtmp" || scheme == "rtmps" }
+        /// Whether a key may sit in the path: RTMP, and any scheme not known to keep it in the query.
+        var keyInPath: Bool { !pathIsPlain.contains(scheme) }
 
         /// `/app/key…` of an RTMP URL: the app (nil when a lone segment may be the key
         /// itself, `rtmp://host/KEY`) and everything after it, query included.
@@ -62,10 +89,10 @@ public enum SecretMask {
             let userinfo = parts.authority[..<at]
             if let colon = userinfo.firstIndex(of: ":") { found.append(String(userinfo[userinfo.index(after: colon)...])) }
         }
-        if parts.isRTMP, let key = parts.rtmpAppAndKey?.key {
+        if parts.keyInPath, let key = parts.rtmpAppAndKey?.key {
             found.append(String(key))
         }
-        for (name, value) in parts.queryPairs where secretParameters.contains(name.lowercased()) {
+        for (name, value) in parts.queryPairs where isSecret(parameter: name) {
             guard let value, !value.isEmpty else { continue }
             found.append(String(value))
             if let decoded = String(value).removingPercentEncoding, decoded != String(value) { found.append(decoded) }
@@ -100,16 +127,20 @@ public enum SecretMask {
 
     /// - `rtmp(s)://host[:port]/app/KEY...` → `rtmp(s)://host[:port]/app/****`
     ///   (everything after the app segment, query included); a lone segment may be
-    ///   the key itself (`rtmp://host/KEY`): `rtmp://host/****`
+    ///   the key itself (`rtmp://host/KEY`): `rtmp://host/****`. The same for any
+    ///   scheme but http(s), srt, hls, file, null, testsrc and memory, so a mistyped
+    ///   one (`rmtp://h/app/KEY`, `rtmp//h/app/KEY`) shows no key either
     /// - `user:pass@` (or `token@`) in any URL → `****@`
-    /// - query parameters named in `secretParameters` → `name=****`
-    /// - `rtmp:` without slashes: nothing after the scheme is shown
+    /// - secret query parameters (`isSecret(parameter:)`) → `name=****`
+    /// - `rtmp:` without slashes, or another such scheme with one (`rmtp:/h/KEY`):
+    ///   nothing after the scheme is shown
     /// - `file://`, `null:`, plain paths: unchanged
     public static func mask(url: String) -> String {
         guard let parts = Parts(url) else {
             // Not scheme://…: whatever its shape, no key or secret parameter is shown.
-            if let colon = url.firstIndex(of: ":"), ["rtmp", "rtmps"].contains(url[..<colon].lowercased()) {
-                return url[...colon] + mask
+            if let scheme = PathResolution.scheme(of: url), !pathIsPlain.contains(scheme),
+               ["rtmp", "rtmps"].contains(scheme) || url.dropFirst(scheme.count + 1).hasPrefix("/") {
+                return url.prefix(scheme.count + 1) + mask
             }
             return maskQuery(url)
         }
@@ -121,7 +152,7 @@ public enum SecretMask {
             authority = mask + authority[at...]
         }
 
-        if parts.isRTMP {
+        if parts.keyInPath {
             // rest: /app/key...  → keep /app/, mask what follows (query included)
             if let (app, _) = parts.rtmpAppAndKey { rest = "/" + (app.map { $0 + "/" } ?? "") + mask }
             return "\(parts.prefix)\(authority)\(rest)"
@@ -135,7 +166,7 @@ public enum SecretMask {
         let params = text[text.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { param -> String in
             guard let eq = param.firstIndex(of: "=") else { return String(param) }
             let name = param[..<eq], value = param[param.index(after: eq)...]
-            return secretParameters.contains(name.lowercased()) && !value.isEmpty ? "\(name)=\(mask)" : String(param)
+            return isSecret(parameter: name) && !value.isEmpty ? "\(name)=\(mask)" : String(param)
         }
         return text[..<q] + "?" + params.joined(separator: "&")
     }
