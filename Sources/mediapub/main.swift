@@ -214,12 +214,16 @@ default:
         fail("\(error)")
     }
 
-    // First SIGINT/SIGTERM: graceful stop; a second one aborts at once.
+    // First SIGINT/SIGTERM/SIGHUP: graceful stop; a second one aborts at once (docs/exit-codes.md).
+    // SIGHUP (the terminal closed, `kill -HUP`) would otherwise kill the run with its files
+    // unfinished; one started ignoring it (`nohup`) goes on ignoring it.
     var signalsSeen = 0
     let signalQueue = DispatchQueue(label: "signals")
     var sources: [DispatchSourceSignal] = []
-    for sig in [SIGINT, SIGTERM] {
-        signal(sig, SIG_IGN)
+    let signalNames = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP"]
+    for (sig, name) in signalNames {
+        let before = signal(sig, SIG_IGN)
+        if sig == SIGHUP, let before, unsafeBitCast(before, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
         let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
         source.setEventHandler {
             signalsSeen += 1
@@ -227,7 +231,7 @@ default:
                 log.error("second signal: aborting")
                 _exit(ExitCode.failed.rawValue)
             }
-            log.info("signal \(sig == SIGINT ? "SIGINT" : "SIGTERM"): finishing outputs")
+            log.info("signal \(name): finishing outputs")
             broadcast.requestStop()
         }
         source.resume()
