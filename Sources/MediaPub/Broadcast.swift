@@ -151,6 +151,7 @@ public final class Broadcast: Sendable {
     private func outputState(_ output: Output, _ outputState: OutputState, _ error: String?) {
         let publisher = state.withLock { $0.publisher }
         reporter.output(output, outputState, error)
+        exitPolicy.output(output.id, outputState, error)
         if ExitPolicy.endsRun(outputState, allOutputsFailed: publisher?.allOutputsFailed == true) {
             fail("every output failed")
         }
@@ -206,6 +207,7 @@ public final class Broadcast: Sendable {
                                       onOutputState: { [weak self] output, state, error in self?.outputState(output, state, error) },
                                       onRecording: { [weak self] output, notice in self?.reporter.recording(output, notice) })
         state.withLock { $0.publisher = publisher }
+        exitPolicy.expect(publisher.outputs)
         try publisher.start()
         // Local files are ready in milliseconds; a slow source starts on the slate instead.
         if realtime { waitForPlayers(timeout: 1) }
