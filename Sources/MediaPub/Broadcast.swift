@@ -93,6 +93,12 @@ public final class Broadcast: Sendable {
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status))
     }
 
+    /// `/health` (docs/metrics.md): on air while the timeline advances and an output publishes.
+    public func health() -> Health {
+        let capture = state.withLock { $0.capture }
+        return Health.of(status(), secondsSinceLastTick: capture?.secondsSinceLastTick)
+    }
+
     /// Retries an output now: by id (its `id:`, else its index), by index, by masked
     /// URL, or all network outputs when nil.
     public func reconnect(output: String?) throws {

@@ -48,6 +48,8 @@ final class DeployRecipesTests: XCTestCase {
         out = {
             "kinds": sorted(docs),
             "probe": dep["livenessProbe"]["httpGet"]["path"],
+            "probeGrace": dep["livenessProbe"]["initialDelaySeconds"]
+                + dep["livenessProbe"]["periodSeconds"] * dep["livenessProbe"]["failureThreshold"],
             "probePort": [p["containerPort"] for p in dep["ports"] if p["name"] == dep["livenessProbe"]["httpGet"]["port"]],
             "args": dep["args"],
             "keyRef": dep["env"][0]["valueFrom"]["secretKeyRef"],
@@ -65,7 +67,10 @@ final class DeployRecipesTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.summary("PyYAML"))
         let m = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(m["kinds"] as? [String], ["ConfigMap", "CronJob", "Deployment", "Secret"])
-        XCTAssertEqual(m["probe"] as? String, "/metrics")
+        // /health fails when the channel does (its timeline stands, no output publishes); a
+        // restart is a minute away at the least, past an output's reconnect backoff.
+        XCTAssertEqual(m["probe"] as? String, "/health")
+        XCTAssertGreaterThanOrEqual(m["probeGrace"] as? Int ?? 0, 60)
         XCTAssertEqual(m["probePort"] as? [Int], [9300])
         let args = try XCTUnwrap(m["args"] as? [String])
         XCTAssertEqual(args.firstIndex(of: "--metrics").map { args[$0 + 1] }, "0.0.0.0:9300")

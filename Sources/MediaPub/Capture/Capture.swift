@@ -45,6 +45,9 @@ public final class Capture: Sendable {
         weak var sink: TimelineSink?
     }
     private let state: Mutex<State>
+    /// When the timeline last moved (`DispatchTime` uptime, ns; 0 before its first
+    /// tick): read by `/health` without waiting on anything.
+    private let lastTick = Atomic<UInt64>(0)
 
     /// Ticks per second: the video frame rate, or 50 for an audio-only run.
     let tickRate: Int
@@ -105,6 +108,14 @@ public final class Capture: Sendable {
     /// Output time so far, in seconds.
     public var outputSeconds: Double { Double(state.withLock { $0.ticks }) / Double(tickRate) }
     public var framesOut: UInt64 { format.video == nil ? 0 : state.withLock { $0.ticks } }
+
+    /// Seconds since the timeline last moved; nil before its first tick.
+    public var secondsSinceLastTick: Double? {
+        let at = lastTick.load(ordering: .relaxed)
+        guard at > 0 else { return nil }
+        let now = DispatchTime.now().uptimeNanoseconds
+        return now > at ? Double(now - at) / 1e9 : 0
+    }
 
     /// Whole seconds first: n * 1e9 alone would overflow after about 5 years at 120 fps.
     private func time(ofTick n: UInt64) -> UInt {
@@ -220,6 +231,7 @@ public final class Capture: Sendable {
             }
             n += 1
             state.withLock { $0.ticks = n }
+            lastTick.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         }
         sink?.endOfStream()
         return reason

@@ -2,8 +2,8 @@ import Foundation
 import CSoup
 import Synchronization
 
-/// `--metrics ADDR:PORT`: Prometheus text metrics over HTTP at `/metrics`
-/// (loopback unless an address is given), served by libsoup on a thread of
+/// `--metrics ADDR:PORT`: Prometheus text metrics over HTTP at `/metrics`, and
+/// `/health` for probes (loopback unless an address is given), served by libsoup on a thread of
 /// its own (one GMainContext): clients are served side by side, never one at
 /// a time. Bounded: a request must be read within `requestTimeout` of its
 /// start, a connection idle for `idleTimeout` is closed, at most
@@ -14,9 +14,10 @@ public final class MetricsServer: Sendable {
     public let address: String
     private let loop: SoupLoop
 
-    /// `spec` is `PORT`, `:PORT` or `ADDR:PORT`.
-    public convenience init(spec: String, render: @escaping @Sendable () -> String) throws {
-        try self.init(spec: spec, limits: .standard, render: render)
+    /// `spec` is `PORT`, `:PORT` or `ADDR:PORT`; `health` answers `/health`, `render` `/metrics`.
+    public convenience init(spec: String, health: @escaping @Sendable () -> Health,
+                            render: @escaping @Sendable () -> String) throws {
+        try self.init(spec: spec, limits: .standard, health: health, render: render)
     }
 
     struct Limits: Sendable {
@@ -26,14 +27,15 @@ public final class MetricsServer: Sendable {
         static let standard = Limits(requestTimeout: 5, idleTimeout: 30, maxConnections: 64)
     }
 
-    init(spec: String, limits: Limits, render: @escaping @Sendable () -> String) throws {
+    init(spec: String, limits: Limits, health: @escaping @Sendable () -> Health = { .healthy },
+         render: @escaping @Sendable () -> String) throws {
         let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let host = parts.count > 1 && !parts[0].isEmpty ? parts[0] : "127.0.0.1"
         guard let port = UInt16(parts.last ?? ""), port > 0 else {
             throw MediaPubError.usage("--metrics \(spec): expected ADDR:PORT, e.g. 127.0.0.1:9300")
         }
         address = "\(host):\(port)"
-        loop = SoupLoop(limits: limits, render: render)
+        loop = SoupLoop(limits: limits, health: health, render: render)
         if let failure = loop.start(host: host, port: port) {
             throw MediaPubError.usage("--metrics \(spec): \(failure)")
         }
@@ -51,6 +53,7 @@ private typealias Socket = UnsafeMutablePointer<GSocket>
 
 private final class SoupLoop: Sendable {
     private let limits: MetricsServer.Limits
+    private let health: @Sendable () -> Health
     private let render: @Sendable () -> String
     private let finished = DispatchSemaphore(value: 0)
 
@@ -67,8 +70,9 @@ private final class SoupLoop: Sendable {
     }
     private let state = Mutex(State())
 
-    init(limits: MetricsServer.Limits, render: @escaping @Sendable () -> String) {
+    init(limits: MetricsServer.Limits, health: @escaping @Sendable () -> Health, render: @escaping @Sendable () -> String) {
         self.limits = limits
+        self.health = health
         self.render = render
     }
 
@@ -158,7 +162,14 @@ private final class SoupLoop: Sendable {
     // MARK: on the soup thread
 
     private func answer(_ msg: OpaquePointer, path: String) {
-        let (status, body) = path == "/metrics" ? (UInt32(200), render()) : (UInt32(404), "try /metrics\n")
+        let (status, type, body): (UInt32, String, String)
+        switch path {
+        case "/metrics": (status, type, body) = (200, "text/plain; version=0.0.4", render())
+        case "/health":
+            let health = health()
+            (status, type, body) = (health.httpStatus, "application/json", health.body)
+        default: (status, type, body) = (404, "text/plain", "try /metrics or /health\n")
+        }
         soup_server_message_set_status(msg, status, nil)
         // One request a connection: soup would otherwise keep a connection the client has
         // closed (CLOSE-WAIT) open for good, one descriptor per scrape.
@@ -167,7 +178,7 @@ private final class SoupLoop: Sendable {
         }
         var bytes = Array(body.utf8)
         bytes.withUnsafeMutableBufferPointer { buffer in
-            soup_server_message_set_response(msg, "text/plain; version=0.0.4", SOUP_MEMORY_COPY,
+            soup_server_message_set_response(msg, type, SOUP_MEMORY_COPY,
                                              buffer.baseAddress, gsize(buffer.count))
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a run offers the world while it runs, besides its outputs: the
-/// webhook (from before the first event), the control socket and `/metrics`.
+/// webhook (from before the first event), the control socket, `/metrics` and `/health`.
 /// Used by the run's own thread only; stopped in reverse order.
 struct RunServices {
     private var webhook: Webhook?
@@ -39,9 +39,11 @@ struct RunServices {
         }
         if let spec = options.metrics {
             do {
-                let server = try MetricsServer(spec: spec) { [weak broadcast] in
+                let server = try MetricsServer(spec: spec, health: { [weak broadcast] in
+                    broadcast?.health() ?? Health(ok: false, reason: "the run is over")
+                }, render: { [weak broadcast] in
                     broadcast.map { MetricsExposition.render($0.status()) } ?? ""
-                }
+                })
                 log.info("metrics at http://\(server.address)/metrics")
                 metrics = server
             } catch {
