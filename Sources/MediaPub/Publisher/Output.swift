@@ -205,7 +205,7 @@ final class Output: Sendable {
             // The playlist's folder is made; segments are named for this run's start.
             try? FileManager.default.createDirectory(atPath: (hls.playlist as NSString).deletingLastPathComponent,
                                                      withIntermediateDirectories: true)
-            location = OutputTarget.expand("%Y%m%d-%H%M%S", at: state.withLock { $0.openedAt })
+            location = OutputTarget.expand(OutputTarget.hlsRunStamp, at: state.withLock { $0.openedAt })
         }
         let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
                                               segment: segment, paced: paced)

@@ -188,3 +188,40 @@ struct RecordingNamePattern: Sendable, Equatable {
         parts(path).compactMap { if case .field(let f) = $0 { return f } else { return nil } }
     }
 }
+
+extension OutputTarget {
+    /// The paths an output writes, each a pattern per path component: a file's path
+    /// pattern (numbered names too); an HLS playlist, and its segments beside it
+    /// (`index-20261202-101010-00001.ts`, muxAndSink).
+    var writtenPaths: [[RecordingNamePattern]] {
+        func components(_ path: String) -> [String] {
+            path.split(separator: "/").map(String.init).filter { $0 != "." }
+        }
+        func literal(_ part: String) -> RecordingNamePattern { RecordingNamePattern(alternatives: [RecordingNamePattern.literal(part)]) }
+        switch self {
+        case .file(let path, _):
+            let parts = components(path)
+            return [parts.indices.map { RecordingNamePattern(parts[$0], numbered: $0 == parts.count - 1) }]
+        case .hls(let hls):
+            let parts = components(hls.playlist)
+            let folder = parts.dropLast().map(literal)
+            let stem = ((hls.playlist as NSString).lastPathComponent as NSString).deletingPathExtension
+            let number = Array(repeating: RecordingNamePattern.Token(set: RecordingNamePattern.digit, loop: false), count: 5)
+                + [RecordingNamePattern.Token(set: RecordingNamePattern.digit, loop: true)]
+            let segment = RecordingNamePattern.literal(stem + "-") + RecordingNamePattern.tokens(Self.hlsRunStamp)
+                + RecordingNamePattern.literal("-") + number + RecordingNamePattern.literal(".ts")
+            return [folder + [literal(parts.last ?? "")], folder + [RecordingNamePattern(alternatives: [segment])]]
+        default:
+            return []
+        }
+    }
+
+    /// Whether two outputs could write a file of the same name (or one's `keep` take the other's files).
+    func mayWriteSameNames(as other: OutputTarget) -> Bool {
+        writtenPaths.contains { mine in
+            other.writtenPaths.contains { theirs in
+                mine.count == theirs.count && zip(mine, theirs).allSatisfy { $0.overlaps($1) }
+            }
+        }
+    }
+}
