@@ -33,13 +33,15 @@ extension Output {
     /// splitmuxsink still finishes in the background.
     static let maxHeld = 3
 
-    /// A file is finished (splitmuxsink closed it, or it was removed): its lock goes.
+    /// A file is finished (splitmuxsink closed it, or it was removed): its lock goes,
+    /// and retention, which left it alone while it was written, looks again.
     func finished(_ path: String) {
         let done = state.withLock { s -> RecordingFile? in
             guard let i = s.held.firstIndex(where: { $0.path == path }) else { return nil }
             return s.held.remove(at: i)
         }
         done?.lock.release()
+        if done != nil, retention != nil { queue.async { [weak self] in self?.prune() } }
     }
 
     /// The run ends: every file's lock goes.
