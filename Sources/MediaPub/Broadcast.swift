@@ -174,6 +174,13 @@ public final class Broadcast: Sendable {
             reporter.report(.error("\(error)"))
             return stopped(ExitPolicy.pathInUse(error))
         }
+        // One run per HLS playlist: a second one is refused before it writes anything.
+        let playlists: [HLSPlaylistLock]
+        do { playlists = try HLSPlaylistLock.acquire(outputConfigs.map(\.url.target), instance: preset.name) } catch {
+            reporter.report(.error("\(error)"))
+            return stopped(RunResult(.usage, "\(error)"))
+        }
+        defer { playlists.forEach { $0.release() } }
         do {
             return try runTimeline()
         } catch {

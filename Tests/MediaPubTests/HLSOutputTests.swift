@@ -90,4 +90,49 @@ final class HLSOutputTests: XCTestCase {
             XCTAssertEqual(OutputURL.resolve(url, base: "/"), .failure(OutputURL.Failure(message: message)), url)
         }
     }
+
+    /// hlssink2 reads its segments' path as a printf format: `a%s%n` in the folder crashed
+    /// the run (SIGSEGV or SIGABRT), `%Y%m%d` wrote to `%YSuccess0/`. A `%` in an HLS path
+    /// is refused before anything starts (exit 2), and nothing is written.
+    func testAPercentInTheHLSPathIsRefusedCleanly() throws {
+        let dir = try makeTempDir()
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+        for folder in ["a%s%n", "%Y%m%d"] {
+            let url = "hls://\(dir.path)/\(folder)/index.m3u8?segment=1s&window=3"
+            let r = try CLI.run(["--preset", preset.path, "--output", url, "--duration", "3s"], timeout: 60)
+            XCTAssertFalse(r.signaled, r.summary(url))
+            XCTAssertEqual(r.status, 2, r.summary(url))
+            XCTAssertTrue(r.stderr.contains("an HLS path takes no %"), r.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["t.yaml"], "nothing written")
+        }
+        // However an HLS output is made, its segments' location has a `%` written `%%`.
+        let target = OutputTarget.hls(OutputURL.HLS(playlist: "/x/a%s%n/i%d.m3u8", segment: 2, window: 3))
+        XCTAssertTrue(target.muxAndSink(location: "20261202-101010").contains("location=\"/x/a%%s%%n/i%%d-20261202-101010-%05d.ts\""),
+                      target.muxAndSink(location: "20261202-101010"))
+    }
+
+    /// Two runs to one playlist overwrote each other's segments: the second is refused
+    /// at start (exit 2), naming the instance that writes it; the first goes on.
+    func testASecondRunToTheSamePlaylistIsRefusedNamingTheFirst() throws {
+        let dir = try makeTempDir()
+        let playlist = dir.appendingPathComponent("live/index.m3u8")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let url = "hls://\(playlist.path)?segment=1s&window=3"
+        let a = try writeFile(dir, "a.yaml", E2EPreset.basic(name: "run-a", source: E2EPreset.testsrc, outputs: [url]))
+        let b = try writeFile(dir, "b.yaml", E2EPreset.basic(name: "run-b", source: E2EPreset.testsrc, outputs: [url]))
+        let first = try startMediaPub(["--preset", a.path, "--duration", "60s", "--events", events.path])
+        defer { first.cleanUp() }
+        XCTAssertTrue(EventLog.waitFor(events, of: first, timeout: 60) {
+            $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing"
+        }, first.stderr)
+        let second = try CLI.run(["--preset", b.path, "--duration", "2s"], timeout: 60)
+        XCTAssertEqual(second.status, 2, second.summary("a second run to the same playlist"))
+        XCTAssertTrue(second.stderr.contains("is written by the running instance \"run-a\" (pid \(first.pid))"), second.stderr)
+        XCTAssertTrue(first.isRunning, "the first run goes on")
+        XCTAssertTrue(first.stop(grace: 30), "the first run stops on SIGTERM")
+        XCTAssertEqual(first.exitStatus, 0, first.stderr)
+        XCTAssertEqual(try MediaProbe.probe(playlist.path).video?.codecName, "h264")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("live/.index.m3u8.lock").path),
+                       "the lock goes with the run")
+    }
 }

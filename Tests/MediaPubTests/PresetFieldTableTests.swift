@@ -72,7 +72,7 @@ final class PresetFieldTableTests: XCTestCase {
         "standby.image": ["standby.image=slate.png"], "standby.color": ["standby.color=\"#101010\""],
         "standby.audio": ["standby.audio=tone.wav"],
         "outputs.0.id": ["outputs.0.id=rec"], "outputs.0.url": ["outputs.0.url=rec.mp4"],
-        "outputs.0.segment": ["outputs.0.url=rec.mp4", "outputs.0.segment=1h"],
+        "outputs.0.segment": ["outputs.0.url=rec-%H.mp4", "outputs.0.segment=1h"],
         "outputs.0.keep": ["outputs.0.url=rec.mp4", "outputs.0.keep=3"],
         "outputs.0.max_age": ["outputs.0.url=rec.mp4", "outputs.0.max_age=7d"],
         "reconnect.initial": ["reconnect.initial=2s"], "reconnect.max": ["reconnect.max=1m"],

@@ -10,7 +10,7 @@ final class RecordingRetentionTests: XCTestCase {
     private let players = "players:\n  - source: \"testsrc:\"\n"
 
     func testSegmentKeepAndMaxAgeAreReadOnFileOutputs() throws {
-        let p = try K.load(players + "outputs:\n  - url: /rec/a-%Y%m%d.mp4\n    segment: 1h\n    keep: 3\n    max_age: 7d\n")
+        let p = try K.load(players + "outputs:\n  - url: /rec/a-%Y%m%d-%H.mp4\n    segment: 1h\n    keep: 3\n    max_age: 7d\n")
         XCTAssertEqual(p.outputs[0].segment, 3600)
         XCTAssertEqual(p.outputs[0].keep, 3)
         XCTAssertEqual(p.outputs[0].maxAge, 7 * 86400)

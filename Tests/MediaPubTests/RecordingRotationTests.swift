@@ -114,15 +114,88 @@ final class RecordingRotationTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.summary("mediapub with keep: 2"))
         let files = try newFiles(events)
         XCTAssertEqual(files.count, 5, "five files written: \(files)\n\(r.stderr)")
+        try assertHolds(folder, newest: Array(files.suffix(2)), besides: unrelated + ["rec-000000.mp4", "rec-000001.mp4"],
+                        unchanged: unrelated, text: "keep me")
+    }
+
+    /// The folder holds the newest files told (which play) and `others`, and nothing
+    /// else; `unchanged` (of `others`) still hold `text`.
+    private func assertHolds(_ folder: URL, newest: [String], besides others: [String], unchanged: [String], text: String,
+                             file: StaticString = #filePath, line: UInt = #line) throws {
         let onDisk = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
-        let newest = files.suffix(2).map { ($0 as NSString).lastPathComponent }
-        XCTAssertEqual(onDisk, Set(newest + unrelated + ["rec-000000.mp4", "rec-000001.mp4"]),
-                       "the newest two files stay, with everything that was not this output's")
-        for name in unrelated {
-            XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8), "keep me", name)
+        XCTAssertEqual(onDisk, Set(newest.map { ($0 as NSString).lastPathComponent } + others),
+                       "the newest files stay, with everything that was not this output's", file: file, line: line)
+        for name in unchanged {
+            XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8), text, name, file: file, line: line)
         }
-        for file in files.suffix(2) {
-            XCTAssertEqual(try MediaProbe.probe(file).video?.codecName, "h264", file)
+        for recording in newest {
+            XCTAssertEqual(try MediaProbe.probe(recording).video?.codecName, "h264", recording, file: file, line: line)
         }
+    }
+
+    /// The user's own files beside a rotating `%k` pattern stay (before: `%k` was any
+    /// text, and `keep` took cam-important-0000.mp4 and cam-notes-1234.mp4).
+    func testUserFilesBesideARotatingHourPatternSurvive() throws {
+        let dir = try makeTempDir()
+        let events = dir.appendingPathComponent("events.jsonl")
+        let folder = dir.appendingPathComponent("cam")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let users = ["cam-important-0000.mp4", "cam-notes-1234.mp4", "cam-x-0000.mp4", "cam-123-0000.mp4", "cam-17-0000.mkv"]
+        for name in users {
+            let file = try writeFile(folder, name, "the user's")
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-86400)], ofItemAtPath: file.path)
+        }
+        let preset = try preset(dir, outputs: """
+              - url: \(folder.path)/cam-%k-%M%S.mp4
+                segment: 1s
+                keep: 2
+
+            """)
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "6s", "--events", events.path], timeout: 180)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with cam-%k-%M%S.mp4, segment: 1s, keep: 2"))
+        let files = try newFiles(events)
+        XCTAssertGreaterThanOrEqual(files.count, 5, "a file a second: \(files)\n\(r.stderr)")
+        try assertHolds(folder, newest: Array(files.suffix(2)), besides: users, unchanged: users, text: "the user's")
+    }
+
+    /// A file of the pattern that another run writes (held locked here, as a recording
+    /// holds its file) is never removed; an unlocked one is. The run's own locks go with
+    /// its files: the descriptors it has open in the folder stay few, file after file.
+    func testAFileAnotherRunWritesIsNeverRemovedAndLocksDoNotPileUp() throws {
+        let dir = try makeTempDir()
+        let events = dir.appendingPathComponent("events.jsonl")
+        let folder = dir.appendingPathComponent("rec")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let old = Date().addingTimeInterval(-3600)
+        let live = try writeFile(folder, "rec-000000.mp4", "run A writes this")
+        let finished = try writeFile(folder, "rec-000001.mp4", "run A wrote this")
+        for file in [live, finished] { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file.path) }
+        let fd = open(live.path, O_WRONLY | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0, "run A's lock on the file it writes")
+        let preset = try preset(dir, outputs: """
+              - url: \(folder.path)/rec-%H%M%S.mp4
+                segment: 1s
+                keep: 1
+
+            """)
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "9s", "--events", events.path])
+        defer { mp.cleanUp() }
+        // At the sixth file, in the middle of the run: what the process has open in the folder.
+        let sixth = EventLog.waitFor(events, of: mp, timeout: 120) { _ in ((try? self.newFiles(events)) ?? []).count >= 6 }
+        XCTAssertTrue(sixth, "six files told\n\(mp.stderr)")
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(mp.pid)/fd")) ?? []
+        let inFolder = fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(mp.pid)/fd/\($0)") }
+            .filter { $0.hasPrefix(folder.path + "/") }
+        XCTAssertTrue(mp.isRunning, "sampled while the run went on")
+        XCTAssertFalse(inFolder.isEmpty, "the file being written is open")
+        XCTAssertLessThanOrEqual(inFolder.count, 4, "the file written and the one being finished, each locked: \(inFolder)")
+        XCTAssertTrue(mp.waitForExit(timeout: 120))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        XCTAssertFalse(mp.stderr.contains("recording to a new file"), mp.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: finished.path), "a finished file beyond keep goes")
+        try assertHolds(folder, newest: Array(try newFiles(events).suffix(1)), besides: [live.lastPathComponent],
+                        unchanged: [live.lastPathComponent], text: "run A writes this")
     }
 }

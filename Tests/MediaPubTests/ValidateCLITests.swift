@@ -327,4 +327,60 @@ final class ValidateCLITests: XCTestCase {
         XCTAssertEqual(r.status, 2, r.summary("validate of a missing file"))
         XCTAssertTrue(r.stderr.contains(missing), "the message names the file:\n\(r.stderr)")
     }
+
+    // MARK: the names outputs write
+
+    /// Players on line 4, outputs on line 6: the first output's url on line 7, its keys after.
+    private static func outputs(_ body: String) -> String {
+        header + "players:\n  - source: \"testsrc:\"\noutputs:\n" + body
+    }
+
+    /// keep and max_age of a pattern with a field whose text has no fixed width (`%-H`,
+    /// `%s`) or is words (`%a`): refused, naming the field (before: matched loosely or never).
+    func testRetentionOfAPatternItCannotMatchExactlyIsRefusedNamingTheField() throws {
+        let keep = Self.outputs("  - url: /tmp/rec/cam-%-H.mp4\n    segment: 1h\n    keep: 2\n")
+        try assertProblem(keep, fixed: keep.replacingOccurrences(of: "%-H", with: "%H"), accept: [(9, "outputs[0].keep")],
+                          messageContains: "%-H")
+        let age = Self.outputs("  - url: /tmp/rec/cam-%a-%s.mkv\n    max_age: 7d\n")
+        try assertProblem(age, fixed: age.replacingOccurrences(of: "%a-%s", with: "%u-%H%M%S"), accept: [(8, "outputs[0].max_age")],
+                          messageContains: "%a")
+    }
+
+    /// A `%` strftime does not know (`%N`) would be copied into the name as written: refused.
+    func testAPercentThatIsNoStrftimeFieldIsRefused() throws {
+        let yaml = Self.outputs("  - url: /tmp/rec/cam-%N.mp4\n")
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: "%N", with: "%%N"), accept: [(7, "outputs[0].url")],
+                          messageContains: "%N is not a strftime field")
+    }
+
+    /// Segments of a minute named by the day would share one name: refused, naming the field needed.
+    func testASegmentedPatternThatCannotTellItsFilesApartIsRefused() throws {
+        let yaml = Self.outputs("  - url: /tmp/rec/rec-%Y%m%d.mp4\n    segment: 1m\n")
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: "%Y%m%d", with: "%Y%m%d-%H%M"), accept: [(8, "outputs[0].segment")],
+                          messageContains: "needs %M")
+    }
+
+    /// Two outputs that would write the same names (the same pattern, overlapping patterns,
+    /// one HLS playlist twice, a file among HLS segments): refused at the second, naming both.
+    func testTwoOutputsThatWouldWriteTheSameNamesAreRefused() throws {
+        let cases: [(String, String, String)] = [
+            ("/tmp/rec/rec-%H%M%S.mp4", "/tmp/rec/rec-%H%M%S.mp4", "/tmp/rec/other-%H%M%S.mp4"),
+            ("/tmp/rec/cam-%H.mp4", "/tmp/rec/cam-%k.mp4", "/tmp/rec/cam-%k.mkv"),
+            ("/tmp/rec/cam-%H.mp4", "/tmp/rec/cam-%H-%M.mp4", "/tmp/rec/cam-%Hh%M.mp4"),
+            ("hls:///tmp/www/index.m3u8", "hls:///tmp/www/index.m3u8?segment=2s", "hls:///tmp/www/other.m3u8"),
+            ("hls:///tmp/www/index.m3u8", "/tmp/www/index-%Y%m%d-%H%M%S-00001.ts", "/tmp/www/index-%Y%m%d.ts"),
+        ]
+        for (first, second, apart) in cases {
+            let yaml = Self.outputs("  - url: \(first)\n  - url: \(second)\n")
+            try assertProblem(yaml, fixed: Self.outputs("  - url: \(first)\n  - url: \(apart)\n"), accept: [(8, "outputs[1].url")],
+                              messageContains: "and outputs[0] (")
+        }
+    }
+
+    /// hlssink2 reads its segments' path as a printf format: a `%` in an HLS path is refused.
+    func testAPercentInAnHLSPathIsRefused() throws {
+        let yaml = Self.outputs("  - url: hls:///tmp/x/a%s%n/index.m3u8\n")
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: "a%s%n", with: "asn"), accept: [(7, "outputs[0].url")],
+                          messageContains: "an HLS path takes no %")
+    }
 }

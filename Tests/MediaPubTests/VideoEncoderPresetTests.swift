@@ -80,12 +80,12 @@ final class VideoEncoderPresetTests: XCTestCase {
         let yaml = { (video: String, url: String) in
             "video: {\(video)}\nplayers:\n  - source: a.mp4\noutputs:\n  - url: \(url)\n    segment: 1h\n"
         }
-        XCTAssertEqual(K.problems(yaml("tune: quality", "/rec/a.mp4")).map(\.description), [
+        XCTAssertEqual(K.problems(yaml("tune: quality", "/rec/a-%H.mp4")).map(\.description), [
             "presets/t.yaml:6: outputs[0].segment: MP4 files cut into segments lose their sync with B-frames "
                 + "(video.bframes: 2); use .mkv or .ts, or video.bframes: 0",
         ])
-        XCTAssertEqual(try K.load(yaml("tune: quality, bframes: 0", "/rec/a.mp4")).outputs[0].segment, 3600)
-        XCTAssertEqual(try K.load(yaml("tune: quality", "/rec/a.ts")).video?.bframes, 2)
-        XCTAssertEqual(try K.load(yaml("tune: quality", "/rec/a.mkv")).video?.bframes, 2)
+        XCTAssertEqual(try K.load(yaml("tune: quality, bframes: 0", "/rec/a-%H.mp4")).outputs[0].segment, 3600)
+        XCTAssertEqual(try K.load(yaml("tune: quality", "/rec/a-%H.ts")).video?.bframes, 2)
+        XCTAssertEqual(try K.load(yaml("tune: quality", "/rec/a-%H.mkv")).video?.bframes, 2)
     }
 }

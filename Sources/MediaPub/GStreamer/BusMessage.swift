@@ -9,6 +9,8 @@ enum BusMessage: Sendable {
     /// A queue's fill level while it buffers (0...100).
     case buffering(percent: Int)
     case tags(title: String?, artist: String?, album: String?)
+    /// splitmuxsink finished one of its files (closed it).
+    case fragmentClosed(location: String)
 
     /// Reads `message` (borrowed); nil for a type that is not watched.
     init?(_ message: UnsafeMutablePointer<GstMessage>) {
@@ -33,6 +35,11 @@ enum BusMessage: Sendable {
                 return String(cString: value)
             }
             self = .tags(title: tag("title"), artist: tag("artist"), album: tag("album"))
+        case GST_MESSAGE_ELEMENT:
+            guard let structure = gst_message_get_structure(message),
+                  gst_structure_has_name(structure, "splitmuxsink-fragment-closed") != 0,
+                  let location = gst_structure_get_string(structure, "location") else { return nil }
+            self = .fragmentClosed(location: String(cString: location))
         default:
             return nil
         }

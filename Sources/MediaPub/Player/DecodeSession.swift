@@ -197,7 +197,7 @@ final class DecodeSession: Sendable {
             // Already noted (`tags`, on the posting thread); the player hears of them in bus order.
             guard title != nil || artist != nil || album != nil else { break }
             onEvent(self, .tags(currentTags))
-        case .warning, .buffering:
+        case .warning, .buffering, .fragmentClosed:
             break
         }
     }

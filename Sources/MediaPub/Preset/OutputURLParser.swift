@@ -14,6 +14,8 @@ extension OutputURL {
         func file(_ path: String, as text: String) -> Result<OutputURL, Refusal> {
             let ext = (path as NSString).pathExtension.lowercased()
             guard fileExtensions.contains(ext) else { return .failure(.container(ext)) }
+            // A `%` strftime does not know is copied into the name as written: never meant.
+            if let field = RecordingNamePattern.fields(path).first(where: { !$0.known }) { return .failure(.fileField(field.text)) }
             return .success(OutputURL(text: text, target: .file(path: path, container: ext)))
         }
         if url.isEmpty { return .failure(.empty) }
@@ -78,6 +80,8 @@ extension OutputURL {
         let path = String(rest.prefix { $0 != "?" })
         let query = rest.drop { $0 != "?" }.dropFirst()
         guard (path as NSString).pathExtension.lowercased() == "m3u8" else { return .failure(.hlsPlaylist) }
+        // hlssink2 reads its segments' path as a printf format, and strftime patterns are for files.
+        guard !path.contains("%") else { return .failure(.hlsPercent) }
         var hls = HLS(playlist: path, segment: 4, window: 6)
         for item in query.split(separator: "&") {
             let kv = item.split(separator: "=", maxSplits: 1).map(String.init)

@@ -11,7 +11,9 @@ extension OutputURL {
         case relativeFile
         /// A file whose extension names no container we write.
         case container(String)
-        case hlsRelative, hlsPlaylist
+        /// A `%` in a file's path that starts no strftime field (`%N`).
+        case fileField(String)
+        case hlsRelative, hlsPlaylist, hlsPercent
         case hlsSegment(String), hlsWindow(String), hlsParameter(String)
         case rtmpHost(scheme: String), rtmpPort, rtmpPath(scheme: String)
         case srtPort, srtMode, srtHost, srtLatency
@@ -39,7 +41,7 @@ extension OutputURL {
             case .container(let ext):
                 let known = OutputURL.fileExtensions.map { "." + $0 }
                 return .output(url, "unsupported container .\(ext) (use \(known.dropLast().joined(separator: ", ")) or \(known.last ?? ""))")
-            case .hlsRelative, .hlsPlaylist, .hlsSegment, .hlsWindow, .hlsParameter: return .usage("output " + message(url))
+            case .hlsRelative, .hlsPlaylist, .hlsPercent, .hlsSegment, .hlsWindow, .hlsParameter: return .usage("output " + message(url))
             default: return .output(url, problem.why)
             }
         }
@@ -52,6 +54,9 @@ extension OutputURL {
             case .relativeFile: return ("needs an absolute path: file:///path/name.mp4", false)
             case .hlsRelative: return ("needs an absolute path: hls:///path/index.m3u8?segment=4s&window=6", false)
             case .hlsPlaylist: return ("the playlist must end in .m3u8", true)
+            case .hlsPercent: return ("an HLS path takes no % (strftime patterns are for file outputs)", true)
+            case .fileField(let field):
+                return ("\(field.clipped()) is not a strftime field (%Y %m %d %H %M %S …; a % itself is written %%)", true)
             case .hlsSegment(let value): return ("segment must be whole seconds from 1s to 60s, got \(value.clipped())", true)
             case .hlsWindow(let value): return ("window must be a number of segments from 3 to 100, got \(value.clipped())", true)
             case .hlsParameter(let name): return ("unknown parameter \(name.clipped()) (segment, window)", true)

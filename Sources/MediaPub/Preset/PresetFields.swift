@@ -35,7 +35,7 @@ extension Preset: PresetSection {
         PresetField(key: "outputs", type: "list of outputs", defaultText: "none (`--output` may give them)",
                     doc: "Where the stream goes (see Outputs).", schema: .list(OutputConfig.schema, byID: false),
                     decode: { d, at, c in
-            if let n = at.node, !n.isNull { c.outputs = d.decodeOutputs(n) }
+            if let n = at.node, !n.isNull { c.outputs = d.decodeOutputs(n); d.checkNamesApart(c.outputs, n.items ?? []) }
         }, write: { c, w in
             c.outputs.isEmpty ? .scalar("[]") : .lines(c.outputs.flatMap { w.listItem(w.lines($0)) })
         }),
@@ -286,6 +286,7 @@ extension OutputConfig: PresetSection {
                   doc: "Start a new file at each boundary of this much output time (the encoder starts a keyframe there).",
                   read: { d, n, k in d.duration(n, k, range: 1...MediaTime.maxDuration) },
                   show: MediaTime.formatDuration, check: { d, n, k, c in
+            d.checkSegmentNames(n, k, c)
             // Each MP4 file starts its tracks apart: after the first, B-frames' reorder delay
             // would show the pictures that late against the sound (MKV and MPEG-TS keep time).
             if case .file(_, "mp4") = c.url.target, d.videoBFrames > 0 {
@@ -295,11 +296,11 @@ extension OutputConfig: PresetSection {
         }),
         .fileOnly("keep", \.keep, type: "whole number", range: "1..1000000", defaultText: "none: all kept",
                   doc: "Remove this output's oldest files (its own name pattern, in its folder) beyond this many.",
-                  read: { d, n, k in d.int(n, k, range: 1...1_000_000) }, show: { "\($0)" }),
+                  read: { d, n, k in d.int(n, k, range: 1...1_000_000) }, show: { "\($0)" }, check: { $0.checkRetainable($1, $2, $3) }),
         .fileOnly("max_age", \.maxAge, type: "duration", range: "1s..87600h", defaultText: "none: all kept",
                   doc: "Remove this output's files (its own name pattern, in its folder) older than this.",
                   read: { d, n, k in d.duration(n, k, range: 1...MediaTime.maxDuration) },
-                  show: MediaTime.formatDuration),
+                  show: MediaTime.formatDuration, check: { $0.checkRetainable($1, $2, $3) }),
     ]
 }
 

@@ -55,6 +55,8 @@ final class Output: Sendable {
         var recording: RecordingFile?
         /// The files this run wrote, in order (retention counts them as the newest).
         var written: [String] = []
+        /// The files still being written, locked (OutputRotation.swift).
+        var held: [RecordingFile] = []
         var openedAt = Date()
         var bytes: UInt64 = 0
         var rateMark: (at: Date, bytes: UInt64) = (Date(), 0)
@@ -203,7 +205,7 @@ final class Output: Sendable {
             // The playlist's folder is made; segments are named for this run's start.
             try? FileManager.default.createDirectory(atPath: (hls.playlist as NSString).deletingLastPathComponent,
                                                      withIntermediateDirectories: true)
-            location = OutputTarget.expand("%Y%m%d-%H%M%S", at: state.withLock { $0.openedAt })
+            location = OutputTarget.expand(OutputTarget.hlsRunStamp, at: state.withLock { $0.openedAt })
         }
         let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
                                               segment: segment, paced: paced)
@@ -295,6 +297,8 @@ final class Output: Sendable {
         switch message {
         case .endOfStream:
             eos.signal()
+        case .fragmentClosed(let location):
+            finished(location)
         case .error(let error):
             let (source, text) = (error.source, error.message)
             if case .srt(let endpoint) = target, neverGotGoing {
@@ -443,6 +447,7 @@ final class Output: Sendable {
             // the file this run created goes, never what stood at the path before.
             recording?.removeIfStillOurs()
         }
+        releaseFiles()   // every file is finished: their locks go
         if final != before { onState(self, final, why) }   // a failed output was reported failed once
         srtLibrary?.release()
     }

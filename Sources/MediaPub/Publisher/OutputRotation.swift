@@ -16,12 +16,41 @@ extension Output {
     /// The file a recording now writes: shown in status and events (`shown`, a
     /// leaf lock), counted by retention, and the output's older files pruned.
     func recordTo(_ file: RecordingFile) {
-        state.withLock { s in
+        let done = state.withLock { s -> [RecordingFile] in
             s.recording = file
             s.written.append(file.path)
+            s.held.append(file)
+            // splitmuxsink tells each file it closed; were one never told, its lock goes all the same.
+            defer { s.held.removeFirst(max(0, s.held.count - Self.maxHeld)) }
+            return Array(s.held.prefix(max(0, s.held.count - Self.maxHeld)))
         }
+        done.forEach { $0.lock.release() }
         shown.withLock { $0 = file.path }
         if retention != nil { queue.async { [weak self] in self?.prune() } }
+    }
+
+    /// How many files a recording holds locked at most: the one written, and those
+    /// splitmuxsink still finishes in the background.
+    static let maxHeld = 3
+
+    /// A file is finished (splitmuxsink closed it, or it was removed): its lock goes,
+    /// and retention, which left it alone while it was written, looks again.
+    func finished(_ path: String) {
+        let done = state.withLock { s -> RecordingFile? in
+            guard let i = s.held.firstIndex(where: { $0.path == path }) else { return nil }
+            return s.held.remove(at: i)
+        }
+        done?.lock.release()
+        if done != nil, retention != nil { queue.async { [weak self] in self?.prune() } }
+    }
+
+    /// The run ends: every file's lock goes.
+    func releaseFiles() {
+        let files = state.withLock { s -> [RecordingFile] in
+            defer { s.held = [] }
+            return s.held
+        }
+        files.forEach { $0.lock.release() }
     }
 
     /// Names the files of a segmented recording: the first is the file `connect`

@@ -36,6 +36,9 @@ enum OutputTarget: Equatable, Sendable {
         }
     }
 
+    /// What names an HLS run's segments (`index-20261202-101010-00001.ts`): its start.
+    static let hlsRunStamp = "%Y%m%d-%H%M%S"
+
     /// The path with strftime patterns (%Y%m%d-%H%M%S) expanded at `date`.
     static func expand(_ pattern: String, at date: Date = Date()) -> String {
         guard pattern.contains("%") else { return pattern }
@@ -78,9 +81,12 @@ enum OutputTarget: Equatable, Sendable {
             // atomically, deletes segments that left the window, and ends the playlist
             // (#EXT-X-ENDLIST) at EOS. Segment names carry the run's start, so a run never
             // overwrites an earlier run's segments.
-            let folder = (hls.playlist as NSString).deletingLastPathComponent
+            // hlssink2 reads `location` as a printf format (the segment's number): a `%` of
+            // the path is written `%%` (the parser refuses one; this is for any other way in).
+            let folder = (hls.playlist as NSString).deletingLastPathComponent.replacingOccurrences(of: "%", with: "%%")
             let stem = ((hls.playlist as NSString).lastPathComponent as NSString).deletingPathExtension
-            let run = location ?? "0"
+                .replacingOccurrences(of: "%", with: "%%")
+            let run = (location ?? "0").replacingOccurrences(of: "%", with: "%%")
             return "hlssink2 name=mux target-duration=\(hls.segment) playlist-length=\(hls.window) max-files=\(hls.window + 2) "
                 + "send-keyframe-requests=false playlist-location=\(GStreamer.quote(hls.playlist)) "
                 + "location=\(GStreamer.quote("\(folder)/\(stem)-\(run)-%05d.ts"))"

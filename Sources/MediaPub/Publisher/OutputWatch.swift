@@ -64,6 +64,7 @@ extension Output {
             return recording
         }
         guard let gone else { return }
+        finished(gone.path)
         onState(self, .reconnecting, "\(gone.path) was removed while being recorded: recording to a new file")
         connectOrFail()   // a new file at the asked-for path, its folder made again
     }

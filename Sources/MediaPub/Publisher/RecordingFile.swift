@@ -7,14 +7,17 @@ import Glibc
 /// Whatever already stands at the wanted path (an earlier recording, a folder,
 /// a link) is left untouched and the recording goes beside it under a new
 /// name (`rec.mp4` → `rec-1.mp4`). Only the file created here is ever removed,
-/// and only while it is still that regular file.
-struct RecordingFile: Equatable {
+/// and only while it is still that regular file. The file is locked while it is
+/// written (RecordingLock): retention, this run's or another's, leaves it alone.
+struct RecordingFile: Sendable {
     /// The path asked for (strftime patterns expanded).
     let requested: String
     /// The path written.
     let path: String
     private let device: UInt64
     private let inode: UInt64
+    /// Held while the file is written (released when it is finished).
+    let lock: RecordingLock
 
     /// How many numbered names are tried beside a taken one.
     static let maxSuffix = 999
@@ -28,23 +31,38 @@ struct RecordingFile: Equatable {
         // Missing folders are made (and kept: only files are ever removed).
         let folder = (requested as NSString).deletingLastPathComponent
         if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        for n in 0...maxSuffix {
+        var n = 0, tries = 0
+        while n <= maxSuffix {
             let candidate = n == 0 ? requested : numbered(requested, n)
             // O_EXCL|O_NOFOLLOW: never opens, truncates or follows what is already there.
             let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if fd < 0 {
                 let code = errno
-                if code == EEXIST { continue }
                 if code == EINTR { continue }
+                if code == EEXIST { n += 1; continue }
                 throw MediaPubError.output(requested, "Could not open file \"\(candidate)\" for writing: \(String(cString: strerror(code)))")
             }
             var info = stat()
-            let statResult = fstat(fd, &info)
-            close(fd)
-            guard statResult == 0 else {
-                throw MediaPubError.output(requested, "Could not open file \"\(candidate)\" for writing: \(String(cString: strerror(errno)))")
+            guard fstat(fd, &info) == 0 else {
+                let code = errno
+                close(fd)
+                throw MediaPubError.output(requested, "Could not open file \"\(candidate)\" for writing: \(String(cString: strerror(code)))")
             }
-            return RecordingFile(requested: requested, path: candidate, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            // Locked for as long as it is written (RecordingLock). Another run's retention may have
+            // looked at it, locked it a moment, and removed it, between the open and the lock:
+            // the name is tried again while it still names the file made here.
+            var now = stat()
+            let locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+            let same = lstat(candidate, &now) == 0 && now.st_dev == info.st_dev && now.st_ino == info.st_ino
+            guard locked, same else {
+                if same { unlink(candidate) }
+                close(fd)
+                tries += 1
+                if tries % 3 == 0 { n += 1 }
+                continue
+            }
+            return RecordingFile(requested: requested, path: candidate, device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+                                 lock: RecordingLock(locked: fd))
         }
         throw MediaPubError.output(requested, "\(requested) and \(maxSuffix) numbered names beside it exist already; nothing is overwritten")
     }

@@ -5,10 +5,10 @@ import Glibc
 
 /// `keep: N` and `max_age:` of a file output cut into segments: which of the
 /// output's files go. Only files this output's path pattern makes (its strftime
-/// fields as digits or words, in folders too, and the `-N` a taken name gets,
-/// RecordingFile.numbered) are ever considered; only regular files in real folders
-/// (never a link), never the file being written. A folder of the pattern that this
-/// leaves empty goes too.
+/// fields as exactly what they write, RecordingNamePattern; in folders too, and the
+/// `-N` a taken name gets, RecordingFile.numbered) are ever considered; only regular
+/// files in real folders (never a link), never a file being written, by this run or
+/// another (RecordingLock). A folder of the pattern that this leaves empty goes too.
 struct RecordingRetention: Sendable {
     let keep: Int?
     let maxAge: TimeInterval?
@@ -21,41 +21,7 @@ struct RecordingRetention: Sendable {
 
     /// Whether `name` is one the file name pattern `pattern` (no folder) makes.
     static func matches(_ name: String, pattern: String) -> Bool {
-        guard let regex = try? NSRegularExpression(pattern: expression(for: pattern)) else { return false }
-        return regex.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
-    }
-
-    /// The pattern as an anchored regular expression: literal text as is, each
-    /// strftime field as what it expands to, an optional `-N` before the extension
-    /// (a file's name; `numbered: false` for a folder's).
-    static func expression(for pattern: String, numbered: Bool = true) -> String {
-        guard numbered else { return "^" + fields(pattern) + "$" }
-        let ext = (pattern as NSString).pathExtension
-        let stem = ext.isEmpty || ext.contains("%") ? pattern : String(pattern.dropLast(ext.count + 1))
-        let tail = ext.isEmpty || ext.contains("%") ? "" : NSRegularExpression.escapedPattern(for: "." + ext)
-        return "^" + fields(stem) + "(-[0-9]+)?" + tail + "$"
-    }
-
-    private static func fields(_ pattern: String) -> String {
-        let digits: [Character: String] = [
-            "Y": "[0-9]{4}", "G": "[0-9]{4}", "C": "[0-9]{2}", "y": "[0-9]{2}", "g": "[0-9]{2}", "m": "[0-9]{2}",
-            "d": "[0-9]{2}", "e": "[ 0-9][0-9]", "H": "[0-9]{2}", "I": "[0-9]{2}", "M": "[0-9]{2}", "S": "[0-9]{2}",
-            "j": "[0-9]{3}", "U": "[0-9]{2}", "W": "[0-9]{2}", "V": "[0-9]{2}", "u": "[0-9]", "w": "[0-9]",
-            "s": "[0-9]+", "F": "[0-9]{4}-[0-9]{2}-[0-9]{2}", "T": "[0-9]{2}:[0-9]{2}:[0-9]{2}",
-            "R": "[0-9]{2}:[0-9]{2}", "z": "[-+][0-9]{4}", "%": "%",
-        ]
-        var out = ""
-        var chars = pattern.makeIterator()
-        while let c = chars.next() {
-            guard c == "%" else {
-                out += NSRegularExpression.escapedPattern(for: String(c))
-                continue
-            }
-            guard let field = chars.next() else { out += "%"; break }
-            // Names of days and months, AM/PM, time zones; anything else: some text.
-            out += digits[field] ?? ("aAbBhpZ".contains(field) ? "[A-Za-z]+" : ".+?")
-        }
-        return out
+        RecordingNamePattern(pattern, numbered: true).matches(name)
     }
 
     /// The names to remove: older than `maxAge`, and beyond the newest `keep`. Files
@@ -95,16 +61,16 @@ struct RecordingRetention: Sendable {
     /// The output's files: regular files whose path below `base` each component of the
     /// pattern makes, through real folders only (never a link); paths relative to `base`.
     static func candidates(base: String, components: [String]) -> [Candidate] {
-        let regexes = components.compactMap { try? NSRegularExpression(pattern: expression(for: $0, numbered: $0 == components.last)) }
-        guard regexes.count == components.count, !regexes.isEmpty else { return [] }
+        let names = components.indices.map { RecordingNamePattern(components[$0], numbered: $0 == components.count - 1) }
+        guard !names.isEmpty else { return [] }
         var found: [Candidate] = []
         func walk(_ relative: String, level: Int) {
             let folder = relative.isEmpty ? base : (base as NSString).appendingPathComponent(relative)
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-            for name in names where regexes[level].firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil {
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+            for name in entries where names[level].matches(name) {
                 let path = relative.isEmpty ? name : (relative as NSString).appendingPathComponent(name)
                 let full = (base as NSString).appendingPathComponent(path)
-                if level == regexes.count - 1 {
+                if level == names.count - 1 {
                     guard let info = regularFile(full) else { continue }
                     found.append(Candidate(name: path, modified: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec)
                                                                       + Double(info.st_mtim.tv_nsec) / 1e9)))
@@ -128,13 +94,17 @@ struct RecordingRetention: Sendable {
             return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
         }
         func full(_ name: String) -> String { (base as NSString).appendingPathComponent(name) }
+        // Another run's file that is being written is not one of the files kept: left out, never removed.
+        let ours = Set(thisRun.map(relative))
+        let finished = candidates.filter { ours.contains($0.name) || !RecordingLock.isHeld(full($0.name)) }
         var failures: [(path: String, why: String)] = []
-        for name in victims(candidates, thisRun: thisRun.map(relative), current: current.map(relative), now: now) {
-            // Checked again just before: still a regular file (not a link or folder put there since).
-            guard Self.regularFile(full(name)) != nil else { continue }
-            if unlink(full(name)) != 0 {
-                let code = errno
-                if code != ENOENT { failures.append((full(name), String(cString: strerror(code)))) }
+        for name in victims(finished, thisRun: thisRun.map(relative), current: current.map(relative), now: now) {
+            // Removed only while it is still a regular file that nobody writes (RecordingLock).
+            switch RecordingLock.remove(full(name)) {
+            case .removed: break
+            case .held, .gone: continue
+            case .failed(let why):
+                failures.append((full(name), why))
                 continue
             }
             // Its folders of the pattern (a day's folder), once empty: rmdir removes only an empty one.
