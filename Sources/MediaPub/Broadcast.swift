@@ -35,7 +35,9 @@ public final class Broadcast: Sendable {
         GStreamer.initialize()
         guard preset.players.count <= Preset.maxPlayers else { throw MediaPubError.tooManyPlayers(Preset.maxPlayers) }
         if let why = RunBounds.firstProblem(preset, options) { throw MediaPubError.usage(why) }
-        events.onDestinationFailure = { [log] why in log.warn(why) }
+        events.onNotice = { [log] level, text in log.log(level, text) }
+        // The log falling behind (stderr nobody reads) is said on the events.
+        log.onFallingBehind = { [events] text in events.emit(.warning(text)) }
         self.preset = preset
         self.options = options
         self.log = log
@@ -82,6 +84,9 @@ public final class Broadcast: Sendable {
             reporter.report(.publishing(newValue))
         }
     }
+
+    /// What the events' destinations and the log lost by falling behind (`/metrics`).
+    var consumerDrops: [ConsumerDrops] { events.drops + [log.drops].compactMap { $0 } }
 
     public func player(_ id: String) -> MediaPlayer? { players.first { $0.id == id } }
 

@@ -32,6 +32,23 @@ public enum FDWrite {
         }
     }
 
+    /// Writes `lines` (each ending in its newline) in order, as few writes as it takes
+    /// of at most `PIPE_BUF` bytes cut at line ends (a longer line goes alone): into a
+    /// pipe, each write is whole, so lines of two writers sharing it never mix.
+    /// Returns 0 when all was written, else the errno of the failure.
+    public static func lines(_ fd: Int32, _ lines: [Data]) -> Int32 {
+        var chunk = Data()
+        for line in lines {
+            if !chunk.isEmpty, chunk.count + line.count > Int(PIPE_BUF) {
+                let code = all(fd, chunk)
+                guard code == 0 else { return code }
+                chunk.removeAll(keepingCapacity: true)
+            }
+            chunk += line
+        }
+        return chunk.isEmpty ? 0 : all(fd, chunk)
+    }
+
     /// The text of an errno, e.g. "No space left on device".
     public static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

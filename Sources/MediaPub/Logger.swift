@@ -17,20 +17,23 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
 }
 
 /// Human logs: text or JSON lines, to stderr unless a handler is given
-/// (tests pass an in-memory one).
+/// (tests pass an in-memory one). Lines for stderr go through a bounded queue
+/// of their own (`ConsumerQueue`): a stderr nobody reads (a full pipe) loses
+/// its oldest lines, never holds up the one who logs.
 public final class Logger: Sendable {
     public enum Format: String, Sendable { case text, json }
     public let level: LogLevel
     public let format: Format
     /// Where lines go instead of stderr (called under the logger's lock).
     private let handler: (@Sendable (String) -> Void)?
+    /// stderr's queue and writer (nil with a handler).
+    private let stderrQueue: ConsumerQueue<Data>?
 
     private struct State {
         /// The status line now drawn on the terminal (ffmpeg-style, redrawn in place).
         var status: String?
-        /// A write to stderr failed (a closed pipe, a full disk): stderr stays silent
-        /// from then on, as there is nowhere left to say so, and the broadcast goes on.
-        var stderrFailed = false
+        /// Told once per episode when stderr falls behind and loses lines.
+        var behindHandler: (@Sendable (String) -> Void)?
     }
     private let state = Mutex(State())
 
@@ -42,6 +45,30 @@ public final class Logger: Sendable {
         self.format = format
         handler = write
         drawsStatusInPlace = write == nil && format == .text && isatty(STDERR_FILENO) != 0
+        // A write that fails (a closed pipe, a full disk) leaves stderr silent from then
+        // on, as there is nowhere left to say so, and the broadcast goes on.
+        stderrQueue = write != nil ? nil : ConsumerQueue<Data>(name: "log", capacity: 4096, deliver: { chunks in
+            FDWrite.lines(STDERR_FILENO, chunks) == 0
+        })
+    }
+
+    deinit { stderrQueue?.close() }
+
+    /// Told (once per episode, not per line) when stderr falls behind and its oldest
+    /// lines are dropped: the run says so on its other consumers.
+    public var onFallingBehind: (@Sendable (String) -> Void)? {
+        get { state.withLock { $0.behindHandler } }
+        set { state.withLock { $0.behindHandler = newValue } }
+    }
+
+    /// What stderr lost by falling behind (nil with a handler).
+    var drops: ConsumerDrops? {
+        stderrQueue.map { ConsumerDrops(consumer: $0.name, dropped: $0.dropped) }
+    }
+
+    /// Writes what is queued for stderr, waiting up to `deadline` at most.
+    public func flush(until deadline: Date) {
+        stderrQueue?.flush(until: deadline)
     }
 
     /// Draws `text` as the status line in place of the last one (nil: clears it).
@@ -51,21 +78,23 @@ public final class Logger: Sendable {
         state.withLock { s in
             s.status = text
             // \r and erase-line: the line is redrawn where it stands, never scrolled.
-            FDWrite.all(STDERR_FILENO, Data(("\r\u{1B}[K" + (text ?? "")).utf8))
+            stderrQueue?.push(Data(("\r\u{1B}[K" + (text ?? "")).utf8))
         }
     }
 
     /// Writes one log line, clearing the status line first and drawing it again after.
     private func emit(_ line: String) {
-        state.withLock { s in
-            if s.status != nil { FDWrite.all(STDERR_FILENO, Data("\r\u{1B}[K".utf8)) }
+        let behind = state.withLock { s -> (@Sendable (String) -> Void)? in
             if let handler {
                 handler(line)
-            } else if !s.stderrFailed {
-                s.stderrFailed = FDWrite.all(STDERR_FILENO, Data((line + "\n").utf8)) != 0
+                return nil
             }
-            if let status = s.status { FDWrite.all(STDERR_FILENO, Data(status.utf8)) }
+            var chunk = s.status != nil ? "\r\u{1B}[K" : ""
+            chunk += line + "\n"
+            if let status = s.status { chunk += status }
+            return stderrQueue?.push(Data(chunk.utf8)) == .droppedOldest(firstOfEpisode: true) ? s.behindHandler : nil
         }
+        behind?("log: stderr is behind; its oldest lines are dropped until it catches up")
     }
 
     /// One line of `--log-format json`.

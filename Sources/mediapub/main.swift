@@ -146,6 +146,9 @@ let args = parse(Array(CommandLine.arguments.dropFirst()))
 // From before GStreamer starts (a preset's test pattern may start it): its own and
 // GLib's lines in the chosen format, secrets masked.
 let log = Logger(level: args.logLevel, format: args.logFormat)
+// Log lines go out on a writer of their own (never holding anyone up): what is queued
+// is written before `exit`, within a deadline.
+atexit { log.flush(until: Date().addingTimeInterval(1)) }
 LibraryLog.install(log)
 // TCP sockets get TCP_NODELAY at connect (CTCPNoDelay); said once if that is not so.
 if ctcpnodelay_installed() == 0 {
@@ -229,6 +232,7 @@ default:
             signalsSeen += 1
             if signalsSeen > 1 {
                 log.error("second signal: aborting")
+                log.flush(until: Date().addingTimeInterval(0.5))
                 _exit(ExitCode.failed.rawValue)
             }
             log.info("signal \(name): finishing outputs")

@@ -80,7 +80,7 @@ final class DocsTests: XCTestCase {
     }
 
     func testEveryMetricIsDocumentedWithItsTypeAndLabels() throws {
-        let exposition = MetricsExposition.render(TypedSamples.status).split(separator: "\n")
+        let exposition = MetricsExposition.render(TypedSamples.status, drops: TypedSamples.drops).split(separator: "\n")
         var emitted: [String: (type: String, labels: Set<String>)] = [:]
         for line in exposition where line.hasPrefix("# TYPE ") {
             let parts = line.split(separator: " ")

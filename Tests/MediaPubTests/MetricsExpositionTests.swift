@@ -31,14 +31,16 @@ final class MetricsExpositionTests: XCTestCase {
             family("output_srt_packets_retransmitted_total", "Packets sent again.", "counter", [srt + " 3.0"]),
             family("output_srt_packets_dropped_total", "Packets dropped as too late to send.", "counter", [srt + " 1.0"]),
             family("output_srt_callers", "The callers (viewers) an SRT listener has connected now.", "gauge", [srt + " 2.0"]),
+            family("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
+                   "counter", [#"{consumer="stdout"} 120.0"#, #"{consumer="log"} 0.0"#]),
         ].joined()
-        XCTAssertEqual(MetricsExposition.render(TypedSamples.status), expected)
+        XCTAssertEqual(MetricsExposition.render(TypedSamples.status, drops: TypedSamples.drops), expected)
     }
 
     func testEveryFamilyIsThereBeforeItHasSamples() {
         let empty = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
         let lines = MetricsExposition.render(empty).split(separator: "\n")
-        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 17)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 18)
         XCTAssertEqual(lines.filter { !$0.hasPrefix("#") }, ["mediapub_uptime_seconds 0.0", "mediapub_output_time_seconds 0.0", "mediapub_publishing 0.0"])
     }
 

@@ -25,19 +25,12 @@ final class TCPAcknowledgedTests: XCTestCase {
     /// told apart from everything else; what the peer has not read is still acknowledged
     /// by its TCP stack, so nothing waits unacknowledged.
     func testThisProcesssConnectionToTheServerIsFoundWithItsSendQueue() throws {
-        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(server, 0)
-        defer { close(server) }
+        let (server, listening) = try Ports.listener(in: self, backlog: 4)
+        let port = Int(listening)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, length) == 0 && listen(server, 4) == 0
-                && getsockname(server, $0, &length) == 0 }
-        }
-        XCTAssertTrue(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        address.sin_port = listening.bigEndian
         let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(client) }
         let connected = withUnsafePointer(to: &address) { p in

@@ -7,47 +7,50 @@ import Darwin
 #endif
 
 /// JSON-lines events (SPEC §7), each with `ts` and `event`, written to the
-/// destinations given (a file, or stdout for `-`). A destination whose write
-/// fails (a closed pipe, a full disk, `/dev/full`) is dropped with one warning;
-/// the others, the listeners and the broadcast go on.
+/// destinations given (a file, or stdout for `-`). Each destination has its own
+/// bounded queue and writer (`ConsumerQueue`): one that is slow or stuck (a pipe
+/// nobody reads) loses its oldest lines, said once per episode, and holds up
+/// nobody. One whose write fails (a closed pipe, a full disk, `/dev/full`) is
+/// dropped with one warning; the others, the listeners and the broadcast go on.
 public final class Events: Sendable {
     private struct Destination {
-        let fd: Int32
         let name: String
-        /// Opened here, closed here (stdout is not).
-        let owned: Bool
+        let queue: ConsumerQueue<Data>
     }
 
     private struct State {
         var destinations: [Destination] = []
         var listeners: [@Sendable (Data) -> Void] = []
-        var failureHandler: (@Sendable (String) -> Void)?
+        var noticeHandler: (@Sendable (LogLevel, String) -> Void)?
         /// The last `ts` given: events are stamped, written and heard in one order, and
         /// their times never go back (not across threads, nor when the wall clock is set back).
         var lastStamp = Date.distantPast
     }
 
     private let state = Mutex(State())
+    /// The lines a destination may have waiting before its oldest are dropped.
+    static let capacity = 4096
 
     public init() {}
 
     deinit {
         state.withLock { s in
-            for d in s.destinations where d.owned { close(d.fd) }
+            for d in s.destinations { d.queue.close() }
         }
     }
 
-    /// Called once for each destination dropped because a write to it failed,
-    /// with a one-line message (a `warning` event with it goes to the others).
-    public var onDestinationFailure: (@Sendable (String) -> Void)? {
-        get { state.withLock { $0.failureHandler } }
-        set { state.withLock { $0.failureHandler = newValue } }
+    /// Told what befalls a destination, as a log line: dropped because a write to it
+    /// failed, or falling behind (warnings, each also sent as a `warning` event to
+    /// all), or caught up again (info).
+    public var onNotice: (@Sendable (LogLevel, String) -> Void)? {
+        get { state.withLock { $0.noticeHandler } }
+        set { state.withLock { $0.noticeHandler = newValue } }
     }
 
     /// Adds a JSON-lines destination: a path, or `-` for stdout.
     public func addDestination(path: String) throws {
         if path == "-" {
-            state.withLock { $0.destinations.append(Destination(fd: STDOUT_FILENO, name: "stdout", owned: false)) }
+            addDestination(fd: STDOUT_FILENO, name: "stdout", owned: false)
             return
         }
         if !FileManager.default.fileExists(atPath: path) {
@@ -59,7 +62,22 @@ public final class Events: Sendable {
         guard fd >= 0 else {
             throw MediaPubError.usage("--events \(path): cannot open for writing")
         }
-        state.withLock { $0.destinations.append(Destination(fd: fd, name: path, owned: true)) }
+        addDestination(fd: fd, name: path, owned: true)
+    }
+
+    /// A destination writing to `fd` (closed by its writer at the end when `owned`).
+    func addDestination(fd: Int32, name: String, owned: Bool, capacity: Int = Events.capacity) {
+        let queue = ConsumerQueue<Data>(name: name, capacity: capacity, deliver: { [weak self] lines in
+            let code = FDWrite.lines(fd, lines)
+            guard code != 0 else { return true }
+            self?.warn("events to \(name): \(FDWrite.reason(code)); no more events are written there")
+            return false
+        }, caughtUp: { [weak self] lost in
+            self?.notice(.info, "events to \(name): caught up; \(lost) lines were dropped while it was behind")
+        }, finished: {
+            if owned { close(fd) }
+        })
+        state.withLock { $0.destinations.append(Destination(name: name, queue: queue)) }
     }
 
     /// `listener` gets each event as the JSON object the destinations get (no newline).
@@ -67,29 +85,45 @@ public final class Events: Sendable {
         state.withLock { $0.listeners.append(listener) }
     }
 
-    /// Stamps, writes and hands out one event. Listeners are called in event order,
-    /// under the events' lock: they must only queue the event (never emit one).
+    /// What each destination lost by falling behind.
+    var drops: [ConsumerDrops] {
+        state.withLock { s in s.destinations.map { ConsumerDrops(consumer: $0.name, dropped: $0.queue.dropped) } }
+    }
+
+    /// Stamps, queues and hands out one event; never waits for a destination. Listeners
+    /// are called in event order, under the events' lock: they must only queue the
+    /// event (never emit one, never wait).
     public func emit(_ event: Event) {
-        let (failures, onFailure) = state.withLock { s -> ([String], (@Sendable (String) -> Void)?) in
+        let behind = state.withLock { s -> [String] in
             let now = max(Date(), s.lastStamp)
             s.lastStamp = now
-            guard let data = JSONLine.encode(StampedEvent(ts: Events.timestamp(now), event: event)) else { return ([], nil) }
+            guard let data = JSONLine.encode(StampedEvent(ts: Events.timestamp(now), event: event)) else { return [] }
             let line = data + Data("\n".utf8)
-            var failures: [String] = []
-            s.destinations.removeAll { d in
-                let code = FDWrite.all(d.fd, line)
-                guard code != 0 else { return false }
-                failures.append("events to \(d.name): \(FDWrite.reason(code)); no more events are written there")
-                if d.owned { close(d.fd) }
-                return true
+            var behind: [String] = []
+            for d in s.destinations where d.queue.push(line) == .droppedOldest(firstOfEpisode: true) {
+                behind.append(d.name)
             }
             for listener in s.listeners { listener(data) }
-            return (failures, s.failureHandler)
+            return behind
         }
-        for why in failures {
-            onFailure?(why)
-            emit(.warning(why))
+        for name in behind {
+            warn("events to \(name): the reader is behind; its oldest lines are dropped until it catches up")
         }
+    }
+
+    /// Writes what every destination has queued, waiting for them up to `deadline` at most.
+    public func flush(until deadline: Date) {
+        for d in state.withLock({ $0.destinations }) { d.queue.flush(until: deadline) }
+    }
+
+    /// A warning about a destination: the log, and a `warning` event to all.
+    private func warn(_ why: String) {
+        notice(.warn, why)
+        emit(.warning(why))
+    }
+
+    private func notice(_ level: LogLevel, _ text: String) {
+        state.withLock { $0.noticeHandler }?(level, text)
     }
 
     /// ISO 8601 in UTC with milliseconds; one format for every event and JSON log line.

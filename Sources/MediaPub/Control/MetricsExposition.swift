@@ -2,9 +2,10 @@ import Foundation
 
 /// The Prometheus text exposition of a run's status (`/metrics`): every metric
 /// is named `mediapub_*`, with `# HELP` and `# TYPE` lines even when it has no
-/// sample yet.
+/// sample yet. `drops`: what each consumer of the events and the log lost by
+/// falling behind.
 enum MetricsExposition {
-    static func render(_ status: RunStatus) -> String {
+    static func render(_ status: RunStatus, drops: [ConsumerDrops] = []) -> String {
         var out = ""
         func metric(_ name: String, _ help: String, _ type: String, _ samples: [(labels: String, value: Double)]) {
             out += "# HELP mediapub_\(name) \(help)\n# TYPE mediapub_\(name) \(type)\n"
@@ -40,6 +41,8 @@ enum MetricsExposition {
         metric("output_srt_packets_dropped_total", "Packets dropped as too late to send.", "counter", s { Double($0.dropped) })
         metric("output_srt_callers", "The callers (viewers) an SRT listener has connected now.", "gauge",
                outputs.compactMap { o in o.callers.map { (outputLabels(o), Double($0)) } })
+        metric("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
+               "counter", drops.map { ("consumer=\"\(label($0.consumer))\"", Double($0.dropped)) })
         return out
     }
 

@@ -41,8 +41,8 @@ struct RunServices {
             do {
                 let server = try MetricsServer(spec: spec, health: { [weak broadcast] in
                     broadcast?.health() ?? Health(ok: false, reason: "the run is over")
-                }, render: { [weak broadcast] in
-                    broadcast.map { MetricsExposition.render($0.status()) } ?? ""
+                }, render: { [weak broadcast, webhook] in
+                    broadcast.map { MetricsExposition.render($0.status(), drops: $0.consumerDrops + [webhook?.drops].compactMap { $0 }) } ?? ""
                 })
                 log.info("metrics at http://\(server.address)/metrics")
                 metrics = server
@@ -52,10 +52,18 @@ struct RunServices {
         }
     }
 
-    /// Stops `/metrics` and the control socket, then gives the webhook a short while to deliver what is queued.
+    /// Stops `/metrics` and the control socket, then gives the events' destinations,
+    /// the log and the webhook a short while in all to take what is queued (and the
+    /// first two a moment more for what the webhook said meanwhile).
     func stop() {
         metrics?.stop()
         control?.stop()
-        webhook?.drain(timeout: 2)
+        let deadline = Date().addingTimeInterval(2)
+        reporter.events.flush(until: deadline)
+        reporter.log.flush(until: deadline)
+        webhook?.drain(until: deadline)
+        let last = Date().addingTimeInterval(0.5)
+        reporter.events.flush(until: last)
+        reporter.log.flush(until: last)
     }
 }

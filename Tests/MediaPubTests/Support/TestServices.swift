@@ -80,6 +80,22 @@ enum Ports {
         return rc == 0
     }
 
+    /// A TCP socket listening on 127.0.0.1 at a port of the system's choosing, that
+    /// nobody accepts from (the kernel completes connections into its backlog): the
+    /// descriptor (closed at the test's teardown) and the port.
+    static func listener(in test: XCTestCase, backlog: Int32 = 8) throws -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, tcp, 0)
+        guard fd >= 0 else { throw HarnessError("socket() failed: \(errno)") }
+        test.addTeardownBlock { close(fd) }
+        var addr = loopback(0)
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && listen(fd, backlog) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard ok else { throw HarnessError("cannot listen on 127.0.0.1: \(errno)") }
+        return (fd, UInt16(bigEndian: addr.sin_port))
+    }
+
     private static func canBind(port: UInt16, type: Int32) -> Bool {
         onLoopback(port: port, type: type) { bind($0, $1, $2) }
     }

@@ -34,6 +34,9 @@ enum TypedSamples {
                   players: [player], outputs: outputs)
     }
 
+    /// What two consumers lost by falling behind (`/metrics`).
+    static let drops = [ConsumerDrops(consumer: "stdout", dropped: 120), ConsumerDrops(consumer: "log", dropped: 0)]
+
     /// Every event kind, with every field it can have.
     static let events: [Event] = [
         .runState(.running, name: "bgm"),

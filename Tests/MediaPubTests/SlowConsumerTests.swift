@@ -1,0 +1,209 @@
+// Issue 20: nothing downstream can stall the broadcast. A reader of the events
+// or the log that stops reading (a pipe nobody reads) costs its own lines, never
+// the capture, the players, the control socket or the stop (docs/events.md,
+// "Slow readers"). The recording is checked with ffprobe and ffmpeg's
+// freezedetect and blackdetect.
+
+import Foundation
+import XCTest
+@testable import MediaPub
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class SlowConsumerTests: XCTestCase {
+    /// Linux's fcntl commands for a pipe's capacity (not exported by Glibc's module).
+    private let F_SETPIPE_SZ: Int32 = 1031
+    private let F_GETPIPE_SZ: Int32 = 1032
+
+    /// A pipe of one page (4096 bytes), read by nobody unless the test reads it: (read end, write end).
+    private func smallPipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        XCTAssertGreaterThanOrEqual(fcntl(fds[1], F_SETPIPE_SZ, 4096), 0, "F_SETPIPE_SZ")
+        XCTAssertEqual(fcntl(fds[0], F_GETPIPE_SZ), 4096, "the pipe holds 4096 bytes")
+        addTeardownBlock { close(fds[0]); close(fds[1]) }
+        return (fds[0], fds[1])
+    }
+
+    /// The bytes waiting in a pipe (FIONREAD on its read end).
+    private func waiting(_ fd: Int32) -> Int {
+        var n: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &n) == 0 ? Int(n) : -1
+    }
+
+    /// Seconds of frozen and of black picture ffmpeg's freezedetect and blackdetect find.
+    private func frozenAndBlack(_ path: String) throws -> [String] {
+        let r = try Proc.run("ffmpeg", ["-nostdin", "-hide_banner", "-v", "info", "-i", path,
+                                        "-vf", "freezedetect=n=0.001:d=1,blackdetect=d=0.5", "-an", "-f", "null", "-"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.summary("ffmpeg freezedetect"))
+        return r.stderr.split(separator: "\n").map(String.init).filter { $0.contains("freeze_start") || $0.contains("black_start") }
+    }
+
+    /// `--events -` and stderr into one pipe of 4096 bytes that nobody reads, progress
+    /// every 100 ms: the pipe is full within seconds, and then the run goes on. The
+    /// recording is unbroken (its length the run's, no frozen or black stretch), `ctl`
+    /// answers during the stall (`status`, and `publish on`, which emits an event), and
+    /// SIGTERM ends the run with exit 0. Before: the recording froze, `ctl publish`
+    /// timed out and SIGTERM was ignored.
+    func testAPipeNobodyReadsHoldsNothingUp() throws {
+        let dir = try makeTempDir()
+        // testsrc2: a moving, colourful picture, so a frozen or black stretch shows.
+        let source = try TestMedia.makeVideo(in: dir, seconds: 6, size: "320x180")
+        let rec = dir.appendingPathComponent("rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let preset = try writeFile(dir, "t.yaml", PlayerPreset.video(name: "stall", players: [
+            PlayerPreset.player("main", source: source.path, ["video: true", "repeat: true", "progress_interval: 100ms"]),
+        ], output: rec))
+        let pipe = try smallPipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try CLI.binary())
+        process.environment = CLI.environment()
+        process.arguments = ["--preset", preset.path, "--realtime", "--events", "-", "--events", events.path,
+                             "--control", socket, "--log-level", "debug"]
+        process.standardInput = FileHandle.nullDevice
+        let writeEnd = FileHandle(fileDescriptor: pipe.write, closeOnDealloc: false)
+        process.standardOutput = writeEnd
+        process.standardError = writeEnd
+        try process.run()
+        addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+
+        func progressCount() -> Int {
+            ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "player.progress" }.count
+        }
+        // Full: less than a line's room left in the pipe's one page.
+        XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { waiting(pipe.read) >= 4096 - 256 || !process.isRunning },
+                      "the pipe fills (\(waiting(pipe.read)) bytes waiting)")
+        XCTAssertTrue(process.isRunning)
+        let full = progressCount()
+        // Five seconds more of progress (50 events at 100 ms) with the pipe full.
+        XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { progressCount() >= full + 50 || !process.isRunning },
+                      "the players go on while the pipe is full: \(progressCount() - full) progress events")
+        XCTAssertGreaterThanOrEqual(waiting(pipe.read), 4096 - 256, "the pipe is still full")
+
+        let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
+        XCTAssertEqual(status.status, 0, status.summary("ctl status during the stall"))
+        XCTAssertTrue(status.stdout.contains(#""state":"publishing""#), status.stdout)
+        let publish = try CLI.run(["ctl", "--socket", socket, "publish", "on"], timeout: 20)
+        XCTAssertEqual(publish.status, 0, publish.summary("ctl publish on during the stall"))
+
+        kill(process.processIdentifier, SIGTERM)
+        guard Proc.waitForExit(process, timeout: 60) else { return XCTFail("SIGTERM ends the run") }
+        XCTAssertEqual(process.terminationReason, .exit)
+        XCTAssertEqual(process.terminationStatus, 0)
+
+        let all = try EventLog.read(events)
+        let began = try XCTUnwrap(all.first { $0["event"] as? String == "run.state" && $0["state"] as? String == "running" }.flatMap(EventLog.time))
+        let ended = try XCTUnwrap(all.last.flatMap(EventLog.time))
+        XCTAssertEqual(all.last?["event"] as? String, "run.stopped")
+        let probe = try MediaProbe.probe(rec.path)
+        XCTAssertEqual(probe.duration ?? 0, ended.timeIntervalSince(began), accuracy: 1.5, "the recording is as long as the run")
+        XCTAssertEqual(try frozenAndBlack(rec.path), [], "no frozen or black stretch")
+    }
+
+    /// Events into a pipe that is full and not read, with room for 8 lines queued: `emit`
+    /// never waits; the pipe's reader loses the oldest lines only (it gets those already
+    /// on their way, and the newest), said once per episode — a `warning` event to the
+    /// other destination and a log line — and counted for `/metrics`. Once it has caught
+    /// up (the log says what it lost), falling behind again is a second warning.
+    func testAReaderThatFallsBehindLosesItsOldestLinesAndIsToldOncePerEpisode() throws {
+        signal(SIGPIPE, SIG_IGN)   // as mediapub does: the pipe is closed under a writer at the end
+        let dir = try makeTempDir()
+        let file = dir.appendingPathComponent("events.jsonl")
+        let pipe = try smallPipe()
+        let events = Events()
+        let notices = Collector<String>()
+        events.onNotice = { level, text in notices.add("\(level.name): \(text)") }
+        try events.addDestination(path: file.path)
+        events.addDestination(fd: pipe.write, name: "slow", owned: false, capacity: 8)
+
+        /// Fills what room the pipe has with empty lines (the reader has stopped reading).
+        func fillPipe() {
+            let flags = fcntl(pipe.write, F_GETFL)
+            _ = fcntl(pipe.write, F_SETFL, flags | O_NONBLOCK)
+            let newlines = [UInt8](repeating: UInt8(ascii: "\n"), count: 4096)
+            while write(pipe.write, newlines, 1) == 1 {}
+            _ = fcntl(pipe.write, F_SETFL, flags)
+            XCTAssertEqual(waiting(pipe.read), 4096, "the pipe is full")
+        }
+        /// Emits numbered events on a thread of its own: true once all are out.
+        func emitAll(_ range: Range<Int>) -> Bool {
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                for n in range { events.emit(.warning("line \(n)")) }
+                done.signal()
+            }
+            return done.wait(timeout: .now() + 30) == .success
+        }
+        func behind() -> [String] {
+            ((try? EventLog.read(file)) ?? []).compactMap { $0["message"] as? String }.filter { $0.hasPrefix("events to slow: the reader is behind") }
+        }
+        fillPipe()
+        XCTAssertTrue(emitAll(0..<300), "emit never waits for the reader")
+        events.flush(until: Date().addingTimeInterval(0.5))
+        XCTAssertEqual(behind().count, 1, "one warning for the episode, not one per line")
+        XCTAssertEqual(notices.all.filter { $0.hasPrefix("warn: events to slow: the reader is behind") }.count, 1, "\(notices.all)")
+        let dropped = try XCTUnwrap(events.drops.first { $0.consumer == "slow" }?.dropped)
+        XCTAssertGreaterThan(dropped, 200)
+        XCTAssertEqual(events.drops.first { $0.consumer == file.path }?.dropped, 0, "the file keeps up")
+        XCTAssertTrue(MetricsExposition.render(TypedSamples.status, drops: events.drops)
+            .contains("mediapub_events_dropped_total{consumer=\"slow\"} \(Double(dropped))"))
+
+        // The reader reads again: it gets what was on its way, then the newest lines.
+        var received = Data()
+        let reader = FileHandle(fileDescriptor: pipe.read, closeOnDealloc: false)
+        func readLines() -> [[String: Any]] {
+            String(decoding: received, as: UTF8.self).split(separator: "\n").compactMap { line in
+                try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            }
+        }
+        func readNumbers() -> [Int] {
+            readLines().compactMap { ($0["message"] as? String).flatMap { $0.hasPrefix("line ") ? Int($0.dropFirst(5)) : nil } }
+        }
+        while readNumbers().last != 299 {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            received += chunk
+        }
+        let numbers = readNumbers()
+        XCTAssertEqual(numbers, numbers.sorted(), "in order")
+        XCTAssertEqual(Array(numbers.suffix(8)), Array(292..<300), "the newest lines (as many as the queue holds) are kept")
+        // 300 lines and the warning went to it: each was read or counted as dropped.
+        XCTAssertEqual(readLines().count + dropped, 301, "\(readLines().count) read, \(dropped) dropped")
+
+        // It keeps up again (a queue's worth taken without a drop): caught up, and the log
+        // says what it lost.
+        for n in 300..<310 {
+            events.emit(.warning("line \(n)"))
+            events.flush(until: Date().addingTimeInterval(10))
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { notices.all.contains { $0.hasPrefix("info: events to slow: caught up;") } })
+        XCTAssertEqual(notices.all.filter { $0.hasPrefix("info: events to slow: caught up; \(dropped) lines were dropped") }.count, 1,
+                       "\(notices.all)")
+        // It stops reading again: a second episode, a second warning.
+        fillPipe()
+        XCTAssertTrue(emitAll(310..<400))
+        events.flush(until: Date().addingTimeInterval(0.5))
+        XCTAssertEqual(behind().count, 2, "one warning per episode")
+    }
+
+    /// A webhook that accepts and never answers: `send` never waits; past its backlog of
+    /// 1000 the oldest events are dropped, said once, and counted for `/metrics`.
+    func testAWebhookThatNeverAnswersLosesItsOldestEventsAndIsToldOnce() throws {
+        let (_, port) = try Ports.listener(in: self)
+        let warnings = Collector<String>()
+        let hook = Webhook(url: "http://127.0.0.1:\(port)/hook", log: Logger(write: { _ in })) { warnings.add($0) }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for n in 0..<1100 { hook.send(Data("{\"n\":\(n)}".utf8)) }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "send never waits for the webhook")
+        // One event is on its way (waiting for an answer), 1000 wait: the rest were dropped.
+        XCTAssertGreaterThanOrEqual(hook.drops.dropped, 99)
+        XCTAssertEqual(hook.drops.consumer, "webhook")
+        XCTAssertEqual(warnings.all.filter { $0.contains("too far behind") }.count, 1, "\(warnings.all)")
+        hook.drain(until: Date())
+    }
+}
