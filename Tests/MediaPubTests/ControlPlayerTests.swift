@@ -1,7 +1,8 @@
 // SPEC §6/§9 through the control socket, as a user drives it: seek that says
 // where it landed and refuses the past-the-end, load that answers with the
-// outcome, every player setting of the preset settable at run time, and
-// player.track carrying the tags it has.
+// outcome and takes over without a gap (or changes nothing), every player
+// setting of the preset settable at run time, and player.track carrying the
+// tags it has.
 
 import Foundation
 import XCTest
@@ -82,6 +83,97 @@ final class ControlPlayerTests: XCTestCase {
         XCTAssertFalse(states.contains("error") || states.contains("stopped"), "the refused load changed nothing: \(states)")
         XCTAssertEqual(try ctl(socket, ["quit"])["ok"] as? Bool, true)
         XCTAssertTrue(mp.waitForExit(timeout: 20))
+    }
+
+    /// The last `player.progress` position, once `tracks` player.track events have come.
+    private func position(_ url: URL, afterTracks tracks: Int) -> Int {
+        let all = (try? EventLog.read(url)) ?? []
+        guard let last = all.indices.filter({ all[$0]["event"] as? String == "player.track" }).dropFirst(tracks - 1).first
+        else { return -1 }
+        return all[last...].last { $0["event"] as? String == "player.progress" }?["position_ms"] as? Int ?? -1
+    }
+
+    /// docs/control.md `load`: the new source is prepared beside the one that plays,
+    /// which goes on until the new one has its first picture and sound; a load that
+    /// fails changes nothing. A realtime recording of a blue 440 Hz source is given a
+    /// URL that answers 404 (nginx) and a missing file, then a lime 880 Hz one; the
+    /// recording is checked frame by frame (ffmpeg signalstats) and 20 ms by 20 ms
+    /// (RMS of the PCM ffmpeg decodes). Before: the 404 stopped the player, black and
+    /// silent from then on.
+    func testFailedLoadsLeavePictureAndToneUnbrokenAndAGoodOneTakesOverWithoutAGap() throws {
+        let dir = try makeTempDir()
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        try TestMedia.makeColorVideo(in: dir, name: "blue.mp4", seconds: 30, color: "blue", freq: 440)
+        try TestMedia.makeColorVideo(in: www, name: "lime.mp4", seconds: 30, color: "lime", freq: 880)
+        let server = try startHTTPServer(root: www)
+        let out = dir.appendingPathComponent("out.mp4")
+        let eventsURL = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "blue.mp4", ["video: true"])], output: out,
+                                      extra: "standby:\n  color: \"#000000\"")
+        let preset = try writeFile(dir, "p.yaml", yaml)
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--control", socket, "--events", eventsURL.path])
+        XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: eventsURL) { !mp.isRunning || position(eventsURL, afterTracks: 1) >= 1000 },
+                      mp.stderr)
+
+        // A 404, then a missing file: refused, and the blue source plays on.
+        let notFound = try ctl(socket, ["load", "main", server.url("nope.mp4")])
+        XCTAssertEqual(notFound["ok"] as? Bool, false, "\(notFound)")
+        XCTAssertEqual(notFound["error"] as? String, "load: \(server.url("nope.mp4")): Not Found")
+        let typo = dir.appendingPathComponent("typo.mp4").path
+        let missing = try ctl(socket, ["load", "main", typo])
+        XCTAssertEqual(missing["error"] as? String, "load: \(typo): no such file")
+        let player = try XCTUnwrap(((try ctl(socket, ["status"])["status"] as? [String: Any])?["players"] as? [[String: Any]])?.first)
+        XCTAssertEqual(player["state"] as? String, "playing")
+        XCTAssertEqual(player["source"] as? String, dir.appendingPathComponent("blue.mp4").path)
+        let states = events(eventsURL, "player.state").compactMap { $0["state"] as? String }
+        XCTAssertEqual(states, ["loading", "playing"], "the refused loads changed nothing")
+        let before = position(eventsURL, afterTracks: 1)
+        XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: eventsURL) { !mp.isRunning || position(eventsURL, afterTracks: 1) >= before + 1000 },
+                      "the blue source plays on after the refused loads:\n\(mp.stderr)")
+
+        // A good one takes over once it is ready.
+        let good = try ctl(socket, ["load", "main", server.url("lime.mp4")])
+        XCTAssertEqual(good["ok"] as? Bool, true, "\(good)")
+        XCTAssertEqual(good["state"] as? String, "playing")
+        XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: eventsURL) { !mp.isRunning || position(eventsURL, afterTracks: 2) >= 1500 },
+                      "the loaded source plays:\n\(mp.stderr)")
+        XCTAssertEqual(try ctl(socket, ["quit"])["ok"] as? Bool, true)
+        XCTAssertTrue(mp.waitForExit(timeout: 30))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+
+        // Picture: blue, then lime, nothing else in between (no black frame, no slate).
+        let stats = try MediaProbe.frameStats(out.path)
+        let isBlue = Colour.blue.matches, isLime = Colour.lime.matches
+        guard let firstBlue = stats.firstIndex(where: isBlue), let firstLime = stats.firstIndex(where: isLime) else {
+            return XCTFail("both sources in the recording: \(stats.count) frames")
+        }
+        let black = stats[firstBlue...].filter { $0.yavg < 30 }.map { String(format: "%.2f", $0.pts) }
+        XCTAssertTrue(black.isEmpty, "black frames after the source began, at \(black.prefix(10)) s (\(black.count))")
+        let other = stats[firstBlue...].indices.filter { !isBlue(stats[$0]) && !isLime(stats[$0]) }
+        XCTAssertTrue(other.isEmpty, "frames neither blue nor lime at \(other.prefix(10).map { stats[$0].pts }) s")
+        XCTAssertTrue(stats[firstBlue..<firstLime].allSatisfy(isBlue), "blue until the load took over")
+        XCTAssertTrue(stats[firstLime...].allSatisfy(isLime), "lime from then on")
+        XCTAssertGreaterThan(firstLime - firstBlue, 40, "the blue source played 2 s before the good load")
+        XCTAssertGreaterThan(stats.count - firstLime, 30, "the loaded source played")
+
+        // Sound: never silent for more than 40 ms (two 20 ms windows), 440 Hz before the switch, 880 Hz after.
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        let start = try MediaProbe.streamStartTime(out.path, type: "audio")
+        let from = stats[firstBlue].pts - start + 0.3, switchAt = stats[firstLime].pts - start
+        let end = Double(pcm.count) / 16000 - 0.3
+        let windows = MediaProbe.windowRMSDB(MediaProbe.slice(pcm, rate: 16000, from: from, to: end), rate: 16000, window: 0.02)
+        var run = 0, longest = 0, longestAt = 0.0
+        for (i, db) in windows.enumerated() {
+            run = db < -40 ? run + 1 : 0
+            if run > longest { longest = run; longestAt = from + Double(i - run + 1) * 0.02 }
+        }
+        XCTAssertLessThanOrEqual(longest, 2, "silent for \(longest * 20) ms from \(String(format: "%.2f", longestAt)) s")
+        let blueSound = MediaProbe.slice(pcm, rate: 16000, from: from, to: switchAt - 0.3)
+        let limeSound = MediaProbe.slice(pcm, rate: 16000, from: switchAt + 0.3, to: end)
+        XCTAssertEqual(MediaProbe.dominantFrequency(blueSound, rate: 16000) ?? 0, 440, accuracy: 10, "440 Hz until the switch")
+        XCTAssertEqual(MediaProbe.dominantFrequency(limeSound, rate: 16000) ?? 0, 880, accuracy: 10, "880 Hz after it")
     }
 
     /// aux off takes the player out of the stream (checked on the recording); play volume,

@@ -64,6 +64,7 @@ enum ControlCommands {
     }
 
     /// Answered once the load is known (playing, or why not), within a bounded wait.
+    /// The player plays on until the new source takes over (docs/control.md `load`).
     private static func load(_ p: MediaPlayer, _ given: String, broadcast b: Broadcast) throws -> ControlReply {
         let source = PathResolution.resolveSource(given, base: b.preset.baseDirectory)
         // A source that cannot be opened (a missing local file, a typo) is refused before
@@ -75,12 +76,11 @@ enum ControlCommands {
         } catch {
             throw ControlFailure("load: \(error)")
         }
-        p.load(source: source)
-        let outcome = p.waitForLoad(timeout: 10)
-        switch outcome.state {
-        case .error: throw ControlFailure("load: \(outcome.error ?? "\(p.id) could not load it")")
+        let ticket = p.load(source: source)
+        switch p.waitForLoad(ticket, timeout: 10) {
+        case .failed(let why): throw ControlFailure("load: \(why)")
         case .loading: return .loading
-        default: return .loaded(outcome.state, durationMs: p.durationMs)
+        case .done(let state): return .loaded(state, durationMs: p.durationMs)
         }
     }
 }

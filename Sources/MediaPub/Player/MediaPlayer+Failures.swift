@@ -16,11 +16,8 @@ extension MediaPlayer {
 
     /// The current item failed.
     func itemFailed(source: String, _ failure: SourceFailure, _ s: inout State) {
-        let isNetwork = ["http", "https"].contains(PathResolution.sourceScheme(of: source) ?? "")
-        // GStreamer's generic words say nothing a user can act on: ours instead.
-        let reason = failure.plainReason(isNetwork: isNetwork) ?? failure.text
-        // GStreamer's text may quote the location: its secrets go too.
-        let text = "\(SecretMask.mask(url: source)): \(SecretMask.scrub(reason, secretsOf: source))"
+        let isNetwork = MediaPlayer.isNetwork(source)
+        let text = failureText(source: source, failure)
         if let session = s.current, session.source == source, let raw = session.failure,
            skipSegment(of: session, failedWith: raw, &s) { return }
         let situation = RetryPolicy.Situation(
@@ -61,6 +58,18 @@ extension MediaPlayer {
             closeSessions(&s)
             setState(.error, error: text, &s)
         }
+    }
+
+    static func isNetwork(_ source: String) -> Bool {
+        ["http", "https"].contains(PathResolution.sourceScheme(of: source) ?? "")
+    }
+
+    /// `source` (masked) and what went wrong with it, in our words where GStreamer's
+    /// generic ones say nothing a user can act on; the source's secrets scrubbed
+    /// from the text (GStreamer's may quote the location).
+    func failureText(source: String, _ failure: SourceFailure) -> String {
+        let reason = failure.plainReason(isNetwork: MediaPlayer.isNetwork(source)) ?? failure.text
+        return "\(SecretMask.mask(url: source)): \(SecretMask.scrub(reason, secretsOf: source))"
     }
 
     /// When `message` says an HLS segment of `session` (the current one) could not be

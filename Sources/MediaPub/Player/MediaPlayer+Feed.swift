@@ -39,7 +39,9 @@ extension MediaPlayer {
     /// (0 in realtime, longer when running as fast as possible).
     func render(frames: Int, tick length: ClockTime, into out: UnsafeMutablePointer<Float>, wait: Double) -> Rendered {
         var tick = Tick(frames: frames, length: length)
-        if wait > 0 { state.wait(until: Date().addingTimeInterval(wait)) { $0.awaitingItem } }
+        // Not paced by the clock: a load on its way is waited for too, so that it takes
+        // over where it was asked for in output time, not after whatever was decoded meanwhile.
+        if wait > 0 { state.wait(until: Date().addingTimeInterval(wait)) { $0.awaitingItem || $0.pendingLoad != nil } }
         let early: Rendered? = state.withLock { s in
             if s.phase != .playing { s.starvedSince = nil }
             switch s.phase {

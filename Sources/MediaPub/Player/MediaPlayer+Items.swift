@@ -5,17 +5,6 @@ import Foundation
 /// events its sessions report. Every function here runs under the player's lock
 /// (it takes the state `inout`), except `sessionEvent`, which takes it.
 extension MediaPlayer {
-    /// Changing the resource is stop, load, start: each one a state change.
-    func replacePlaylist(_ list: Playlist, _ s: inout State) {
-        closeSessions(&s)
-        s.frozenFrame = nil
-        setState(.stopped, &s)
-        s.playedSinceStart = false
-        s.playlist = list
-        s.policy.itemChosen()
-        openCurrent(&s)
-    }
-
     /// Opens `playlist.current` as the current session.
     func openCurrent(_ s: inout State) {
         closeSessions(&s)
@@ -51,19 +40,25 @@ extension MediaPlayer {
     func makeSession(_ source: String, startAt: TimeInterval, _ s: borrowing State) -> DecodeSession? {
         do {
             let memory: DecodeSession.Memory = s.memoryData.map { .data($0) } ?? (s.config.memory ? .load : .none)
-            return try DecodeSession(source: source, format: format, wantsVideo: feedsVideo || s.taps.wantsVideo,
-                                     speed: s.config.speed, pitch: s.config.pitch, startAt: startAt,
-                                     memory: memory) { [weak self] session, event in
-                // Bus, loader and streaming threads only hand the event over: they never wait for the player.
-                self?.queue.async { [weak self, weak session] in
-                    guard let self, let session else { return }
-                    self.sessionEvent(event, from: session)
-                }
-            }
+            return try newSession(source, startAt: startAt, memory: memory, s)
         } catch {
             let failure = SourceFailure(MediaPubError.reason(of: error), .unplayable)
             queue.async { [weak self] in self?.itemFailed(source: source, failure) }
             return nil
+        }
+    }
+
+    /// A session for `source` whose events reach `sessionEvent` on the player's queue.
+    func newSession(_ source: String, startAt: TimeInterval, memory: DecodeSession.Memory,
+                    _ s: borrowing State) throws -> DecodeSession {
+        try DecodeSession(source: source, format: format, wantsVideo: feedsVideo || s.taps.wantsVideo,
+                          speed: s.config.speed, pitch: s.config.pitch, startAt: startAt,
+                          memory: memory) { [weak self] session, event in
+            // Bus, loader and streaming threads only hand the event over: they never wait for the player.
+            self?.queue.async { [weak self, weak session] in
+                guard let self, let session else { return }
+                self.sessionEvent(event, from: session)
+            }
         }
     }
 
@@ -162,6 +157,10 @@ extension MediaPlayer {
     /// one hold of the lock (the capture thread may promote `upcoming` any time).
     func sessionEvent(_ event: DecodeSession.Event, from session: DecodeSession) {
         let track: PlayerEvent? = state.withLock { s in
+            if let pending = s.pendingLoad, session === pending.session {
+                pendingLoadEvent(event, pending, &s)
+                return nil
+            }
             let isCurrent = session === s.current
             guard isCurrent || session === s.upcoming else { return nil }
             switch event {

@@ -20,8 +20,6 @@ public final class MediaPlayer: Sendable {
         var config: PlayerConfig
         var playlist: Playlist
         var phase: PlayerState = .stopped
-        /// The reason given with the last state change (an error), for `waitForLoad`.
-        var lastError: String?
         /// The tags the current item's `player.track` carried (nil: none sent yet for it).
         var sentTags: NowPlaying?
         var current: DecodeSession?
@@ -47,6 +45,11 @@ public final class MediaPlayer: Sendable {
         /// The current session continues the item (a skipped segment, a restarted live
         /// origin): its start is no new track.
         var continuing = false
+        /// A `load` being prepared beside the current item (`MediaPlayer+Load`).
+        var pendingLoad: PendingLoad?
+        /// Loads asked for so far (each one's ticket), and the last one refused, with why.
+        var loadsAsked = 0
+        var failedLoad: (ticket: Int, why: String)?
         var eventHandler: @Sendable (PlayerEvent) -> Void
         /// The capture waiting for an item to be ready, `waitForLoad` for a load to be known.
         var waiters = Waiters()
@@ -71,9 +74,10 @@ public final class MediaPlayer: Sendable {
     }
 
     deinit {
-        let (current, upcoming) = state.withLock { ($0.current, $0.upcoming) }
+        let (current, upcoming, loading) = state.withLock { ($0.current, $0.upcoming, $0.pendingLoad?.session) }
         current?.close()
         upcoming?.close()
+        loading?.close()
     }
 
     public func setEventHandler(_ handler: @escaping @Sendable (PlayerEvent) -> Void) {
@@ -83,13 +87,6 @@ public final class MediaPlayer: Sendable {
     // MARK: state
 
     public var currentState: PlayerState { state.withLock { $0.phase } }
-
-    /// Waits (bounded) until a load is known: playing (or paused, ended), or an error
-    /// with its reason; `.loading` when the wait ran out first.
-    public func waitForLoad(timeout: TimeInterval) -> (state: PlayerState, error: String?) {
-        state.wait(until: Date().addingTimeInterval(timeout)) { $0.phase == .loading }
-        return state.withLock { ($0.phase, $0.lastError) }
-    }
 
     public var publishVolume: Int { state.withLock { $0.config.publishVolume } }
     public var aux: Bool { state.withLock { $0.config.aux } }
@@ -107,7 +104,6 @@ public final class MediaPlayer: Sendable {
     func setState(_ new: PlayerState, error: String? = nil, _ s: inout State) {
         guard new != s.phase || error != nil else { return }
         s.phase = new
-        s.lastError = error
         if new == .playing { s.playedSinceStart = true }
         let handler = s.eventHandler
         queue.async { handler(.state(new, error: error)) }
@@ -149,6 +145,7 @@ public final class MediaPlayer: Sendable {
 
     public func stop() {
         state.withLock { s in
+            dropPendingLoad(&s)
             closeSessions(&s)
             s.frozenFrame = nil
             setState(.stopped, &s)
@@ -236,26 +233,10 @@ public final class MediaPlayer: Sendable {
         }
     }
 
-    /// Replaces the resource: stop, load, start (SPEC §6 `load`).
-    public func load(source: String) {
-        LibraryLog.addSecrets(of: [source])
-        state.withLock { s in
-            s.memoryData = nil
-            replacePlaylist(Playlist(source: source, repeat: s.config.repeat), &s)
-        }
-    }
-
-    /// Decodes `data` from memory (`name` gives its kind by extension and names it in errors).
-    public func load(data: Data, name: String) {
-        state.withLock { s in
-            s.memoryData = data
-            replacePlaylist(Playlist(source: "memory:\(name)", repeat: s.config.repeat), &s)
-        }
-    }
-
     public func next() {
         state.withLock { s in
             guard s.playlist.items.count > 1 || s.config.repeat else { return }
+            dropPendingLoad(&s)
             if s.playlist.mode == .repeatOne || !s.playlist.advance() {
                 s.playlist.jump(toItem: (s.playlist.index + 1) % s.playlist.items.count)
             }
@@ -266,6 +247,7 @@ public final class MediaPlayer: Sendable {
 
     public func previous() {
         state.withLock { s in
+            dropPendingLoad(&s)
             s.playlist.back()
             s.policy.itemChosen()
             openCurrent(&s)
