@@ -57,6 +57,13 @@ public final class Broadcast: Sendable {
         guard !outputURLs.isEmpty else {
             throw MediaPubError.usage("\(preset.file): no outputs: add outputs to the preset or give --output URL")
         }
+        // The preset's outputs are checked as it loads (RecordingNameChecks); `--output`s here.
+        let targets = options.outputs.map(\.target)
+        for j in targets.indices {
+            guard let i = targets.indices.first(where: { $0 < j && targets[$0].mayWriteSameNames(as: targets[j]) }) else { continue }
+            let (first, second) = (SecretMask.mask(url: options.outputs[i].text), SecretMask.mask(url: options.outputs[j].text))
+            throw MediaPubError.usage("--output \(second) and --output \(first) would write files of the same names: give each its own")
+        }
         // Whatever GStreamer logs of these (GST_DEBUG), it logs masked.
         let sources = preset.players.flatMap { [$0.source].compactMap { $0 } + ($0.playlist?.items ?? []) }
         LibraryLog.addSecrets(of: outputURLs + sources + [preset.standby.image, preset.standby.audio, preset.events.webhook].compactMap { $0 })

@@ -43,7 +43,12 @@ final class RecordingLockTests: XCTestCase {
     /// its descriptor goes when it is released, however many files a run makes.
     func testARecordingHoldsItsFileLockedUntilReleasedAndLeaksNoDescriptor() throws {
         let dir = try makeTempDir()
-        func descriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        // The test process's descriptors on files of `dir` (others come and go with other threads).
+        func descriptors() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+                .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+                .filter { $0.hasPrefix(dir.path + "/") }.count
+        }
         let file = try RecordingFile.create(dir.appendingPathComponent("rec.mp4").path)
         XCTAssertTrue(RecordingLock.isHeld(file.path))
         XCTAssertEqual(RecordingLock.remove(file.path), .held)
@@ -54,9 +59,11 @@ final class RecordingLockTests: XCTestCase {
         XCTAssertFalse(file.isStillThere)
 
         let before = try descriptors()
+        XCTAssertEqual(before, 0)
         for i in 0..<300 {
             let made = try RecordingFile.create(dir.appendingPathComponent("seg-\(i % 7).mp4").path)
             XCTAssertTrue(RecordingLock.isHeld(made.path))
+            XCTAssertEqual(try descriptors(), 1, "the lock's own descriptor")
             made.lock.release()
             made.lock.release()   // once only: a second release closes nobody else's descriptor
         }

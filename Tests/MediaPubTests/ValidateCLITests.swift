@@ -375,6 +375,14 @@ final class ValidateCLITests: XCTestCase {
             try assertProblem(yaml, fixed: Self.outputs("  - url: \(first)\n  - url: \(apart)\n"), accept: [(8, "outputs[1].url")],
                               messageContains: "and outputs[0] (")
         }
+        // Two `--output`s of a run, the same way: refused before anything is written.
+        let dir = try makeTempDir()
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
+        let r = try CLI.run(["--preset", preset.path, "--output", dir.path + "/r-%H.mp4", "--output", dir.path + "/r-%k.mp4",
+                             "--duration", "1s"], timeout: 30)
+        XCTAssertEqual(r.status, 2, r.summary("two --outputs that would write the same names"))
+        XCTAssertTrue(r.stderr.contains("r-%k.mp4 and --output file://\(dir.path)/r-%H.mp4 would write files of the same names"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["t.yaml"])
     }
 
     /// hlssink2 reads its segments' path as a printf format: a `%` in an HLS path is refused.

@@ -52,7 +52,8 @@ struct RecordingFile: Sendable {
             // looked at it, locked it a moment, and removed it, between the open and the lock:
             // the name is tried again while it still names the file made here.
             var now = stat()
-            let locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+            // A file system that takes no flock at all (an error other than "held") still records.
+            let locked = flock(fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK
             let same = lstat(candidate, &now) == 0 && now.st_dev == info.st_dev && now.st_ino == info.st_ino
             guard locked, same else {
                 if same { unlink(candidate) }
