@@ -86,6 +86,8 @@ final class Output: Sendable {
         /// A recording: the bytes its disk's side had taken at the last check.
         var diskTaken: UInt64 = 0
         var stall: StallWatch
+        /// RTMP: the connect under way, stage by stage (OutputWatch.swift).
+        var connect: ConnectDeadline
     }
     let state: Mutex<State>
     /// The file a recording writes, for `shownURL`: a leaf lock (see the lock order above).
@@ -115,7 +117,7 @@ final class Output: Sendable {
         self.paced = paced
         self.onRecording = onRecording
         state = Mutex(State(supervision: OutputSupervision(reconnect: reconnect, retries: target.isNetwork),
-                            stall: StallWatch(limit: reconnect.stall)))
+                            stall: StallWatch(limit: reconnect.stall), connect: ConnectDeadline(limit: reconnect.stall)))
     }
 
     /// What people are shown: the masked URL, or the file actually written.
@@ -218,6 +220,7 @@ final class Output: Sendable {
             s.tcpAcked = nil
             s.rtmpCommandBytes = 0
             s.stall.restart()
+            s.connect.restart()
             return s.supervision.connected()
         }
         guard let generation else {
@@ -326,6 +329,10 @@ final class Output: Sendable {
             }
             if case .rtmp = target, let why = RTMPRefusal.reason(of: error) {
                 fail("rejected: \(why)", rejected: true, connection: connection)
+                return
+            }
+            if case .rtmp = target, neverGotGoing, let why = ConnectDeadline.sinkTimedOut(text) {
+                fail(why, connection: connection)
                 return
             }
             // A recording's trouble names its file (a full disk: "No space left on the resource.").

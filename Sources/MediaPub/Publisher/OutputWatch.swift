@@ -138,7 +138,12 @@ extension Output {
         let probe = serverAddresses(for: generation)
         // Read before what was written: nothing pushed yet means all that was written is commands.
         let mediaPushed = connection.flow.pushed > 0
-        guard let written = TCPAcknowledged.written(by: sink), written > 0 else { return }
+        let written = TCPAcknowledged.written(by: sink) ?? 0
+        if let why = connectOverdue(generation, probe: probe, written: written) {
+            fail(why, connection: generation)
+            return
+        }
+        guard written > 0 else { return }
         if !mediaPushed {
             state.withLock { s in
                 if s.supervision.isCurrent(generation) { s.rtmpCommandBytes = max(s.rtmpCommandBytes, written) }
@@ -161,6 +166,30 @@ extension Output {
         if firstAck { markPublishing(connection: generation) }
         if stalled {
             fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
+        }
+    }
+
+    /// Why the connect under way (connecting or reconnecting) has failed: a stage of it
+    /// (`ConnectDeadline`) made no progress for `reconnect.stall`; nil while it goes on,
+    /// and once publishing.
+    private func connectOverdue(_ generation: Int, probe: TCPAcknowledged?, written: Int) -> String? {
+        let connecting = state.withLock { s in
+            s.supervision.isCurrent(generation) && (s.supervision.state == .connecting || s.supervision.state == .reconnecting)
+        }
+        guard connecting else { return nil }
+        // rtmp2sink writes nothing of its own count until the RTMP session is up.
+        let stage: ConnectDeadline.Stage
+        if written > 0 {
+            stage = .media
+        } else if let probe, TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: probe.connections()) != nil {
+            stage = .rtmp
+        } else {
+            stage = .tcp
+        }
+        let now = Date()
+        return state.withLock { s in
+            guard s.supervision.isCurrent(generation) else { return nil }
+            return s.connect.observe(stage, at: now) ? stage.failure(after: s.connect.limit) : nil
         }
     }
 
