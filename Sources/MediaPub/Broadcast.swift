@@ -45,7 +45,8 @@ public final class Broadcast: Sendable {
         format = MediaFormat(preset: preset)
         let videoIndex = preset.videoPlayerIndex
         players = preset.players.enumerated().map { index, config in
-            MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex)
+            MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex,
+                        reconnect: preset.reconnect)
         }
         for player in players {
             player.setEventHandler { [weak self, weak player] event in
