@@ -14,6 +14,8 @@ public final class Broadcast: Sendable {
     public let players: [MediaPlayer]
     private let reporter: Reporter
     private let exitPolicy = ExitPolicy()
+    /// A live source of the preset, as given (nil: none): the run is paced to the wall clock.
+    let liveSource: String?
     private let started = Date()
 
     private struct State {
@@ -35,6 +37,11 @@ public final class Broadcast: Sendable {
         GStreamer.initialize()
         guard preset.players.count <= Preset.maxPlayers else { throw MediaPubError.tooManyPlayers(Preset.maxPlayers) }
         if let why = RunBounds.firstProblem(preset, options) { throw MediaPubError.usage(why) }
+        liveSource = LiveSources.first(in: preset)
+        if options.realtime == false, let live = liveSource {
+            throw MediaPubError.usage("--no-realtime: \(SecretMask.mask(url: live)) is a live source (its media comes as the clock goes, "
+                                      + "without an end): a run with it is realtime; drop --no-realtime")
+        }
         events.onDestinationFailure = { [log] why in log.warn(why) }
         self.preset = preset
         self.options = options
@@ -68,8 +75,9 @@ public final class Broadcast: Sendable {
 
     var outputURLs: [String] { outputConfigs.map(\.url.text) }
 
+    /// Given, else realtime when a source is live or an output is (docs: README, run options).
     public var realtime: Bool {
-        options.realtime ?? outputConfigs.contains { $0.url.target.isLive }
+        options.realtime ?? (liveSource != nil || outputConfigs.contains { $0.url.target.isLive })
     }
 
     /// The publishing flag; set before the timeline starts, it is the flag it starts with.

@@ -153,7 +153,8 @@ final class HLSSourceTests: XCTestCase {
         let url = server.url("live.m3u8")
         let out = dir.appendingPathComponent("out.mp4")
         let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: url, ["memory: true"])], output: out)
-        let r = try runPreset(yaml, in: dir, timeout: 60)
+        // A live source: realtime (as fast as possible is refused).
+        let r = try runPreset(yaml, in: dir, args: [], timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("mediapub with memory: true on a live playlist"))
         XCTAssertFalse(r.stderr.contains("CRITICAL"), r.stderr)
         let lines = r.stderr.split(whereSeparator: \.isNewline)
@@ -293,6 +294,8 @@ final class HLSSourceTests: XCTestCase {
     /// 1 s, 2 s, 4 s …, and nothing it played plays again. Before: the last 4.5 s came
     /// back every 15 s, the player `playing` again each time. The origin's picture is a
     /// luma clock (Y = 16 + 8 per second), so a segment played twice is a step back in Y.
+    /// The run has only a file output and no --realtime: the live source makes it
+    /// realtime (before: as fast as possible, it never ended), and --duration ends it.
     func testLiveOriginThatDiesIsNeverReplayedAndTheStandbyFills() throws {
         let dir = try makeTempDir()
         let clock = "color=c=gray:s=320x180:r=25,format=yuv420p,geq=lum='16+8*T':cb=128:cr=128"
@@ -302,8 +305,14 @@ final class HLSSourceTests: XCTestCase {
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: server.url("live.m3u8"), ["video: true"])],
                                       output: out, extra: "standby:\n  color: \"#FF0000\"")
         let preset = try writeFile(dir, "preset.yaml", yaml)
+        // A live source cannot be played as fast as possible: refused before anything starts.
+        let refused = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "25s"], timeout: 30)
+        XCTAssertEqual(refused.status, 2, refused.summary("--no-realtime with a live source"))
+        XCTAssertTrue(refused.stderr.contains("--no-realtime: \(server.url("live.m3u8")) is a live source"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "nothing started")
+        // Only a file output, and no --realtime: the live source paces the run.
         let began = Date()
-        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "25s", "--events", events.path])
+        let run = try startMediaPub(["--preset", preset.path, "--duration", "25s", "--events", events.path])
         XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) {
             !run.isRunning || (progressEvents(events).last?["position_ms"] as? Int ?? 0) >= 3000
         }, "the live source plays:\n\(run.stderr)")
