@@ -14,6 +14,8 @@ public final class Broadcast: Sendable {
     public let players: [MediaPlayer]
     private let reporter: Reporter
     private let exitPolicy = ExitPolicy()
+    /// A live source of the preset, as given (nil: none): the run is paced to the wall clock.
+    let liveSource: String?
     private let started = Date()
 
     private struct State {
@@ -35,6 +37,11 @@ public final class Broadcast: Sendable {
         GStreamer.initialize()
         guard preset.players.count <= Preset.maxPlayers else { throw MediaPubError.tooManyPlayers(Preset.maxPlayers) }
         if let why = RunBounds.firstProblem(preset, options) { throw MediaPubError.usage(why) }
+        liveSource = LiveSources.first(in: preset)
+        if options.realtime == false, let live = liveSource {
+            throw MediaPubError.usage("--no-realtime: \(SecretMask.mask(url: live)) is a live source (its media comes as the clock goes, "
+                                      + "without an end): a run with it is realtime; drop --no-realtime")
+        }
         events.onNotice = { [log] level, text in log.log(level, text) }
         // The log falling behind (stderr nobody reads) is said on the events.
         log.onFallingBehind = { [events] text in events.emit(.warning(text)) }
@@ -47,7 +54,8 @@ public final class Broadcast: Sendable {
         format = MediaFormat(preset: preset)
         let videoIndex = preset.videoPlayerIndex
         players = preset.players.enumerated().map { index, config in
-            MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex)
+            MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex,
+                        reconnect: preset.reconnect)
         }
         for player in players {
             player.setEventHandler { [weak self, weak player] event in
@@ -76,8 +84,9 @@ public final class Broadcast: Sendable {
 
     var outputURLs: [String] { outputConfigs.map(\.url.text) }
 
+    /// Given, else realtime when a source is live or an output is (docs: README, run options).
     public var realtime: Bool {
-        options.realtime ?? outputConfigs.contains { $0.url.target.isLive }
+        options.realtime ?? (liveSource != nil || outputConfigs.contains { $0.url.target.isLive })
     }
 
     /// The publishing flag; set before the timeline starts, it is the flag it starts with.

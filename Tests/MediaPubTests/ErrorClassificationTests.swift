@@ -144,10 +144,12 @@ final class ErrorClassificationTests: XCTestCase {
                        "something played: the list is over, not failed")
     }
 
-    func testALiveRejoinIsBoundedLikeARetry() {
+    /// A live stream whose origin stopped: 1 s, 2 s, 4 s … up to reconnect.max, from 1 s again once it plays.
+    func testALiveStreamIsRetriedOnTheBackoffUntilItPlaysAgain() {
         var policy = RetryPolicy()
-        XCTAssertEqual((0..<4).map { _ in policy.rejoinLive() }, [true, true, true, false])
+        let backoff = ReconnectConfig(initial: 1, max: 5)
+        XCTAssertEqual((0..<5).map { _ in backoff.delay(attempt: policy.retryLive(), random: 0.5) }, [1, 2, 4, 5, 5])
         policy.itemPlays()
-        XCTAssertTrue(policy.rejoinLive())
+        XCTAssertEqual(policy.retryLive(), 1)
     }
 }

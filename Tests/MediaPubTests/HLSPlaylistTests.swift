@@ -19,6 +19,12 @@ final class HLSPlaylistTests: XCTestCase {
         XCTAssertEqual(p.segments.map(\.startMs), [0, 2000, 3500])
         XCTAssertEqual(p.segments.map(\.endMs), [2000, 3500, 5500])
         XCTAssertNil(p.trimmed(fromMs: 3500), "a live playlist is never trimmed")
+        XCTAssertEqual(p.lastSequence, 9)
+        XCTAssertEqual(p.liveStartSequence, 7, "less than three target durations listed: a join starts at the first")
+        let six = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:10\n" + (0..<6).map { "#EXTINF:1.0,\ns\($0).ts\n" }.joined()
+        let q = try XCTUnwrap(HLSPlaylist.parse(six, url: "http://h/live.m3u8", variant: &variant))
+        XCTAssertEqual(q.lastSequence, 15)
+        XCTAssertEqual(q.liveStartSequence, 13, "a join starts three target durations from the end")
         XCTAssertNil(HLSPlaylist.parse("not a playlist", url: "http://h/x.m3u8", variant: &variant))
     }
 
@@ -32,10 +38,12 @@ final class HLSPlaylistTests: XCTestCase {
 
     func testHostileNumbersStayInRange() throws {
         var variant: String?
-        for bad in ["inf", "nan", "1e400", "-3", "99999999999999999999"] {
+        for bad in ["inf", "nan", "1e400", "-3", "99999999999999999999", "9223372036854775807"] {
             let text = "#EXTM3U\n#EXT-X-TARGETDURATION:\(bad)\n#EXT-X-MEDIA-SEQUENCE:\(bad)\n#EXTINF:\(bad),\ns0.ts\n#EXTINF:2,\ns1.ts\n#EXT-X-ENDLIST\n"
             let p = try XCTUnwrap(HLSPlaylist.parse(text, url: "http://h/i.m3u8", variant: &variant), bad)
             XCTAssertEqual(p.targetDuration, 0, bad)
+            XCTAssertTrue((0...(1 << 53)).contains(p.mediaSequence), "\(bad): \(p.mediaSequence)")
+            XCTAssertGreaterThanOrEqual(p.lastSequence, p.liveStartSequence, "no trap (\(bad))")
             XCTAssertEqual(p.segments.map(\.durationMs), [0, 2000], bad)
             XCTAssertFalse(p.isLive)
             XCTAssertNotNil(p.trimmed(fromMs: 500), "written back without a trap (\(bad))")

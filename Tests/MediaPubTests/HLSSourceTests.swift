@@ -2,9 +2,10 @@
 // answers 404 skips that segment and goes on (one clean warning line); a
 // VOD playlist with `memory: true` is fetched whole (playlist and segments)
 // and decoded from memory, a live one is refused with a clear line; a live
-// origin that dies (no #EXT-X-ENDLIST) and comes back as a restarted encoder
-// (its media sequence from 0 again) is joined again within a few target
-// durations, and the stale window is never played again. Origins are ffmpeg's
+// origin that dies (no #EXT-X-ENDLIST) is retried with the backoff while the
+// standby fills, and never replayed; one that comes back as a restarted encoder
+// (its media sequence from 0 again) is joined again, and the stale window is
+// never played again. Origins are ffmpeg's
 // hls muxer, served by nginx on loopback; the recordings are checked with
 // ffprobe/signalstats and tone levels of the decoded PCM.
 
@@ -152,7 +153,8 @@ final class HLSSourceTests: XCTestCase {
         let url = server.url("live.m3u8")
         let out = dir.appendingPathComponent("out.mp4")
         let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: url, ["memory: true"])], output: out)
-        let r = try runPreset(yaml, in: dir, timeout: 60)
+        // A live source: realtime (as fast as possible is refused).
+        let r = try runPreset(yaml, in: dir, args: [], timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("mediapub with memory: true on a live playlist"))
         XCTAssertFalse(r.stderr.contains("CRITICAL"), r.stderr)
         let lines = r.stderr.split(whereSeparator: \.isNewline)
@@ -165,15 +167,29 @@ final class HLSSourceTests: XCTestCase {
     /// A live origin: ffmpeg's hls muxer at wall-clock pace, 1 s segments, a
     /// window of 4, old segments deleted, into `www/live.m3u8`; killed with
     /// SIGKILL it leaves its last window behind, with no #EXT-X-ENDLIST.
-    private func startLiveOrigin(_ www: URL, dir: URL, label: String, color: String, freq: Double) throws -> RunningProcess {
+    /// `picture`: a lavfi video source in place of the colour.
+    private func startLiveOrigin(_ www: URL, dir: URL, label: String, color: String, freq: Double,
+                                 picture: String? = nil) throws -> RunningProcess {
         try startTool("ffmpeg", [
             "-nostdin", "-hide_banner", "-v", "error", "-y",
             "-re", "-f", "lavfi", "-i", "sine=frequency=\(freq)",
-            "-f", "lavfi", "-i", "color=c=\(color):s=320x180:r=25",
+            "-f", "lavfi", "-i", picture ?? "color=c=\(color):s=320x180:r=25",
             "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac",
             "-f", "hls", "-hls_time", "1", "-hls_list_size", "4", "-hls_flags", "delete_segments",
             www.appendingPathComponent("live.m3u8").path,
         ], stdoutURL: dir.appendingPathComponent("\(label).out"), stderrURL: dir.appendingPathComponent("\(label).err"))
+    }
+
+    /// A live origin (`startLiveOrigin`, 440 Hz) in `dir/www`, listing 2 segments, served by nginx.
+    private func servedLiveOrigin(_ dir: URL, color: String, picture: String? = nil) throws
+        -> (playlist: URL, origin: RunningProcess, server: HTTPServer) {
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        let playlist = www.appendingPathComponent("live.m3u8")
+        let origin = try startLiveOrigin(www, dir: dir, label: "a", color: color, freq: 440, picture: picture)
+        XCTAssertTrue(Ports.waitUntil(timeout: 15) { (liveState(playlist)?.segments ?? 0) >= 2 || !origin.isRunning },
+                      "the origin lists 2 segments: \(origin.stderr)")
+        return (playlist, origin, try startHTTPServer(root: www))
     }
 
     /// The media sequence and segment count of the playlist at `url`; nil while there is none.
@@ -192,7 +208,7 @@ final class HLSSourceTests: XCTestCase {
     /// Origin A (red, 440 Hz) plays, then dies (SIGKILL: its last window stays, no
     /// #EXT-X-ENDLIST); the standby fills. Origin B (blue, 880 Hz), a restarted
     /// encoder whose media sequence starts at 0 again, comes up: the player joins it
-    /// within a few target durations (it took 9-12 s) and never plays A's stale
+    /// at its next retry and never plays A's stale
     /// window again. The live source has no duration: null in `ctl status`,
     /// `player.track` and `player.progress`.
     func testLiveOriginThatRestartsIsJoinedAgainWithoutTheStaleWindow() throws {
@@ -236,9 +252,9 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertTrue(Ports.waitUntil(timeout: 15) { liveState(playlist)?.sequence == 0 || !originB.isRunning },
                       "origin B writes its playlist: \(originB.stderr)")
         let before = progressEvents(events).count
-        // Joined within a few target durations (1 s each): progress resumes.
-        let joined = Ports.waitUntil(timeout: 6) { progressEvents(events).count > before }
-        XCTAssertTrue(joined, "the player joined the restarted origin within 6 s: \(progressEvents(events).suffix(3))")
+        // Joined at the next retry (1 s, 2 s, 4 s … since A stalled): progress resumes.
+        let joined = Ports.waitUntil(timeout: 12) { progressEvents(events).count > before }
+        XCTAssertTrue(joined, "the player joined the restarted origin within 12 s: \(progressEvents(events).suffix(3))")
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { progressEvents(events).count >= before + 5 }, "B plays on:\n\(run.stderr)")
         XCTAssertTrue(run.stop(signal: SIGINT, grace: 20), "mediapub stops on SIGINT")
         XCTAssertEqual(run.result().status, 0, run.result().summary("mediapub"))
@@ -272,19 +288,77 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertEqual(all.filter { $0["event"] as? String == "player.track" }.count, 1, "one track: the same live source")
     }
 
+    /// A live origin that dies (its ffmpeg killed with SIGKILL: the last window stays
+    /// listed, no #EXT-X-ENDLIST) is a stalled source: once what was queued has played,
+    /// the player is `loading` and the standby (red) fills; the origin is retried at
+    /// 1 s, 2 s, 4 s …, and nothing it played plays again. Before: the last 4.5 s came
+    /// back every 15 s, the player `playing` again each time. The origin's picture is a
+    /// luma clock (Y = 16 + 8 per second), so a segment played twice is a step back in Y.
+    /// The run has only a file output and no --realtime: the live source makes it
+    /// realtime (before: as fast as possible, it never ended), and --duration ends it.
+    func testLiveOriginThatDiesIsNeverReplayedAndTheStandbyFills() throws {
+        let dir = try makeTempDir()
+        let clock = "color=c=gray:s=320x180:r=25,format=yuv420p,geq=lum='16+8*T':cb=128:cr=128"
+        let (_, origin, server) = try servedLiveOrigin(dir, color: "gray", picture: clock)
+        let out = dir.appendingPathComponent("out.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: server.url("live.m3u8"), ["video: true"])],
+                                      output: out, extra: "standby:\n  color: \"#FF0000\"")
+        let preset = try writeFile(dir, "preset.yaml", yaml)
+        // A live source cannot be played as fast as possible: refused before anything starts.
+        let refused = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "25s"], timeout: 30)
+        XCTAssertEqual(refused.status, 2, refused.summary("--no-realtime with a live source"))
+        XCTAssertTrue(refused.stderr.contains("--no-realtime: \(server.url("live.m3u8")) is a live source"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "nothing started")
+        // Only a file output, and no --realtime: the live source paces the run.
+        let began = Date()
+        let run = try startMediaPub(["--preset", preset.path, "--duration", "25s", "--events", events.path])
+        XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) {
+            !run.isRunning || (progressEvents(events).last?["position_ms"] as? Int ?? 0) >= 3000
+        }, "the live source plays:\n\(run.stderr)")
+        origin.kill9()
+        XCTAssertTrue(run.waitForExit(timeout: 60), "the run ends at --duration")
+        let wall = Date().timeIntervalSince(began)
+        XCTAssertEqual(run.exitStatus, 0, run.result().summary("mediapub"))
+
+        // The recording: 25 s, taking its time (paced by the live source).
+        let duration = try XCTUnwrap(try MediaProbe.probe(out.path).duration)
+        XCTAssertEqual(duration, 25, accuracy: 0.3, "recording length")
+        XCTAssertGreaterThan(wall, duration * 0.8, "a live source is played in real time")
+        // The origin's frames (grey) in order, none again; then the standby (red) to the end.
+        let stats = try MediaProbe.frameStats(out.path)
+        let isLive = { (f: FrameStat) in abs(f.uavg - 128) < 12 && abs(f.vavg - 128) < 12 }
+        let live = stats.indices.filter { isLive(stats[$0]) }
+        guard let firstLive = live.first, let lastLive = live.last else { return XCTFail("no frame of the origin: \(stats.count) frames") }
+        XCTAssertGreaterThan(live.count, 75, "the origin played 3 s and more")
+        var highest = 0.0
+        var back: [String] = []
+        for i in live {
+            if stats[i].yavg < highest - 4 { back.append(String(format: "%.2f s: Y %.0f after %.0f", stats[i].pts, stats[i].yavg, highest)) }
+            highest = max(highest, stats[i].yavg)
+        }
+        XCTAssertTrue(back.isEmpty, "the origin's pictures played again: \(back.prefix(5))")
+        let neither = stats.indices.filter { $0 > firstLive && !isLive(stats[$0]) && !stats[$0].looksRed }
+        XCTAssertTrue(neither.isEmpty, "frames neither the origin's nor the standby's: \(neither.prefix(5).map { stats[$0] })")
+        XCTAssertTrue(stats[(lastLive + 1)...].allSatisfy(\.looksRed), "the standby once the origin is gone")
+        XCTAssertGreaterThan(stats.count - lastLive, 200, "the standby filled 8 s and more")
+
+        // Events: loading once the origin is gone, never playing again; retried with the backoff.
+        let all = try EventLog.read(events)
+        let states = all.filter { $0["event"] as? String == "player.state" }.compactMap { $0["state"] as? String }
+        XCTAssertEqual(Array(states.prefix(3)), ["loading", "playing", "loading"], "\(states)")
+        XCTAssertFalse(states.dropFirst(2).contains("playing"), "not playing again: \(states)")
+        let retries = warnings(all).compactMap { w in w.range(of: "retrying in ").map { String(w[$0.upperBound...]) } }
+        XCTAssertEqual(Array(retries.prefix(4)), ["1s", "2s", "4s", "8s"], "the backoff: \(warnings(all))")
+    }
+
     /// A live origin stopped cleanly (SIGTERM: ffmpeg closes its playlist with
     /// #EXT-X-ENDLIST): the player plays out the window and the item ends. It was
     /// live all along: no duration in any event, before or after the playlist closed
     /// (the window's 3.3 s showed up as its duration, under a position of 7 s).
     func testLiveSourceHasNoDurationEvenWhenItsPlaylistCloses() throws {
         let dir = try makeTempDir()
-        let www = dir.appendingPathComponent("www")
-        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
-        let playlist = www.appendingPathComponent("live.m3u8")
-        let origin = try startLiveOrigin(www, dir: dir, label: "a", color: "red", freq: 440)
-        XCTAssertTrue(Ports.waitUntil(timeout: 15) { (liveState(playlist)?.segments ?? 0) >= 2 || !origin.isRunning },
-                      "the origin lists 2 segments: \(origin.stderr)")
-        let server = try startHTTPServer(root: www)
+        let (playlist, origin, server) = try servedLiveOrigin(dir, color: "red")
         let out = dir.appendingPathComponent("out.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: server.url("live.m3u8"), ["video: true"])],

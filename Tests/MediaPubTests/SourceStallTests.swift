@@ -143,16 +143,17 @@ final class SourceStallTests: XCTestCase {
         return s
     }
 
-    /// Runs an audio-only preset whose one player plays `items` once; returns the
-    /// run, its events and its recording.
+    /// Runs an audio-only preset whose one player plays `items` once, as fast as
+    /// possible (`pace`: the run options that say otherwise; a FIFO is live, and a run
+    /// with one is realtime); returns the run, its events and its recording.
     private func runPlaylist(_ items: [String], in dir: URL, env: [String: String] = [:], extraPlayers: [String] = [],
-                             timeout: TimeInterval) throws -> (ProcessResult, [[String: Any]], URL) {
+                             pace: [String] = ["--no-realtime"], timeout: TimeInterval) throws -> (ProcessResult, [[String: Any]], URL) {
         let out = dir.appendingPathComponent("out.mp4")
         let list = items.map { "\"\($0)\"" }.joined(separator: ", ")
         let player = "  - id: music\n    playlist:\n      mode: once\n      items: [\(list)]\n"
         let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(players: [player] + extraPlayers, output: out))
         let events = dir.appendingPathComponent("events.jsonl")
-        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], env: env, timeout: timeout)
+        let r = try CLI.run(["--preset", preset.path] + pace + ["--events", events.path], env: env, timeout: timeout)
         XCTAssertFalse(r.timedOut, r.summary("mediapub"))
         return (r, (try? EventLog.read(events)) ?? [], out)
     }
@@ -185,6 +186,32 @@ final class SourceStallTests: XCTestCase {
         XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the next item is recorded")
     }
 
+    /// As fast as possible, a run with --duration ends at its duration even when a
+    /// source stalls: past the duration's wall time (and a few seconds), sources are no
+    /// longer waited for and the standby fills the rest. Here a looping playlist: a 2 s
+    /// file, then a server that sends nothing. Before: each round waited some 50 s for
+    /// the stalled source (its retries) for 2 s of output, and the run did not end
+    /// within the harness's 60 s.
+    func testDurationEndsAnAsFastAsPossibleRunWhoseSourceStalls() throws {
+        let dir = try makeTempDir()
+        let server = try startServer(ScriptServer.odd, in: dir)
+        try TestMedia.makeAudio(in: dir, name: "first.flac", seconds: 2, freq: 440, ext: "flac")
+        let out = dir.appendingPathComponent("out.mp4")
+        let player = "  - id: music\n    playlist:\n      mode: loop\n      items: [first.flac, \"\(server.url("stall.mp3"))\"]\n"
+        let yaml = PlayerPreset.audioOnly(players: [player], output: out)
+        let preset = try writeFile(dir, "preset.yaml", yaml)
+        let events = dir.appendingPathComponent("events.jsonl")
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "8s", "--events", events.path], timeout: 60)
+        XCTAssertFalse(r.timedOut, r.summary("mediapub with a stalled source"))
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with a stalled source"))
+        let stopped = ((try? EventLog.read(events)) ?? []).last { $0["event"] as? String == "run.stopped" }
+        XCTAssertEqual(stopped?["reason"] as? String, "duration reached")
+        XCTAssertEqual(try MediaProbe.probe(out.path).duration ?? 0, 8, accuracy: 0.2, "the recording is as long as --duration")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.8), rate: 16000, freq: 440), -25,
+                             "the file played first")
+    }
+
     /// A server that stops sending mid-way (the connection open): what came plays,
     /// the stall is reported within seconds and the source is retried from where it
     /// stopped, and plays to its end (before: 15 s of nothing and no word of it, until
@@ -215,7 +242,7 @@ final class SourceStallTests: XCTestCase {
         let fifo = dir.appendingPathComponent("in.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo")
         try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
-        let (r, events, _) = try runPlaylist([fifo, "after.flac"], in: dir, timeout: 40)
+        let (r, events, _) = try runPlaylist([fifo, "after.flac"], in: dir, pace: [], timeout: 40)
         XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the FIFO"))
         XCTAssertTrue(warnings(events).contains("player music: skipping \(fifo): sends nothing (stalled): nothing writes to the FIFO"),
                       "\(warnings(events))")
@@ -231,7 +258,7 @@ final class SourceStallTests: XCTestCase {
         let wav = try TestMedia.makeAudio(in: dir, name: "first.wav", seconds: 2, freq: 440, ext: "wav")
         try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
         _ = try startTool("sh", ["-c", "exec 3>\"$1\"; cat \"$2\" >&3; exec tail -f /dev/null", "writer", fifo, wav.path])
-        let (r, events, out) = try runPlaylist([fifo, "after.flac"], in: dir, timeout: 40)
+        let (r, events, out) = try runPlaylist([fifo, "after.flac"], in: dir, pace: [], timeout: 40)
         XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the stall"))
         XCTAssertTrue(warnings(events).contains("player music: \(fifo): sends nothing (stalled); moving on after what decoded"),
                       "\(warnings(events))")

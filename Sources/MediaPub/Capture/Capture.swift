@@ -127,7 +127,6 @@ public final class Capture: Sendable {
     /// Runs the timeline on the calling thread until a stop condition; sends EOS.
     func run() -> CaptureStop {
         let channels = format.channels
-        let waitBudget = realtime ? 0.0 : 10.0
         var mix = [Float](), scratch = [Float](), local = [Float]()
         var slateFrame = slate.map { Slate.Frame($0, format: format) }
         let maxTicks: UInt64? = stopAfter.map { tick(at: $0) }
@@ -147,6 +146,7 @@ public final class Capture: Sendable {
             if let end = contentEndReason(somethingPlayed: &somethingPlayed), stopAtEnd || end == .nothingPlayable { reason = end; break }
 
             let pts = time(ofTick: n)
+            let waitBudget = tickWait(since: start)
             if realtime {
                 let due = start + UInt64(pts)
                 let now = DispatchTime.now().uptimeNanoseconds
@@ -201,7 +201,7 @@ public final class Capture: Sendable {
                     }
                     ticksWithoutRingtone = 0
                     // Just (re)started: in realtime, wait a moment for its first sound rather than skip it.
-                    let rendered = render(ringtone, wait: realtime ? (restarted ? 0.05 : 0) : 2)
+                    let rendered = render(ringtone, wait: realtime ? (restarted ? 0.05 : 0) : min(2, waitBudget))
                     if rendered.audioFrames > 0 {
                         Mixer.add(scratch, into: &mix, count: frames * channels, gain: 1)
                         if monitor != nil { Mixer.add(scratch, into: &local, count: frames * channels, gain: 1) }
@@ -235,6 +235,20 @@ public final class Capture: Sendable {
         }
         sink?.endOfStream()
         return reason
+    }
+
+    /// A run as fast as possible waits for its sources until this long past the wall time of its duration.
+    static let durationGrace: TimeInterval = 5
+
+    /// How long a tick may wait for a player's decoding: not at all in realtime (what
+    /// is not there is a gap the standby fills); as fast as possible, up to 10 s, but
+    /// not past `durationGrace` after the wall time of `stopAfter`: a run with a
+    /// duration ends within seconds of it even when a source stalls (README, run options).
+    private func tickWait(since start: UInt64) -> Double {
+        guard !realtime else { return 0 }
+        guard let stopAfter else { return 10 }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return max(0, min(10, stopAfter + Capture.durationGrace - elapsed))
     }
 
     /// Every player ended (or failed): the content is over.

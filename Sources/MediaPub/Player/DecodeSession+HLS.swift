@@ -29,11 +29,27 @@ extension DecodeSession {
                               resumeMs: playlist.segments[index].endMs, isLive: playlist.isLive)
     }
 
+    /// A live playlist's last segment listed so far (by media sequence number): played,
+    /// or queued to play, by this session. nil for anything else.
+    var liveLastSequence: Int? { state.withLock { $0.liveLastSequence } }
+
+    /// A live playlist that has not grown for three target durations (two seconds at
+    /// least): its origin stopped. What is queued plays out; then the source is stalled.
+    var isLiveStale: Bool {
+        state.withLock { s in
+            guard let playlist = s.hlsPlaylist, playlist.isLive else { return false }
+            return Date().timeIntervalSince(s.liveMovedAt) >= max(2, 3 * playlist.targetDuration)
+        }
+    }
+
     /// At load: reads the playlist; a live one is watched, a VOD one started past
     /// its beginning is read from the segment that holds the start.
     func readPlaylist(_ uri: String) {
         guard let playlist = try? HLSPlaylist.fetch(uri, timeout: 5) else { return }
-        state.withLock { $0.hlsPlaylist = playlist }
+        state.withLock { s in
+            s.hlsPlaylist = playlist
+            if playlist.isLive { s.liveLastSequence = playlist.lastSequence; s.liveMovedAt = Date() }
+        }
         if playlist.isLive { watchLive(playlist) }
         guard !isClosed, let (text, startMs) = playlist.trimmed(fromMs: mediaStartMs),
               let dec = pipeline.element(named: "dec") else { return }
@@ -66,6 +82,11 @@ extension DecodeSession {
                     return
                 }
                 highest = max(highest, playlist.mediaSequence)
+                self?.state.withLock { s in
+                    guard playlist.lastSequence > s.liveLastSequence ?? Int.min else { return }
+                    s.liveLastSequence = playlist.lastSequence
+                    s.liveMovedAt = Date()
+                }
             }
         }
         thread.name = "hls-watch"

@@ -45,6 +45,10 @@ final class DecodeSession: Sendable {
         var firstError: String?
         /// The HLS media playlist as read at load (an `.m3u8` source), nil for anything else.
         var hlsPlaylist: HLSPlaylist?
+        /// A live playlist: the media sequence number of the last segment it listed so far
+        /// (what this session has played, or has queued to play), and when it last grew.
+        var liveLastSequence: Int?
+        var liveMovedAt = Date()
         /// A VOD playlist started past its beginning: the segments from there on, in a file of ours.
         var trimmedPlaylist: URL?
         /// Media time (ms) where the pipeline's own time 0 lies (a trimmed playlist's first segment).

@@ -22,6 +22,24 @@ struct HLSPlaylist: Equatable {
     /// `#EXT-X-KEY` other than NONE: the segments are encrypted.
     var isEncrypted = false
 
+    /// The media sequence number of the last segment listed.
+    var lastSequence: Int { mediaSequence + segments.count - 1 }
+
+    /// The media sequence number of the segment a player joining the live stream now
+    /// starts at: the last one with three target durations or more from its start to
+    /// the end (what hlsdemux does), the first one when the list is shorter.
+    var liveStartSequence: Int {
+        let hold = Int((3 * targetDuration * 1000).rounded())
+        var index = segments.count - 1
+        var ahead = 0
+        while index > 0 {
+            ahead += segments[index].durationMs
+            if ahead >= hold { break }
+            index -= 1
+        }
+        return mediaSequence + max(0, index)
+    }
+
     /// Whether `uri` names an HLS playlist by its extension (`.m3u8` over HTTP(S); a plain
     /// `.m3u` is a list of media URLs, not HLS).
     static func isPlaylist(_ uri: String) -> Bool {
@@ -43,7 +61,11 @@ struct HLSPlaylist: Equatable {
             if line.hasPrefix("#EXT-X-STREAM-INF") { expectVariant = true; continue }
             if line.hasPrefix("#EXT-X-ENDLIST") { playlist.isLive = false; continue }
             if line.hasPrefix("#EXT-X-PLAYLIST-TYPE:VOD") { playlist.isLive = false; continue }
-            if let value = line.value(of: "#EXT-X-MEDIA-SEQUENCE:") { playlist.mediaSequence = Int(value) ?? 0; continue }
+            if let value = line.value(of: "#EXT-X-MEDIA-SEQUENCE:") {
+                // Kept in 0...2^53, so that sums with segment counts cannot trap.
+                playlist.mediaSequence = Int(value).map { max(0, min($0, 1 << 53)) } ?? 0
+                continue
+            }
             if let value = line.value(of: "#EXT-X-TARGETDURATION:") {
                 // Kept finite and in range (0 when not): it paces a watch and is written back as an Int.
                 playlist.targetDuration = Double(value).flatMap { $0.isFinite && $0 >= 0 && $0 <= 86_400 ? $0 : nil } ?? 0

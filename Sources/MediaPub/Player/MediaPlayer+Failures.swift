@@ -20,6 +20,9 @@ extension MediaPlayer {
         let text = failureText(source: source, failure)
         if let session = s.current, session.source == source, let raw = session.failure,
            skipSegment(of: session, failedWith: raw, &s) { return }
+        if let session = s.current, session.source == source, isLiveStall(session, failure, s) {
+            return awaitLive(session, why: "the live stream stalled (\(SecretMask.scrub(failure.text, secretsOf: source)))", &s)
+        }
         let situation = RetryPolicy.Situation(
             failure: failure, isNetwork: isNetwork, stopped: s.phase == .stopped,
             hasPlayed: s.current.map { s.currentReady && $0.playhead > .zero } ?? false,
@@ -84,10 +87,8 @@ extension MediaPlayer {
         let why = segment.status.map { " (\($0))" } ?? ""
         let what = "segment \(segment.number) of \(SecretMask.mask(url: session.source)) could not be fetched\(why)"
         if segment.isLive {
-            // Retried like any network failure (bounded until it plays again), from the live edge.
-            guard s.policy.rejoinLive() else { return false }
-            emit(.warning("player \(id): \(what): joining the live stream again"), s)
-            continueCurrent(atMs: 0, &s)
+            // The live stream waits for a segment it has not played (`MediaPlayer+Live`).
+            awaitLive(session, why: what, &s)
         } else if s.currentReady, session.playhead > .zero {
             emit(.warning("player \(id): \(what): skipped"), s)
             s.resumeAtMs = segment.resumeMs

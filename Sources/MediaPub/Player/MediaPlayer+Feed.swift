@@ -118,7 +118,9 @@ extension MediaPlayer {
             // Short this tick (it waited since it began for what did not come), or nothing again.
             let since = t.filled > 0 ? t.began : (s.starvedSince ?? t.began)
             s.starvedSince = since
-            if Date().timeIntervalSince(since) >= DecodeSession.stallSeconds {
+            // A live stream whose playlist stopped growing is stalled once what was queued has played.
+            let limit = session.isLiveStale ? MediaPlayer.stallLimit.seconds : DecodeSession.stallSeconds
+            if Date().timeIntervalSince(since) >= limit {
                 // Nothing for seconds, in the middle: what was queued has played out.
                 s.starvedSince = nil
                 session.abandon()

@@ -68,6 +68,7 @@ extension MediaPlayer {
         dropUpcoming(&s)
         s.resumeAtMs = nil
         s.continuing = false
+        s.liveWait = nil
     }
 
     func dropUpcoming(_ s: inout State) {
@@ -191,6 +192,7 @@ extension MediaPlayer {
                 guard isCurrent else { return nil }
                 // The old session only holds the stale window: dropped, the new stream joined.
                 emit(.warning("player \(id): \(SecretMask.mask(url: session.source)) started over (\(how)): joining it again"), s)
+                s.livePlayed[session.source] = nil  // a new stream: its numbers are new
                 continueCurrent(atMs: 0, &s)
             }
             return nil

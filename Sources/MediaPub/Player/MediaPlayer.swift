@@ -12,6 +12,8 @@ public final class MediaPlayer: Sendable {
     let format: MediaFormat
     /// Whether this player's pictures feed the video capture.
     public let feedsVideo: Bool
+    /// The backoff of a live stream whose origin stopped (`MediaPlayer+Live`).
+    let reconnect: ReconnectConfig
     /// Serialises session events and the events the player reports; never waits for the capture.
     let queue: DispatchQueue
     let state: Mutex<State>
@@ -50,6 +52,11 @@ public final class MediaPlayer: Sendable {
         /// Loads asked for so far (each one's ticket), and the last one refused, with why.
         var loadsAsked = 0
         var failedLoad: (ticket: Int, why: String)?
+        /// Live sources: the media sequence number of the last segment played, by source.
+        var livePlayed: [String: Int] = [:]
+        /// The retry a live stream waits for (nil: none); `liveWaits` numbers them.
+        var liveWait: Int?
+        var liveWaits = 0
         var eventHandler: @Sendable (PlayerEvent) -> Void
         /// The capture waiting for an item to be ready, `waitForLoad` for a load to be known.
         var waiters = Waiters()
@@ -61,12 +68,13 @@ public final class MediaPlayer: Sendable {
 
     static let stallLimit = ClockTime(milliseconds: 500)
 
-    public init(config: PlayerConfig, format: MediaFormat, feedsVideo: Bool,
+    public init(config: PlayerConfig, format: MediaFormat, feedsVideo: Bool, reconnect: ReconnectConfig = ReconnectConfig(),
                 onEvent: @escaping @Sendable (PlayerEvent) -> Void = { _ in }) {
         GStreamer.initialize()
         self.id = config.id
         self.format = format
         self.feedsVideo = feedsVideo
+        self.reconnect = reconnect
         queue = DispatchQueue(label: "player-\(config.id)")
         let playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
             ?? Playlist(source: config.source ?? "", repeat: config.repeat)

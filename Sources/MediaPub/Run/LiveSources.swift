@@ -1,0 +1,30 @@
+import Foundation
+
+/// The sources of a preset that are live: their media comes as the wall clock
+/// goes and has no end (a live HLS playlist, a FIFO). A run with one is paced
+/// to the wall clock whatever its outputs (README, run options).
+enum LiveSources {
+    /// Every playlist read here together takes at most this long.
+    static let lookupSeconds: TimeInterval = 5
+
+    /// The first live source of `preset`'s players, as given (nil: none).
+    static func first(in preset: Preset) -> String? {
+        let sources = preset.players.flatMap { [$0.source].compactMap { $0 } + ($0.playlist?.items ?? []) }
+        let deadline = Date().addingTimeInterval(lookupSeconds)
+        return sources.first { isLive($0, until: deadline) }
+    }
+
+    /// Whether `source` is live: a FIFO, or an HLS playlist without `#EXT-X-ENDLIST`
+    /// (read from the network before `deadline`; one that cannot be read counts as not live).
+    static func isLive(_ source: String, until deadline: Date) -> Bool {
+        guard let spec = try? SourceSpec(source) else { return false }
+        if let path = spec.localPath {
+            var info = stat()
+            return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
+        }
+        guard case .uri(let uri, _) = spec, HLSPlaylist.isPlaylist(uri) else { return false }
+        let left = deadline.timeIntervalSinceNow
+        guard left > 0.1 else { return false }
+        return (try? HLSPlaylist.fetch(uri, timeout: left))?.isLive == true
+    }
+}
