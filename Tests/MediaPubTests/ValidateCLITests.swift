@@ -133,6 +133,31 @@ final class ValidateCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("rtmp://127.0.0.1:1935/app/****"), "masked URL shown:\n\(r.stdout)")
     }
 
+    func testSetValuesAreExpandedAndAReplacedValuesVariableIsNotRequired() throws {
+        // The file's URL needs MP_TEST_UNSET_PASS, which is unset; --set replaces it
+        // with one whose ${VAR} is expanded from the environment, then masked.
+        let passphrase = "setPassphraseFromEnv42"
+        let yaml = E2EPreset.basic(source: E2EPreset.testsrc, outputs: [
+            "srt://127.0.0.1:9000?mode=caller&passphrase=${MP_TEST_UNSET_PASS}",
+        ])
+        let (_, r) = try validate(yaml, args: [
+            "--set", "outputs.0.url=srt://127.0.0.1:9001?mode=caller&passphrase=${MP_TEST_SET_PASS}",
+            "--set", "name=${MP_TEST_SET_NAME}",
+        ], env: ["MP_TEST_SET_PASS": passphrase, "MP_TEST_SET_NAME": "name-from-set"],
+           unsetEnv: ["MP_TEST_UNSET_PASS"])
+        XCTAssertEqual(r.status, 0, r.summary("validate --set"))
+        XCTAssertTrue(r.stdout.contains("name: name-from-set"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("srt://127.0.0.1:9001"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("${") || r.stdout.contains("$$"), "no placeholder left:\n\(r.stdout)")
+        XCTAssertFalse(r.stdout.contains(passphrase) || r.stderr.contains(passphrase), r.summary("secret printed"))
+
+        // A --set value's unset variable is named at --set.
+        let (_, bad) = try validate(yaml, args: ["--set", "outputs.0.url=rtmp://h/app/${MP_TEST_UNSET_PASS}"],
+                                    unsetEnv: ["MP_TEST_UNSET_PASS"])
+        XCTAssertEqual(bad.status, 2, bad.summary("validate"))
+        XCTAssertTrue(bad.stderr.contains("--set:0: outputs[0].url: MP_TEST_UNSET_PASS is not set"), bad.stderr)
+    }
+
     func testWebhookSecretsStayOutOfValidateOutputAndErrors() throws {
         let path = "T0123/B0456/hookPathSecret789"
         let token = "hookQueryToken321"

@@ -81,10 +81,12 @@ struct PresetDecoder {
             throw PresetError(problems: [PresetProblem(file: file, line: root.line, key: "preset",
                                                        message: "expected a mapping of settings, got \(root.kindName)")])
         }
+        // --set first, then ${VAR}: a --set value is expanded like the file's, and a
+        // variable only in a value --set replaced is never asked for (docs/presets.md).
+        let overrideProblems = PresetOverrides.apply(overrides, to: &root, environment: environment)
         root = root.interpolated(environment: environment, path: "") { node, key, message in
             report(node, key, message)
         }
-        let overrideProblems = PresetOverrides.apply(overrides, to: &root)
 
         var preset = Preset(name: defaultName(), video: nil, players: [], file: file, baseDirectory: base)
         decodeSection(root, "", into: &preset)
