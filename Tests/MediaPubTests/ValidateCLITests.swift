@@ -158,6 +158,32 @@ final class ValidateCLITests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("--set:0: outputs[0].url: MP_TEST_UNSET_PASS is not set"), bad.stderr)
     }
 
+    func testAnSRTPassphraseLibsrtRefusesIsRefusedAtValidateWithoutPrintingIt() throws {
+        let short = "abcde"
+        let yaml = Self.header + """
+        players:
+          - source: "testsrc:"
+        outputs:
+          - url: null://
+          - url: "srt://127.0.0.1:9000?mode=caller&passphrase=\(short)"
+        """
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: short, with: short + "fghij"),
+                          accept: [(8, "outputs[1].url")], messageContains: "passphrase must be 10 to 79 characters")
+        let (preset, r) = try validate(yaml)
+        XCTAssertFalse(r.stderr.contains("passphrase=\(short)"), r.stderr)
+
+        // The same from the command line, as --output and as --output-env.
+        let url = "srt://127.0.0.1:9000?passphrase=\(short)"
+        let run = ["--preset", preset.path, "--duration", "1s"]
+        let viaFlag = try CLI.run(run + ["--output", url], timeout: 30)
+        let viaEnv = try CLI.run(run + ["--output-env", "MP_TEST_SRT_URL"], env: ["MP_TEST_SRT_URL": url], timeout: 30)
+        for r in [viaFlag, viaEnv] {
+            XCTAssertEqual(r.status, 2, r.summary("mediapub"))
+            XCTAssertTrue(r.stderr.contains("passphrase must be 10 to 79 characters (libsrt refuses others), got 5"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("passphrase=\(short)"), r.stderr)
+        }
+    }
+
     func testWebhookSecretsStayOutOfValidateOutputAndErrors() throws {
         let path = "T0123/B0456/hookPathSecret789"
         let token = "hookQueryToken321"
