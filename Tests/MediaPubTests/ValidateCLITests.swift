@@ -184,6 +184,45 @@ final class ValidateCLITests: XCTestCase {
         }
     }
 
+    func testAMissingSourceFileIsAnErrorAtItsLine() throws {
+        let dir = try makeTempDir()
+        let there = try writeFile(dir, "there.mp4", "x").path
+        let yaml = Self.header + """
+        players:
+          - source: "testsrc:"
+          - source: \(dir.path)/typo.mp4
+        """
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: "\(dir.path)/typo.mp4", with: there),
+                          accept: [(6, "players[1].source")], messageContains: "cannot find \(dir.path)/typo.mp4")
+    }
+
+    func testAPlaylistsMissingItemsAreWarnedOfOneLineEachAndAllMissingIsAnError() throws {
+        let dir = try makeTempDir()
+        let there = try writeFile(dir, "there.mp3", "x").path
+        let m3u = try writeFile(dir, "list.m3u", "#EXTM3U\n\(there)\nlisted-gone.mp3\n").path
+        let yaml = Self.header + """
+        players:
+          - playlist: [\(there), \(dir.path)/gone-1.mp3, "https://example.com/remote.mp3", \(dir.path)/gone-2.mp3]
+          - playlist: {file: \(m3u)}
+        """
+        let (preset, r) = try validate(yaml)
+        XCTAssertEqual(r.status, 0, r.summary("some items missing"))
+        let lines = r.stderr.split(whereSeparator: \.isNewline).map(String.init)
+        XCTAssertEqual(lines, [
+            "mediapub: warning: \(preset.path):5: players[0].playlist[1]: cannot find \(dir.path)/gone-1.mp3; it is skipped when its turn comes",
+            "mediapub: warning: \(preset.path):5: players[0].playlist[3]: cannot find \(dir.path)/gone-2.mp3; it is skipped when its turn comes",
+            "mediapub: warning: \(preset.path):6: players[1].playlist.file: cannot find \(dir.path)/listed-gone.mp3 (entry 2 of \(m3u)); it is skipped when its turn comes",
+        ])
+        XCTAssertTrue(r.stdout.contains("gone-1.mp3"), "the items stay in the resolved preset:\n\(r.stdout)")
+
+        let allGone = Self.header + """
+        players:
+          - playlist: [\(dir.path)/gone-1.mp3, \(dir.path)/gone-2.mp3]
+        """
+        try assertProblem(allGone, fixed: allGone.replacingOccurrences(of: "\(dir.path)/gone-2.mp3", with: there),
+                          accept: [(5, "players[0].playlist[0]")], messageContains: "none of the playlist's 2 items is there")
+    }
+
     func testWebhookSecretsStayOutOfValidateOutputAndErrors() throws {
         let path = "T0123/B0456/hookPathSecret789"
         let token = "hookQueryToken321"
