@@ -128,8 +128,13 @@ func parse(_ argv: [String]) -> Arguments {
 }
 
 func loadPreset(_ file: String, overrides: [String]) -> Preset {
+    loadPreset(file) { try PresetLoader.load(file: file, overrides: overrides) }
+}
+
+/// What `load` reads from the preset `file`, or exit 2 with its problems, one a line.
+func loadPreset<T>(_ file: String, _ load: () throws -> T) -> T {
     do {
-        return try PresetLoader.load(file: file, overrides: overrides)
+        return try load()
     } catch let error as PresetError {
         fail(error.problems.map(\.description).joined(separator: "\nmediapub: "))
     } catch {
@@ -158,7 +163,9 @@ if ctcpnodelay_installed() == 0 {
 switch args.command {
 case "validate":
     guard let file = args.positional.first ?? args.presetFile else { fail("validate needs a preset FILE\n\(usage)") }
-    let preset = loadPreset(file, overrides: args.overrides)
+    let (preset, warnings) = loadPreset(file) { try PresetLoader.validate(file: file, overrides: args.overrides) }
+    // A playlist's missing items: one line each on stderr; the preset still validates.
+    for warning in warnings { FDWrite.all(STDERR_FILENO, Data("mediapub: warning: \(warning)\n".utf8)) }
     print(preset.resolvedYAML(), terminator: "")
     exit(ExitCode.finished.rawValue)
 

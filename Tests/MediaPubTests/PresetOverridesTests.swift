@@ -34,6 +34,21 @@ final class PresetOverridesTests: XCTestCase {
         XCTAssertEqual(p.outputs, [OutputConfig(url: try OutputURL("null://"))])
     }
 
+    func testOverridesAreInterpolatedAndReplaceUnsetVariables() throws {
+        let yaml = base + "\noutputs:\n  - url: rtmp://h/app/${KEY}\n"
+        let p = try K.load(yaml, env: ["NEWKEY": "k2", "ID": "music"],
+                           overrides: ["outputs.0.url=rtmp://h/app/${NEWKEY}", "players.music.speed=${SPEED:-2}"])
+        XCTAssertEqual(p.outputs.map(\.url), [try OutputURL("rtmp://h/app/k2")])
+        XCTAssertEqual(p.players[1].speed, 2)
+        // a player whose id comes from the environment is found by that id
+        let q = try K.load("players:\n  - id: ${ID}\n    source: a\n", env: ["ID": "music"],
+                           overrides: ["players.music.speed=1.5"])
+        XCTAssertEqual(q.players[0].speed, 1.5)
+        XCTAssertEqual(K.problems(yaml, overrides: ["name=${NOPE}"]).map(\.description).prefix(2), [
+            "presets/t.yaml:10: outputs[0].url: KEY is not set", "--set:0: name: NOPE is not set",
+        ])
+    }
+
     func testOverrideCreatesMissingSection() throws {
         let p = try K.load("players: [{source: a}]\n", overrides: ["video.fps=25", "reconnect={initial: 2s}"])
         XCTAssertEqual(p.video, VideoConfig(fps: 25))

@@ -133,6 +133,96 @@ final class ValidateCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("rtmp://127.0.0.1:1935/app/****"), "masked URL shown:\n\(r.stdout)")
     }
 
+    func testSetValuesAreExpandedAndAReplacedValuesVariableIsNotRequired() throws {
+        // The file's URL needs MP_TEST_UNSET_PASS, which is unset; --set replaces it
+        // with one whose ${VAR} is expanded from the environment, then masked.
+        let passphrase = "setPassphraseFromEnv42"
+        let yaml = E2EPreset.basic(source: E2EPreset.testsrc, outputs: [
+            "srt://127.0.0.1:9000?mode=caller&passphrase=${MP_TEST_UNSET_PASS}",
+        ])
+        let (_, r) = try validate(yaml, args: [
+            "--set", "outputs.0.url=srt://127.0.0.1:9001?mode=caller&passphrase=${MP_TEST_SET_PASS}",
+            "--set", "name=${MP_TEST_SET_NAME}",
+        ], env: ["MP_TEST_SET_PASS": passphrase, "MP_TEST_SET_NAME": "name-from-set"],
+           unsetEnv: ["MP_TEST_UNSET_PASS"])
+        XCTAssertEqual(r.status, 0, r.summary("validate --set"))
+        XCTAssertTrue(r.stdout.contains("name: name-from-set"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("srt://127.0.0.1:9001"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("${") || r.stdout.contains("$$"), "no placeholder left:\n\(r.stdout)")
+        XCTAssertFalse(r.stdout.contains(passphrase) || r.stderr.contains(passphrase), r.summary("secret printed"))
+
+        // A --set value's unset variable is named at --set.
+        let (_, bad) = try validate(yaml, args: ["--set", "outputs.0.url=rtmp://h/app/${MP_TEST_UNSET_PASS}"],
+                                    unsetEnv: ["MP_TEST_UNSET_PASS"])
+        XCTAssertEqual(bad.status, 2, bad.summary("validate"))
+        XCTAssertTrue(bad.stderr.contains("--set:0: outputs[0].url: MP_TEST_UNSET_PASS is not set"), bad.stderr)
+    }
+
+    func testAnSRTPassphraseLibsrtRefusesIsRefusedAtValidateWithoutPrintingIt() throws {
+        let short = "abcde"
+        let yaml = Self.header + """
+        players:
+          - source: "testsrc:"
+        outputs:
+          - url: null://
+          - url: "srt://127.0.0.1:9000?mode=caller&passphrase=\(short)"
+        """
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: short, with: short + "fghij"),
+                          accept: [(8, "outputs[1].url")], messageContains: "passphrase must be 10 to 79 characters")
+        let (preset, r) = try validate(yaml)
+        XCTAssertFalse(r.stderr.contains("passphrase=\(short)"), r.stderr)
+
+        // The same from the command line, as --output and as --output-env.
+        let url = "srt://127.0.0.1:9000?passphrase=\(short)"
+        let run = ["--preset", preset.path, "--duration", "1s"]
+        let viaFlag = try CLI.run(run + ["--output", url], timeout: 30)
+        let viaEnv = try CLI.run(run + ["--output-env", "MP_TEST_SRT_URL"], env: ["MP_TEST_SRT_URL": url], timeout: 30)
+        for r in [viaFlag, viaEnv] {
+            XCTAssertEqual(r.status, 2, r.summary("mediapub"))
+            XCTAssertTrue(r.stderr.contains("passphrase must be 10 to 79 characters (libsrt refuses others), got 5"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("passphrase=\(short)"), r.stderr)
+        }
+    }
+
+    func testAMissingSourceFileIsAnErrorAtItsLine() throws {
+        let dir = try makeTempDir()
+        let there = try writeFile(dir, "there.mp4", "x").path
+        let yaml = Self.header + """
+        players:
+          - source: "testsrc:"
+          - source: \(dir.path)/typo.mp4
+        """
+        try assertProblem(yaml, fixed: yaml.replacingOccurrences(of: "\(dir.path)/typo.mp4", with: there),
+                          accept: [(6, "players[1].source")], messageContains: "cannot find \(dir.path)/typo.mp4")
+    }
+
+    func testAPlaylistsMissingItemsAreWarnedOfOneLineEachAndAllMissingIsAnError() throws {
+        let dir = try makeTempDir()
+        let there = try writeFile(dir, "there.mp3", "x").path
+        let m3u = try writeFile(dir, "list.m3u", "#EXTM3U\n\(there)\nlisted-gone.mp3\n").path
+        let yaml = Self.header + """
+        players:
+          - playlist: [\(there), \(dir.path)/gone-1.mp3, "https://example.com/remote.mp3", \(dir.path)/gone-2.mp3]
+          - playlist: {file: \(m3u)}
+        """
+        let (preset, r) = try validate(yaml)
+        XCTAssertEqual(r.status, 0, r.summary("some items missing"))
+        let lines = r.stderr.split(whereSeparator: \.isNewline).map(String.init)
+        XCTAssertEqual(lines, [
+            "mediapub: warning: \(preset.path):5: players[0].playlist[1]: cannot find \(dir.path)/gone-1.mp3; it is skipped when its turn comes",
+            "mediapub: warning: \(preset.path):5: players[0].playlist[3]: cannot find \(dir.path)/gone-2.mp3; it is skipped when its turn comes",
+            "mediapub: warning: \(preset.path):6: players[1].playlist.file: cannot find \(dir.path)/listed-gone.mp3 (entry 2 of \(m3u)); it is skipped when its turn comes",
+        ])
+        XCTAssertTrue(r.stdout.contains("gone-1.mp3"), "the items stay in the resolved preset:\n\(r.stdout)")
+
+        let allGone = Self.header + """
+        players:
+          - playlist: [\(dir.path)/gone-1.mp3, \(dir.path)/gone-2.mp3]
+        """
+        try assertProblem(allGone, fixed: allGone.replacingOccurrences(of: "\(dir.path)/gone-2.mp3", with: there),
+                          accept: [(5, "players[0].playlist[0]")], messageContains: "none of the playlist's 2 items is there")
+    }
+
     func testWebhookSecretsStayOutOfValidateOutputAndErrors() throws {
         let path = "T0123/B0456/hookPathSecret789"
         let token = "hookQueryToken321"

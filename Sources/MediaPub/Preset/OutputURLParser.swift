@@ -54,6 +54,10 @@ extension OutputURL {
         return .success(NetworkEndpoint(url: url, host: host, port: port.flatMap { $0 } ?? (scheme == "rtmps" ? 443 : 1935)))
     }
 
+    /// The passphrase lengths libsrt takes (SRTO_PASSPHRASE); any other and every
+    /// connect fails, so it is refused before the run.
+    static let srtPassphraseBytes = 10...79
+
     /// `srt://host:port?mode=caller|listener&latency=…&passphrase=…&streamid=…`.
     private static func srt(_ url: String) -> Result<NetworkEndpoint, Refusal> {
         let (authority, _, query) = split(url, scheme: "srt")
@@ -70,6 +74,10 @@ extension OutputURL {
         if let mode, mode != "caller", mode != "listener" { return .failure(.srtMode) }
         if host.isEmpty, !endpoint.isListener { return .failure(.srtHost) }
         if let latency = parameters["latency"], Int(latency).map({ $0 >= 0 }) != true { return .failure(.srtLatency) }
+        if let passphrase = parameters["passphrase"], !passphrase.isEmpty,
+           !OutputURL.srtPassphraseBytes.contains(passphrase.utf8.count) {
+            return .failure(.srtPassphrase(length: passphrase.utf8.count))
+        }
         return .success(endpoint)
     }
 

@@ -17,6 +17,8 @@ extension OutputURL {
         case hlsSegment(String), hlsWindow(String), hlsParameter(String)
         case rtmpHost(scheme: String), rtmpPort, rtmpPath(scheme: String)
         case srtPort, srtMode, srtHost, srtLatency
+        /// A passphrase outside libsrt's 10–79 bytes, by its length (never its text).
+        case srtPassphrase(length: Int)
 
         /// What a preset or `--output` says of `url`.
         func message(_ url: String) -> String {
@@ -67,6 +69,8 @@ extension OutputURL {
             case .srtMode: return ("mode must be caller or listener", true)
             case .srtHost: return ("needs a host (or mode=listener)", false)
             case .srtLatency: return ("latency must be a whole number of milliseconds", true)
+            case .srtPassphrase(let length):
+                return ("passphrase must be \(OutputURL.srtPassphraseBytes.lowerBound) to \(OutputURL.srtPassphraseBytes.upperBound) characters (libsrt refuses others), got \(length)", true)
             }
         }
     }

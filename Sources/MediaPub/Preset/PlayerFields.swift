@@ -36,6 +36,7 @@ extension PlayerConfig: PresetSection {
                 d.report(source, at.key, "source is empty")
             } else {
                 c.source = d.resolvedSource(s, source, at.key)
+                if let resolved = c.source { d.checkSource(resolved, source, at.key) }
             }
         }, write: { c, w in c.source.map { .scalar(w.quote(w.url($0))) } }),
         PresetField(key: "playlist", type: "list, or section", defaultText: "none: give source or playlist",
@@ -44,7 +45,7 @@ extension PlayerConfig: PresetSection {
             guard let n = at.node, !n.isNull else { return }
             // `playlist: [a, b]` is short for `playlist: { items: [a, b] }`
             if let list = n.items {
-                c.playlist = d.decodeItems(n, list, at.key).map { PlaylistConfig(items: $0) }
+                c.playlist = d.decodeItems(n, list, at.key).map { PlaylistConfig(items: d.checkItems($0, nodes: list, at.key)) }
                 return
             }
             var playlist = PlaylistConfig.presetDefault
@@ -89,14 +90,14 @@ extension PlaylistConfig: PresetSection {
                 d.report(n, key, n.isNull ? "empty playlist" : "expected a list of sources, got \(n.kindName)")
                 return nil
             }
-            return d.decodeItems(n, list, key)
+            return d.decodeItems(n, list, key).map { d.checkItems($0, nodes: list, key) }
         },
         form("file", type: "path", "An M3U playlist file whose entries are the items.") { d, n, key in
             guard let s = d.string(n, key), let file = d.localFile(s, n, key, want: .file) else { return nil }
             do {
                 let items = try PlaylistResolver.readM3U(path: file, environment: d.environment)
                 if items.isEmpty { d.report(n, key, "empty playlist: \(file) lists no entries") }
-                return items.isEmpty ? nil : items
+                return items.isEmpty ? nil : d.checkItems(items, nodes: items.map { _ in n }, key, listedIn: file)
             } catch {
                 d.report(n, key, (error as? PlaylistResolver.Failure)?.message ?? "cannot read \(file)")
                 return nil
@@ -218,23 +219,25 @@ extension PresetDecoder {
     /// (a path or file:// URL), else a reported problem and nil.
     mutating func localFile(_ text: String, _ node: YAMLNode, _ key: String,
                                     want: PathResolution.FileKind) -> String? {
-        guard let local = PathResolution.localPath(of: text) else {
-            report(node, key, "\"\(SecretMask.mask(url: text))\" must be a local \(want == .file ? "file" : "folder")")
+        switch localFileCheck(text, want: want) {
+        case .success(let path): return path
+        case .failure(let why):
+            report(node, key, why.message)
             return nil
+        }
+    }
+
+    /// The absolute local path of an existing file or folder named by `text`, or why not.
+    func localFileCheck(_ text: String, want: PathResolution.FileKind) -> Result<String, LocalFileProblem> {
+        guard let local = PathResolution.localPath(of: text) else {
+            return .failure(.init(message: "\"\(SecretMask.mask(url: text))\" must be a local \(want == .file ? "file" : "folder")"))
         }
         let path = PathResolution.absolutePath(local, base: base, environment: environment)
         switch PathResolution.kind(of: path) {
-        case .missing:
-            report(node, key, "cannot find \(path)")
-            return nil
-        case .directory where want == .file:
-            report(node, key, "\(path) is a folder, not a file")
-            return nil
-        case .file where want == .directory:
-            report(node, key, "\(path) is a file, not a folder")
-            return nil
-        default:
-            return path
+        case .missing: return .failure(.init(message: "cannot find \(path)"))
+        case .directory where want == .file: return .failure(.init(message: "\(path) is a folder, not a file"))
+        case .file where want == .directory: return .failure(.init(message: "\(path) is a file, not a folder"))
+        default: return .success(path)
         }
     }
 

@@ -13,11 +13,26 @@ public enum PresetLoader {
     public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment,
                             overrides: [String] = []) throws -> Preset {
         let text = try readText(file)
-        let cwd = FileManager.default.currentDirectoryPath
-        let absolute = PathResolution.absolutePath(file, base: cwd, environment: environment)
-        let base = (absolute as NSString).deletingLastPathComponent
-        return try parse(yaml: text, file: file, baseDirectory: base.isEmpty ? "/" : base,
+        return try parse(yaml: text, file: file, baseDirectory: baseDirectory(of: file, environment),
                          environment: environment, overrides: overrides)
+    }
+
+    /// What `validate` reads beyond `load`: the preset, and also a missing local
+    /// `source:` a problem and a playlist's missing local items warnings (`SourceChecks`).
+    public static func validate(file: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+                                overrides: [String] = []) throws -> (preset: Preset, warnings: [PresetProblem]) {
+        let text = try readText(file)
+        var decoder = PresetDecoder(file: file, base: baseDirectory(of: file, environment), environment: environment,
+                                    checksSources: true)
+        let preset = try decoder.decode(text, overrides: overrides)
+        return (preset, decoder.warnings)
+    }
+
+    /// The folder a preset's relative paths resolve against: the file's own.
+    private static func baseDirectory(of file: String, _ environment: [String: String]) -> String {
+        let absolute = PathResolution.absolutePath(file, base: FileManager.default.currentDirectoryPath, environment: environment)
+        let base = (absolute as NSString).deletingLastPathComponent
+        return base.isEmpty ? "/" : base
     }
 
     /// Validates preset text; `file` names it in problems and gives the default
@@ -54,7 +69,10 @@ struct PresetDecoder {
     let file: String
     let base: String
     let environment: [String: String]
+    /// Whether local sources are checked as `validate` does (`SourceChecks`).
+    let checksSources: Bool
     private(set) var problems: [PresetProblem] = []
+    private(set) var warnings: [PresetProblem] = []
     /// What the players' and outputs' fields check across items: whether the preset
     /// has video (and its B-frames), which player feeds it, whether the first said, and the ids taken.
     var hasVideo = false
@@ -64,10 +82,11 @@ struct PresetDecoder {
     var playerIDs: [String: Int] = [:]
     var outputIDs: [String: Int] = [:]
 
-    init(file: String, base: String, environment: [String: String]) {
+    init(file: String, base: String, environment: [String: String], checksSources: Bool = false) {
         self.file = file
         self.base = base
         self.environment = environment
+        self.checksSources = checksSources
     }
 
     mutating func decode(_ text: String, overrides: [String]) throws -> Preset {
@@ -81,10 +100,12 @@ struct PresetDecoder {
             throw PresetError(problems: [PresetProblem(file: file, line: root.line, key: "preset",
                                                        message: "expected a mapping of settings, got \(root.kindName)")])
         }
+        // --set first, then ${VAR}: a --set value is expanded like the file's, and a
+        // variable only in a value --set replaced is never asked for (docs/presets.md).
+        let overrideProblems = PresetOverrides.apply(overrides, to: &root, environment: environment)
         root = root.interpolated(environment: environment, path: "") { node, key, message in
             report(node, key, message)
         }
-        let overrideProblems = PresetOverrides.apply(overrides, to: &root)
 
         var preset = Preset(name: defaultName(), video: nil, players: [], file: file, baseDirectory: base)
         decodeSection(root, "", into: &preset)
@@ -126,11 +147,16 @@ struct PresetDecoder {
     }
 
     mutating func report(_ node: YAMLNode, _ key: String, _ message: String) {
-        if let origin = node.origin {
-            problems.append(PresetProblem(file: origin, line: 0, key: key, message: message))
-        } else {
-            problems.append(PresetProblem(file: file, line: node.line, key: key, message: message))
-        }
+        problems.append(problem(node, key, message))
+    }
+
+    /// Something worth saying that does not stop the preset from loading.
+    mutating func warn(_ node: YAMLNode, _ key: String, _ message: String) {
+        warnings.append(problem(node, key, message))
+    }
+
+    private func problem(_ node: YAMLNode, _ key: String, _ message: String) -> PresetProblem {
+        PresetProblem(file: node.origin ?? file, line: node.origin == nil ? node.line : 0, key: key, message: message)
     }
 
     /// The keys of a mapping node; unknown and repeated keys are reported.

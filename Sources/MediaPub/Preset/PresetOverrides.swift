@@ -5,12 +5,14 @@ import Foundation
 /// `players.0.speed`, `outputs.1.url`); VALUE is read as YAML (a scalar, or a
 /// flow list/mapping such as `[a, b]`). Missing sections are created. Values
 /// set here carry origin "--set", so problems with them say `--set:0: key`.
+/// They are applied before `${VAR}` expansion, which then covers them too.
 enum PresetOverrides {
     static let origin = "--set"
 
     /// Applies every override it can; each bad one becomes a problem located
     /// at `--set:0:` with the key as given.
-    static func apply(_ overrides: [String], to root: inout YAMLNode) -> [PresetProblem] {
+    static func apply(_ overrides: [String], to root: inout YAMLNode,
+                      environment: [String: String] = [:]) -> [PresetProblem] {
         var problems: [PresetProblem] = []
         for text in overrides {
             guard let eq = text.firstIndex(of: "=") else {
@@ -38,7 +40,7 @@ enum PresetOverrides {
                 problems.append(problem(key, "value is not valid YAML"))
                 continue
             }
-            if let why = set(value, at: segments[...], in: &root, schema: .root) {
+            if let why = set(value, at: segments[...], in: &root, schema: .root, environment: environment) {
                 problems.append(problem(key, why))
             }
         }
@@ -77,7 +79,7 @@ enum PresetOverrides {
 
     /// Sets `value` at `path` inside `node`, creating mappings on the way.
     private static func set(_ value: YAMLNode, at path: ArraySlice<String>, in node: inout YAMLNode,
-                            schema: PresetSchema) -> String? {
+                            schema: PresetSchema, environment: [String: String]) -> String? {
         guard let seg = path.first else {
             node = value
             return nil
@@ -94,11 +96,11 @@ enum PresetOverrides {
             }
             if let idx = pairs.lastIndex(where: { $0.key.scalarValue == seg }) {
                 var v = pairs[idx].value
-                if let why = set(value, at: rest, in: &v, schema: child) { return why }
+                if let why = set(value, at: rest, in: &v, schema: child, environment: environment) { return why }
                 pairs[idx].value = v
             } else {
                 var v = YAMLNode.mapping([], line: 0, origin: origin)
-                if let why = set(value, at: rest, in: &v, schema: child) { return why }
+                if let why = set(value, at: rest, in: &v, schema: child, environment: environment) { return why }
                 pairs.append(YAMLPair(key: .scalar(seg, line: 0, origin: origin), value: v))
             }
             node.content = .mapping(pairs)
@@ -113,11 +115,13 @@ enum PresetOverrides {
                 }
                 index = n
             } else {
-                guard let n = items.indices.first(where: { i in
-                    let id = items[i]["id"]?.scalarValue ?? "player\(i + 1)"
-                    return id == seg
-                }) else {
-                    let ids = items.indices.map { items[$0]["id"]?.scalarValue ?? "player\($0 + 1)" }
+                // ids as they will read once `${VAR}` is expanded
+                let ids = items.indices.map { i in
+                    items[i]["id"]?.scalarValue.map {
+                        (try? EnvInterpolation.expand($0, environment: environment).get()) ?? $0
+                    } ?? "player\(i + 1)"
+                }
+                guard let n = ids.firstIndex(of: seg) else {
                     return "no player with id \(seg) (players: \(ids.joined(separator: ", ")))"
                 }
                 index = n
@@ -126,7 +130,7 @@ enum PresetOverrides {
                 items.append(.mapping([], line: 0, origin: origin))
             }
             var item = items[index]
-            if let why = set(value, at: rest, in: &item, schema: itemSchema) { return why }
+            if let why = set(value, at: rest, in: &item, schema: itemSchema, environment: environment) { return why }
             items[index] = item
             if node.items == nil {
                 node = YAMLNode(content: .sequence(items), line: 0, origin: origin)
