@@ -45,14 +45,24 @@ struct ConnectDeadline: Equatable {
     }
 
     /// One look at a connect under way, which has reached `stage`: true when it has
-    /// made no progress for `limit`.
+    /// made no progress for its stage's deadline (`allowed`).
     mutating func observe(_ reached: Stage, at now: Date = Date()) -> Bool {
         if reached != stage {
             stage = reached
             since = now
         }
-        return now.timeIntervalSince(since) >= limit
+        return now.timeIntervalSince(since) >= allowed(stage)
     }
+
+    /// A stage's deadline: `limit`; for the TCP connect, no less than twice rtmp2sink's
+    /// own (it gives up on a TCP connect itself: stopped before, it could keep the
+    /// socket of a connect that completed meanwhile).
+    func allowed(_ stage: Stage) -> TimeInterval {
+        stage == .tcp ? max(limit, 2 * Self.sinkTimeout) : limit
+    }
+
+    /// Why the connect failed, once `observe` said so.
+    var failure: String { stage.failure(after: allowed(stage)) }
 
     /// rtmp2sink's own deadline for each read and write of a connect (its `timeout`, 5 s).
     static let sinkTimeout: TimeInterval = 5

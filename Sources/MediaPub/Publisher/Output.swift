@@ -88,6 +88,10 @@ final class Output: Sendable {
         var stall: StallWatch
         /// RTMP: the connect under way, stage by stage (OutputWatch.swift).
         var connect: ConnectDeadline
+        /// A `ctl reconnect` waits its turn on the queue.
+        var reconnectQueued = false
+        /// RTMP: the sockets to the server that were open before the current connection began.
+        var socketsBefore: Set<UInt64> = []
     }
     let state: Mutex<State>
     /// The file a recording writes, for `shownURL`: a leaf lock (see the lock order above).
@@ -192,7 +196,7 @@ final class Output: Sendable {
     }
 
     private func connect() throws {
-        teardown()   // never two pipelines for one output
+        teardown(superseded: true)   // never two pipelines for one output
         var location: String? = nil
         if case .file(let path, _) = target {
             // A file of this run's own: whatever is at the path already is never opened.
@@ -209,6 +213,7 @@ final class Output: Sendable {
                                                      withIntermediateDirectories: true)
             location = OutputTarget.expand(OutputTarget.hlsRunStamp, at: state.withLock { $0.openedAt })
         }
+        let before = state.withLock { $0.probe }.map { Set($0.connections().map(\.inode)) } ?? []
         let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
                                               segment: segment, paced: paced)
         if let location { nameSegments(of: connection, first: location) }
@@ -221,6 +226,7 @@ final class Output: Sendable {
             s.rtmpCommandBytes = 0
             s.stall.restart()
             s.connect.restart()
+            s.socketsBefore = before
             return s.supervision.connected()
         }
         guard let generation else {
@@ -343,13 +349,16 @@ final class Output: Sendable {
     }
 
     /// Takes the current connection down (never holding `state`: its bus handler takes it).
-    private func teardown() {
-        let connection = state.withLock { s in
+    /// `superseded`: a retry or `ctl reconnect` replaces it, and nothing of it is wanted:
+    /// an RTMP connection's socket is closed first (`releaseSocket`).
+    private func teardown(superseded: Bool = false) {
+        let (connection, probe) = state.withLock { s in
             let connection = s.connection
             s.connection = nil
             s.tcpAcked = nil   // what the server acknowledged is about the current connection: none now
-            return connection
+            return (connection, s.probe)
         }
+        if superseded, connection != nil, let probe { releaseSocket(probe) }
         TCPSocketClaims.shared.release(ObjectIdentifier(self))
         connection?.stop()
     }
@@ -392,7 +401,7 @@ final class Output: Sendable {
             queue.async { [self] in
                 // A `ctl reconnect` that got here first owns the pipeline now: leave it be.
                 guard state.withLock({ $0.supervision.isCurrent(failed) }) else { return }
-                teardown()
+                teardown(superseded: true)
                 guard let retryAfter else { return }
                 queue.asyncAfter(deadline: .now() + retryAfter) { [self] in
                     // Superseded (a `ctl reconnect` got there first) or shutting down: nothing to do.
@@ -403,11 +412,21 @@ final class Output: Sendable {
         }
     }
 
-    /// Reconnects at once (control `reconnect`).
+    /// Reconnects at once (control `reconnect`), one reconnect at a time: asked while a
+    /// connect is under way, or while another reconnect waits its turn, that one is the
+    /// reconnect and nothing more is done (rtmp2sink stopped halfway through a connect
+    /// keeps its socket for ever). Decided, and said, before it returns.
     func reconnectNow() {
+        let go = state.withLock { s -> Bool in
+            let connecting = s.connection != nil && s.supervision.state != .publishing
+            guard !s.reconnectQueued, !connecting, s.supervision.reconnectRequested() else { return false }
+            s.reconnectQueued = true
+            return true
+        }
+        guard go else { return }
+        onState(self, .reconnecting, "asked to reconnect (ctl reconnect)")
         queue.async { [self] in
-            guard state.withLock({ $0.supervision.reconnectRequested() }) else { return }
-            onState(self, .reconnecting, "asked to reconnect (ctl reconnect)")
+            state.withLock { $0.reconnectQueued = false }
             connectOrFail()
         }
     }

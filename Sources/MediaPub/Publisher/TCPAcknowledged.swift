@@ -62,6 +62,8 @@ struct TCPAcknowledged: Sendable {
     struct Connection: Equatable {
         let inode: UInt64
         let sendQueue: Int
+        /// Its descriptor when it was listed.
+        var fd: Int32 = -1
     }
 
     /// Whether a peer (`address`: 4 or 16 bytes, an IPv4-mapped IPv6 one as its IPv4
@@ -107,12 +109,23 @@ struct TCPAcknowledged: Sendable {
             let peer = family == AF_INET ? Array(address[0..<4]) : address
             // Still the socket listed: a descriptor closed and reused meanwhile is another socket.
             guard isServer(address: peer, port: Int(port)), Self.socketInode(of: socket.fd) == socket.inode else { return nil }
-            return Connection(inode: socket.inode, sendQueue: Int(unacked))
+            return Connection(inode: socket.inode, sendQueue: Int(unacked), fd: socket.fd)
         }
     }
 }
 
 extension TCPAcknowledged {
+    /// Whether this process still has `connection`'s socket open (at the descriptor it was listed at).
+    static func isOpen(_ connection: Connection) -> Bool {
+        connection.fd >= 0 && socketInode(of: connection.fd) == connection.inode
+    }
+
+    /// Shuts `connection` down both ways (while its descriptor is still that socket):
+    /// the server sees it close, and whoever holds it reads its end at once.
+    static func shutDown(_ connection: Connection) {
+        if isOpen(connection) { _ = shutdown(connection.fd, Int32(SHUT_RDWR)) }
+    }
+
     /// The bytes rtmp2sink has written to its socket (its stats' `out-bytes-total`):
     /// 0 until the server has answered the handshake; then the `connect`, `createStream`
     /// and `publish` commands, then the stream.
@@ -136,6 +149,16 @@ final class TCPSocketClaims: Sendable {
             guard let free = connections.filter({ claims[$0.inode] == nil }).min(by: { $0.inode < $1.inode }) else { return nil }
             claims[free.inode] = owner
             return free
+        }
+    }
+
+    /// What may be `owner`'s connection among `connections`: the one it claimed, and any
+    /// that nobody claimed and that was not there before its connection began (`before`):
+    /// a connect stopped before the watch saw its socket.
+    func candidates(for owner: ObjectIdentifier, among connections: [TCPAcknowledged.Connection],
+                    before: Set<UInt64>) -> [TCPAcknowledged.Connection] {
+        claims.withLock { claims in
+            connections.filter { claims[$0.inode] == owner || (claims[$0.inode] == nil && !before.contains($0.inode)) }
         }
     }
 
