@@ -128,6 +128,11 @@ final class MonitorTests: XCTestCase {
                                                                   extra: "monitor: true"))
         let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s"], timeout: 30)
         XCTAssertEqual(r.status, 0, r.summary("monitor on a headless machine"))
+        // Said once, in mediapub's words; none of the sound libraries' own lines.
+        let said = r.stderr.split(separator: "\n").filter { $0.contains("monitor") }
+        XCTAssertEqual(said, ["mediapub: warn: monitor: no sound device (no PulseAudio server answers, no ALSA sound card); "
+                              + "continuing without local playback"], r.stderr)
+        for raw in ["ALSA lib", "AL lib", "pulse"] { XCTAssertFalse(r.stderr.contains(raw), r.stderr) }
         let p = try assertH264AAC(out.path)
         XCTAssertEqual(p.duration ?? 0, 3, accuracy: 0.2)
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
