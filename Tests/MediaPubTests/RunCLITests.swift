@@ -150,6 +150,8 @@ final class LockTests: XCTestCase {
         let second = try writeFile(dir, "b.yaml", E2EPreset.basic(name: "b", source: E2EPreset.testsrc, outputs: ["file://\(secondOut.path)"]))
         let running = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--lock", lock])
         XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: lock) })
+        // Owner-only, whatever the umask gives: a lock in a shared folder is no one else's to open.
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: lock)[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         // The lock is taken before the run starts.
         XCTAssertTrue(Ports.waitUntil(timeout: 20) { running.stderr.contains("running a:") || !running.isRunning }, running.stderr)
         let r = try CLI.run(["--preset", second.path, "--no-realtime", "--duration", "2s", "--lock", lock], timeout: 20)
