@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// How much output time a run has left, when that is known (the status line's `%`
-/// and `eta=`, docs/status.md): to `--duration` or `stop.after`; else, with
+/// and `eta=`, docs/status.md "The status line"): to `--duration` or `stop.after`; else, with
 /// `stop.at_end`, until the last player ends, when every player ends (no `repeat`,
 /// a playlist `mode: once`) and the duration of all it has left is known. Later
 /// playlist items that are local files are probed once, off the run's threads.
