@@ -1,7 +1,7 @@
 import Foundation
 
 /// The ffmpeg-style status of a run: `frame= time= bitrate= speed=`, with the
-/// percentage and the time left when the run's length is known. On a terminal
+/// percentage and the time left when the run's length is known (`RunLength`). On a terminal
 /// it is redrawn in place once a second (log lines go above it); into a file
 /// or a journal it is a log line once a minute. Made and stopped by the run's
 /// thread; its timer fires on a global queue and holds no state of its own.
@@ -9,8 +9,10 @@ final class ProgressLine {
     private let timer: DispatchSourceTimer
     private let log: Logger
 
+    /// `length`: `--duration` or `stop.after`; without, the players' ends tell it when they can (`RunLength`).
     init(log: Logger, capture: Capture, publisher: Publisher, length: TimeInterval?) {
         self.log = log
+        let runLength = RunLength(stopAfter: length, players: capture.players, atEnd: capture.stopAtEnd)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let begin = Date()
         let inPlace = log.drawsStatusInPlace
@@ -20,7 +22,7 @@ final class ProgressLine {
             let t = capture.outputSeconds
             let elapsed = Date().timeIntervalSince(begin)
             let bytes = publisher.outputs.map { $0.status.bytesSent }.max() ?? 0
-            let text = ProgressLine.text(frames: capture.framesOut, seconds: t, elapsed: elapsed, bytes: bytes, length: length,
+            let text = ProgressLine.text(frames: capture.framesOut, seconds: t, elapsed: elapsed, bytes: bytes, length: runLength.length(at: t),
                                          outputs: publisher.outputs.map { $0.status.state.rawValue })
             if inPlace { log.setStatus(text) } else { log.info(text) }
         }

@@ -205,7 +205,7 @@ default:
     // --lock: overlapping cron runs are refused (exit 3); the lock goes with the process.
     var lockFD: Int32 = -1
     if let lockPath = args.lock {
-        lockFD = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        lockFD = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)   // owner-only: no one else opens it
         guard lockFD >= 0 else { fail("--lock \(lockPath): \(String(cString: strerror(errno)))") }
         if flock(lockFD, LOCK_EX | LOCK_NB) != 0 {
             fail("--lock \(lockPath): held by another instance", code: .locked)

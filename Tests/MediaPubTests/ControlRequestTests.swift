@@ -42,6 +42,13 @@ final class ControlRequestTests: XCTestCase {
                        #"{"error":"not a JSON object: send one object a line, e.g. {\"command\":[\"status\"]}","ok":false}"#)
     }
 
+    /// `mediapub ctl load` waits longer than the server's bound on a load, so a slow
+    /// load reads `"state":"loading"` (the server's answer), never "no answer within 10s".
+    func testTheClientWaitsLongerForALoadThanTheServerTakes() {
+        XCTAssertGreaterThan(ControlServer.answerWait(for: ["load", "main", "x.mp3"]), ControlServer.loadWait + 1)
+        XCTAssertEqual(ControlServer.answerWait(for: ["status"]), 10)
+    }
+
     func testReplies() {
         XCTAssertEqual(JSONLine.text(ControlReply.ok), #"{"ok":true}"#)
         XCTAssertEqual(JSONLine.text(ControlReply.failure("seek: no")), #"{"error":"seek: no","ok":false}"#)

@@ -102,6 +102,9 @@ final class DeployRecipesTests: XCTestCase {
         let command = String(fields.last ?? "")
         XCTAssertTrue(command.contains("--lock "), command)
         XCTAssertFalse(command.contains("rtmp://"), "no key on the command line: \(command)")
+        // The lock is in a folder of its own, not in /tmp where anyone may plant one.
+        XCTAssertTrue(command.contains("--lock /var/lib/mediapub/evening.lock"), command)
+        XCTAssertFalse(command.contains("/tmp"), command)
         // The command, run by sh as cron does (with its paths pointed at a test preset), records.
         let dir = try makeTempDir()
         let out = dir.appendingPathComponent("cron.mkv")
@@ -112,7 +115,7 @@ final class DeployRecipesTests: XCTestCase {
             .replacingOccurrences(of: "/etc/mediapub/evening.yaml", with: preset.path)
             .replacingOccurrences(of: "/usr/local/bin/mediapub", with: try CLI.binary())
             .replacingOccurrences(of: "--duration 1h", with: "--duration 2s --no-realtime")
-            .replacingOccurrences(of: "/tmp/mediapub-evening.lock", with: dir.appendingPathComponent("lock").path)
+            .replacingOccurrences(of: "/var/lib/mediapub/evening.lock", with: dir.appendingPathComponent("lock").path)
             .replacingOccurrences(of: "/var/log/mediapub/evening.log", with: dir.appendingPathComponent("log").path)
         let r = try Proc.run("/bin/sh", ["-c", local], env: CLI.environment(), timeout: 60)
         XCTAssertEqual(r.status, 0, r.summary("the crontab command") + ((try? String(contentsOf: dir.appendingPathComponent("log"), encoding: .utf8)) ?? ""))

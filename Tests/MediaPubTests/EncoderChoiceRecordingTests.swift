@@ -36,7 +36,8 @@ final class EncoderChoiceRecordingTests: XCTestCase {
         let preset = try writeFile(dir, "q.yaml", E2EPreset.basic(source: "src.mp4", outputs: files.map { "file://\($0.path)" }))
         let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--set", "video.tune=quality"], timeout: 180)
         XCTAssertEqual(r.status, 0, r.summary("mediapub with tune: quality"))
-        XCTAssertTrue(r.stderr.contains("video encoder: x264enc, tune quality, profile high, bframes 2"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("video encoder: x264enc, tune quality, profile high, level "), r.stderr)
+        XCTAssertTrue(r.stderr.contains(", bframes 2\n"), r.stderr)
 
         var offsets: [String: Double] = [:]
         for file in files {
@@ -82,6 +83,33 @@ final class EncoderChoiceRecordingTests: XCTestCase {
                                                    "-of", "csv=p=0", out.path])
             XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), shown, "\(encoder) \(profile)")
             XCTAssertEqual(try MediaProbe.decodeErrors(out.path), "", "\(encoder) \(profile) decodes")
+        }
+    }
+
+    /// The log's profile and level are the stream's (as ffprobe reads them), not the ones
+    /// asked for: `encoder_preset: ultrafast` makes Constrained Baseline though the
+    /// profile asked for is high.
+    func testTheLoggedProfileAndLevelAreTheStreams() throws {
+        let dir = try makeTempDir()
+        for (name, settings) in [("ultrafast", ["video.encoder_preset=ultrafast"]), ("quality", ["video.tune=quality"])] {
+            let out = dir.appendingPathComponent("\(name).mp4")
+            let preset = try writeFile(dir, "p.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["file://\(out.path)"]))
+            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "2s"]
+                                + settings.flatMap { ["--set", $0] }, timeout: 60)
+            XCTAssertEqual(r.status, 0, r.summary("mediapub \(name)"))
+            let probe = try Proc.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile,level",
+                                                   "-of", "default=nw=1", out.path]).stdout
+            let fields = Dictionary(probe.split(whereSeparator: \.isNewline).compactMap { line -> (String, String)? in
+                let kv = line.split(separator: "=", maxSplits: 1).map(String.init)
+                return kv.count == 2 ? (kv[0], kv[1]) : nil
+            }, uniquingKeysWith: { a, _ in a })
+            // ffprobe's "Constrained Baseline" and 30 are GStreamer's constrained-baseline and 3.
+            let profile = try XCTUnwrap(fields["profile"], probe).lowercased().replacingOccurrences(of: " ", with: "-")
+            let level = try XCTUnwrap(fields["level"].flatMap { Int($0) }, probe)
+            let levelText = level % 10 == 0 ? "\(level / 10)" : "\(level / 10).\(level % 10)"
+            let line = r.stderr.split(separator: "\n").first { $0.contains("video encoder:") } ?? ""
+            XCTAssertTrue(line.contains(", profile \(profile), level \(levelText), "), "\(name): \(line) vs ffprobe \(probe)")
+            if name == "ultrafast" { XCTAssertEqual(profile, "constrained-baseline", "the case that was logged wrong") }
         }
     }
 

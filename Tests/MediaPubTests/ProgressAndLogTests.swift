@@ -24,6 +24,30 @@ final class ProgressAndLogTests: XCTestCase {
         XCTAssertTrue(screen.contains("finished: duration reached"), screen)
     }
 
+    /// `%` and `eta=` whenever the run's length is known: from `stop.after`, and from
+    /// players that end (a playlist played once of items whose durations are known).
+    func testStatusLineShowsPercentWithStopAfterAndWithPlayersThatEnd() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeAudio(in: dir, name: "a.wav", seconds: 1.5, ext: "wav")
+        try TestMedia.makeAudio(in: dir, name: "b.wav", seconds: 2, freq: 660, ext: "wav")
+        let audioOnly = "audio: {sample_rate: 44100, channels: 2}\noutputs: [null://]\n"
+        for (name, yaml) in [("stop.after", audioOnly + "players: [{source: \"testsrc:\"}]\nstop: {after: 3s}\n"),
+                             ("players", audioOnly + "players:\n  - playlist: {items: [a.wav, b.wav], mode: once}\n")] {
+            let preset = try writeFile(dir, "t.yaml", yaml)
+            let typescript = dir.appendingPathComponent("typescript")
+            let command = "\(try CLI.binary()) --preset \(preset.path) --realtime"
+            let r = try Proc.run(try Tools.path("script"), ["-q", "-e", "-c", command, typescript.path], env: CLI.environment(), timeout: 60)
+            XCTAssertEqual(r.status, 0, r.summary("mediapub under script: \(name)"))
+            let screen = try String(contentsOf: typescript, encoding: .utf8)
+            XCTAssertTrue(screen.contains("frame="), "\(name): \(screen.debugDescription)")
+            // Once the length is known (the later item probed), every line drawn says it.
+            let draws = screen.components(separatedBy: "\r\u{1B}[Kframe=").dropFirst().filter { $0.contains("outputs=") }
+            let known = draws.map { $0.range(of: " [0-9]+% eta=00:00:0[0-9]\\.[0-9]{2} outputs=", options: .regularExpression) != nil }
+            XCTAssertTrue(known.contains(true), "\(name): \(screen.debugDescription)")
+            XCTAssertFalse(known.drop { !$0 }.contains(false), "\(name): \(screen.debugDescription)")
+        }
+    }
+
     func testARepeatingItemIsLoggedOncePerItemNotPerLoop() throws {
         let dir = try makeTempDir()
         try TestMedia.makeVideo(in: dir, name: "short.mp4", seconds: 0.5, size: "320x240", fps: 25, freq: 440, sampleRate: 44100)

@@ -128,6 +128,11 @@ final class MonitorTests: XCTestCase {
                                                                   extra: "monitor: true"))
         let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s"], timeout: 30)
         XCTAssertEqual(r.status, 0, r.summary("monitor on a headless machine"))
+        // Said once, in mediapub's words; none of the sound libraries' own lines.
+        let said = r.stderr.split(separator: "\n").filter { $0.contains("monitor") }
+        XCTAssertEqual(said, ["mediapub: warn: monitor: no sound device (no PulseAudio server answers, no ALSA sound card); "
+                              + "continuing without local playback"], r.stderr)
+        for raw in ["ALSA lib", "AL lib", "pulse"] { XCTAssertFalse(r.stderr.contains(raw), r.stderr) }
         let p = try assertH264AAC(out.path)
         XCTAssertEqual(p.duration ?? 0, 3, accuracy: 0.2)
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
@@ -145,6 +150,8 @@ final class LockTests: XCTestCase {
         let second = try writeFile(dir, "b.yaml", E2EPreset.basic(name: "b", source: E2EPreset.testsrc, outputs: ["file://\(secondOut.path)"]))
         let running = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--lock", lock])
         XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: lock) })
+        // Owner-only, whatever the umask gives: a lock in a shared folder is no one else's to open.
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: lock)[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         // The lock is taken before the run starts.
         XCTAssertTrue(Ports.waitUntil(timeout: 20) { running.stderr.contains("running a:") || !running.isRunning }, running.stderr)
         let r = try CLI.run(["--preset", second.path, "--no-realtime", "--duration", "2s", "--lock", lock], timeout: 20)

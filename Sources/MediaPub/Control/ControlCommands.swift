@@ -77,7 +77,7 @@ enum ControlCommands {
             throw ControlFailure("load: \(error)")
         }
         let ticket = p.load(source: source)
-        switch p.waitForLoad(ticket, timeout: 10) {
+        switch p.waitForLoad(ticket, timeout: ControlServer.loadWait) {
         case .failed(let why): throw ControlFailure("load: \(why)")
         case .loading: return .loading
         case .done(let state): return .loaded(state, durationMs: p.durationMs)

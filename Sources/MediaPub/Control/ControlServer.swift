@@ -83,8 +83,18 @@ public final class ControlServer: Sendable {
     /// client and removes the socket file if it is still the one bound here.
     public func stop() { loop.stop() }
 
+    /// How long `load` waits for the new source before it answers `"state":"loading"` (docs/control.md).
+    static let loadWait: TimeInterval = 10
+
+    /// How long `mediapub ctl` waits for the answer to `command`: 10 s, and for `load` its
+    /// own wait and 5 s more, so that a slow load reads `"state":"loading"`, not "no answer".
+    static func answerWait(for command: [String]) -> TimeInterval {
+        command.first == "load" ? loadWait + 5 : 10
+    }
+
     /// `mediapub ctl`: sends one command, returns the reply.
-    public static func send(_ command: [String], to path: String, timeout: Double = 10) throws -> JSONValue {
+    public static func send(_ command: [String], to path: String, timeout: Double? = nil) throws -> JSONValue {
+        let timeout = timeout ?? answerWait(for: command)
         let socket: UnixSocket
         do { socket = try UnixSocket.connect(to: path) } catch {
             // No socket file, or one nobody answers on: no instance there.

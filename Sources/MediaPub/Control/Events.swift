@@ -58,10 +58,14 @@ public final class Events: Sendable {
                 throw MediaPubError.usage("--events \(path): cannot create the file")
             }
         }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        // Non-blocking, so that a FIFO nobody reads is refused (ENXIO) instead of waiting
+        // for a reader for ever; then blocking again for its writer (its own thread).
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
-            throw MediaPubError.usage("--events \(path): cannot open for writing")
+            throw MediaPubError.usage("--events \(path): " + (errno == ENXIO
+                ? "a FIFO that nothing reads (start its reader first)" : "cannot open for writing"))
         }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         addDestination(fd: fd, name: path, owned: true)
     }
 

@@ -18,7 +18,7 @@ public enum PlaylistResolver {
         switch BoundedFile.contents(path, limit: maxM3UBytes) {
         case .success(let bytes): data = bytes
         case .failure(.tooLarge): throw Failure(message: "\(path) is larger than 16 MiB, the most a playlist file may be")
-        case .failure: throw Failure(message: "cannot read \(path)")
+        case .failure(let why): throw Failure(message: "cannot read \(path): \(why)")
         }
         var text = String(decoding: data, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }

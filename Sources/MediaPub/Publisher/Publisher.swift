@@ -24,6 +24,10 @@ final class Publisher: TimelineSink, Sendable {
     /// late, so that sound reaches back before it by the encoder's reorder delay (see
     /// `OutputTimeline`; an MP4 recording would otherwise wait for the next keyframe).
     private let firstPicture: UInt64
+    /// The start of the log line that says what the video encoder makes, and whether it was said.
+    private let videoEncoderLine: String?
+    private let askedProfile: String
+    private let videoDescribed = Atomic<Bool>(false)
 
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs configs: [OutputConfig],
          reconnect: ReconnectConfig, paced: Bool = false, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
@@ -53,11 +57,12 @@ final class Publisher: TimelineSink, Sendable {
             for output in outputs where output.target.isNetwork { output.finish(timeout: 0) }
             throw error
         }
-        if let choice = encoder.videoEncoder, let video {
-            log.info("video encoder: \(choice.element.rawValue)" + (video.encoder == .auto ? " (auto)" : "")
-                + ", tune \(video.tune.rawValue), profile \(video.profile.rawValue), bframes \(choice.bframes)")
-            for note in choice.notes { log.warn(note) }
+        // Said once the stream's first picture shows what the encoder makes (`describeVideo`).
+        videoEncoderLine = encoder.videoEncoder.flatMap { choice in
+            video.map { "video encoder: \(choice.element.rawValue)" + ($0.encoder == .auto ? " (auto)" : "") + ", tune \($0.tune.rawValue)" }
         }
+        askedProfile = video?.profile.rawValue ?? ""
+        for note in encoder.videoEncoder?.notes ?? [] { log.warn(note) }
         // Rotating recordings and HLS segments are cut exactly at their boundaries: the
         // encoder starts a keyframe at each (splitmuxsink cuts at the last one within).
         keyframes = Mutex(KeyframeSchedule(segments: configs.compactMap { config in
@@ -78,7 +83,8 @@ final class Publisher: TimelineSink, Sendable {
         }
         if let first = failures.first, failures.count == outputs.count { throw first }
         let outputs = self.outputs
-        encoder.videoSink?.setHandlers(sample: { sample in
+        encoder.videoSink?.setHandlers(sample: { [weak self] sample in
+            self?.describeVideo(sample)
             for output in outputs { output.offer(sample, isVideo: true) }
         }, eos: { [weak self] in self?.encodedStreamsEnded(1) })
         encoder.audioSink.setHandlers(sample: { sample in
@@ -111,6 +117,16 @@ final class Publisher: TimelineSink, Sendable {
     }
 
     var error: String? { state.withLock { $0.encoderError } }
+
+    /// Logs, once, the encoder with the profile, level and B-frames of the stream it makes
+    /// (read from the first encoded picture's caps, not from the settings asked for).
+    private func describeVideo(_ sample: Sample) {
+        guard let line = videoEncoderLine, !videoDescribed.load(ordering: .relaxed),
+              !videoDescribed.exchange(true, ordering: .relaxed) else { return }
+        let bframes = encoder.videoEncoder?.bframes ?? 0
+        let made = sample.caps.flatMap { EncodedVideo(caps: $0, bframes: bframes) }
+        log.info(line + ", " + (made?.summary ?? "profile \(askedProfile), bframes \(bframes)"))
+    }
 
     /// `count` encoded streams ended (nil: all of them).
     private func encodedStreamsEnded(_ count: Int?) {
