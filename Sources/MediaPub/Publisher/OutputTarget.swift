@@ -80,9 +80,9 @@ enum OutputTarget: Equatable, Sendable {
             let escaped = endpoint.url.replacingOccurrences(of: "#", with: "%23")
             return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false uri=\(GStreamer.quote(escaped))"
         case .hls(let hls):
-            // hlssink2 cuts at keyframes near each target duration, replaces the playlist
-            // atomically, deletes segments that left the window, and ends the playlist
-            // (#EXT-X-ENDLIST) at EOS. Segment names carry the run's start, so a run never
+            // hlssink2 cuts at keyframes near each target duration, writes the playlist to a
+            // hidden file that replaces it once whole (HLSPlaylistStaging), deletes segments
+            // that left the window, and ends the playlist (#EXT-X-ENDLIST) at EOS. Segment names carry the run's start, so a run never
             // overwrites an earlier run's segments.
             // hlssink2 reads `location` as a printf format (the segment's number): a `%` of
             // the path is written `%%` (the parser refuses one; this is for any other way in).
@@ -91,7 +91,7 @@ enum OutputTarget: Equatable, Sendable {
                 .replacingOccurrences(of: "%", with: "%%")
             let run = (location ?? "0").replacingOccurrences(of: "%", with: "%%")
             return "hlssink2 name=mux target-duration=\(hls.segment) playlist-length=\(hls.window) max-files=\(hls.window + 2) "
-                + "send-keyframe-requests=false playlist-location=\(GStreamer.quote(hls.playlist)) "
+                + "send-keyframe-requests=false playlist-location=\(GStreamer.quote(HLSPlaylistStaging.path(for: hls.playlist))) "
                 + "location=\(GStreamer.quote("\(folder)/\(stem)-\(run)-%05d.ts"))"
         case .null:
             return "mpegtsmux name=mux ! fakesink name=sink sync=false"
