@@ -205,9 +205,10 @@ final class Output: Sendable {
             if made == nil { recordTo(file) }
             location = file.path
         } else if case .hls(let hls) = target {
-            // The playlist's folder is made; segments are named for this run's start.
-            try? FileManager.default.createDirectory(atPath: (hls.playlist as NSString).deletingLastPathComponent,
-                                                     withIntermediateDirectories: true)
+            // The playlist's folder is made (or the output fails, saying why); segments are named for this start.
+            if let why = OutputFolder.prepare((hls.playlist as NSString).deletingLastPathComponent) {
+                throw MediaPubError.output(url, why)
+            }
             location = OutputTarget.expand(OutputTarget.hlsRunStamp, at: state.withLock { $0.openedAt })
         }
         let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
