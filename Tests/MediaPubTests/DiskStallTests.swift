@@ -148,6 +148,12 @@ final class DiskStallTests: XCTestCase {
         // Ended (else ffmpeg would wait for more as from a live playlist).
         guard text.hasSuffix("#EXT-X-ENDLIST") else { return XCTFail("the playlist is ended: \(text)") }
         XCTAssertEqual(try MediaProbe.decodeErrors(playlist.path), "", "the playlist's segments play: \(text)")
+        // The segments of the first start went once the playlist listed the new ones (freeing the disk).
+        let listed = Set(text.split(separator: "\n").filter { $0.hasSuffix(".ts") }.map(String.init))
+        let onDisk = Set(try FileManager.default.contentsOfDirectory(atPath: playlist.deletingLastPathComponent().path).filter { $0.hasSuffix(".ts") })
+        let stamps = Set(onDisk.map { String($0.dropFirst("index-".count).prefix(15)) })
+        XCTAssertEqual(stamps.count, 1, "only the new start's segments remain: \(onDisk.sorted())")
+        XCTAssertTrue(listed.isSubset(of: onDisk), "\(listed) \(onDisk)")
         let second = small.appendingPathComponent("rec-1.mp4")
         for file in [recording, second] {
             XCTAssertGreaterThan(try MediaProbe.probe(file.path).duration ?? 0, 0, file.lastPathComponent)

@@ -27,6 +27,8 @@ final class Output: Sendable {
     /// Another output of the run has the same masked URL: logs name this one by its id too.
     let sharesURL: Bool
     let target: OutputTarget
+    /// When the run made it: HLS segments named for a start since then are this run's.
+    let madeAt = Date()
     private let hasVideo: Bool
     /// AAC encoders prime with 1024 samples: pictures are stamped as late (ns).
     private let videoDelay: Int

@@ -42,7 +42,27 @@ extension Output {
     /// the run ends, what is left beside it goes.
     func publishPlaylist(last: Bool = false) {
         guard case .hls(let hls) = target else { return }
-        HLSPlaylistStaging.publish(hls.playlist)
+        if HLSPlaylistStaging.publish(hls.playlist) { removeEarlierSegments(hls.playlist) }
         if last { HLSPlaylistStaging.discard(hls.playlist) }
+    }
+
+    /// Once HLS started again (its segments named for the new start) and its playlist lists
+    /// only those, the segments of this run's earlier starts go: hlssink2 removes only its own.
+    /// A segment of another run (named for a start before this run's) is never touched.
+    private func removeEarlierSegments(_ playlist: String) {
+        let first = OutputTarget.expand(OutputTarget.hlsRunStamp, at: madeAt)
+        let current = OutputTarget.expand(OutputTarget.hlsRunStamp, at: state.withLock { $0.openedAt })
+        guard current > first else { return }
+        let folder = (playlist as NSString).deletingLastPathComponent
+        let stem = ((playlist as NSString).lastPathComponent as NSString).deletingPathExtension
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        for name in names where name.hasPrefix(stem + "-") && name.hasSuffix(".ts") {
+            // stem-YYYYmmdd-HHMMSS-NNNNN.ts
+            let stamp = String(name.dropFirst(stem.count + 1).prefix(first.count))
+            let tail = name.dropFirst(stem.count + 1 + first.count)
+            guard stamp.count == first.count, stamp.allSatisfy({ $0.isNumber || $0 == "-" }), stamp >= first, stamp < current,
+                  tail.count == 9, tail.hasPrefix("-"), tail.dropFirst().dropLast(3).allSatisfy(\.isNumber) else { continue }
+            unlink((folder as NSString).appendingPathComponent(name))
+        }
     }
 }
