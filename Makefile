@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 BIN := .build/debug/mediapub
-# Where `make install` puts the release binary (bin/) and the docs (share/doc/mediapub/).
+# Where `make install` puts the release binary (bin/) and the docs (share/doc/mediapub/, its docs/ beside the README).
 PREFIX ?= /usr/local
 
 .PHONY: all deps test-deps build media run install test bench soak clean
@@ -31,8 +31,9 @@ run: build media
 install: deps
 	$(SWIFT) build -c release
 	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/mediapub" "$(DESTDIR)$(PREFIX)/bin/mediapub"
-	install -d "$(DESTDIR)$(PREFIX)/share/doc/mediapub"
-	install -m 0644 README.md docs/*.md "$(DESTDIR)$(PREFIX)/share/doc/mediapub/"
+	install -D -m 0644 README.md "$(DESTDIR)$(PREFIX)/share/doc/mediapub/README.md"
+	install -d "$(DESTDIR)$(PREFIX)/share/doc/mediapub/docs"
+	install -m 0644 docs/*.md "$(DESTDIR)$(PREFIX)/share/doc/mediapub/docs/"
 
 test: test-deps build media
 	$(SWIFT) build --build-tests

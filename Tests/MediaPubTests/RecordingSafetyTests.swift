@@ -123,7 +123,7 @@ final class RecordingSafetyTests: XCTestCase {
     /// A 2 MB disk (tmpfs) fills mid-run: that recording is reconnecting, naming its file (it
     /// is retried until there is room), and stays playable up to where the disk filled; the
     /// other recording runs its full length.
-    func testAFullDiskFailsThatRecordingAloneAndNamesIt() throws {
+    func testAFullDiskHoldsUpThatRecordingAloneAndNamesIt() throws {
         let dir = try makeTempDir()
         guard let small = try mountFullableDisk(in: dir) else { return }
         let full = small.appendingPathComponent("rec.mp4")
