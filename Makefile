@@ -2,8 +2,10 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 BIN := .build/debug/mediapub
+# Where `make install` puts the release binary (bin/) and the docs (share/doc/mediapub/, its docs/ beside the README).
+PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build media run test bench soak clean
+.PHONY: all deps test-deps build media run install test bench soak clean
 
 all: build
 
@@ -24,6 +26,14 @@ run: build media
 	@mkdir -p out
 	@echo "watch with:  ffplay 'srt://127.0.0.1:9000?mode=caller'   (or VLC: srt://127.0.0.1:9000)"
 	$(BIN) --preset presets/demo.yaml
+
+# A release build installed as $(PREFIX)/bin/mediapub (what deploy/ runs), with the docs.
+install: deps
+	$(SWIFT) build -c release
+	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/mediapub" "$(DESTDIR)$(PREFIX)/bin/mediapub"
+	install -D -m 0644 README.md "$(DESTDIR)$(PREFIX)/share/doc/mediapub/README.md"
+	install -d "$(DESTDIR)$(PREFIX)/share/doc/mediapub/docs"
+	install -m 0644 docs/*.md "$(DESTDIR)$(PREFIX)/share/doc/mediapub/docs/"
 
 test: test-deps build media
 	$(SWIFT) build --build-tests

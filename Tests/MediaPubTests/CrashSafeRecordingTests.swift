@@ -1,37 +1,103 @@
-// SPEC §5: recordings stay playable if the process is killed (kill -9, power
-// loss), at most the last 2 s lost. Checked with ffprobe and ffmpeg.
+// Recordings stay playable if the process is killed (kill -9, power loss), at most
+// the last 1.5 s lost, whatever the keyframe interval and the bitrate
+// (docs/presets.md, Outputs). Checked with ffprobe and ffmpeg.
 
 import Foundation
 import XCTest
 
 final class CrashSafeRecordingTests: XCTestCase {
 
-    func testEveryRecordingPlaysAfterKillNine() throws {
-        let dir = try makeTempDir()
+    /// Starts `yaml` in realtime, waits (on player.progress) for 12 s of output and kills it
+    /// with SIGKILL. Returns the position reached.
+    private func killNineAfterTwelveSeconds(_ yaml: String, in dir: URL) throws -> Double {
         let events = dir.appendingPathComponent("events.jsonl")
-        let files = ["mp4", "mkv", "flv", "ts"].map { dir.appendingPathComponent("rec.\($0)") }
-        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: files.map(\.path)))
-        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path,
-                                    "--control", dir.appendingPathComponent("c.sock").path])
+        let preset = try writeFile(dir, "t.yaml", yaml)
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path])
         func position() -> Int {
             ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "player.progress" }
                 .compactMap { $0["position_ms"] as? Int }.max() ?? 0
         }
-        XCTAssertTrue(Ports.waitUntil(timeout: 60) { position() >= 20000 || !mp.isRunning }, mp.stderr)
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) { position() >= 12000 || !mp.isRunning }, mp.stderr)
         let reached = Double(position()) / 1000
+        XCTAssertTrue(mp.isRunning, "still recording at \(reached) s: \(mp.stderr)")
         mp.kill9()
+        return reached
+    }
+
+    /// What `ffmpeg -v error` says decoding the file, but for its complaint about the
+    /// FLV header: flvmux reserves room for the index written at the end with a string
+    /// of 1102 spaces (`gstfiller`), longer than ffmpeg reads in metadata (it says so of
+    /// a file finished normally too; the media decode all the same).
+    private func decodeErrors(_ path: String) throws -> String {
+        try MediaProbe.decodeErrors(path).split(whereSeparator: \.isNewline)
+            .filter { !(path.hasSuffix(".flv") && $0.hasSuffix("AMF_DATA_TYPE_STRING parsing failed")) }.joined(separator: "\n")
+    }
+
+    /// The media a stream of the file holds: from its first packet to its last.
+    private func held(_ path: String, stream: String) throws -> Double {
+        let pts = try MediaProbe.packetPTS(path, stream: stream)
+        return (pts.max() ?? 0) - (pts.min() ?? 0)
+    }
+
+    /// A keyframe every 10 s and a simple picture (few bytes a second): each container
+    /// holds all but the last 1.5 s and decodes without an error.
+    func testEveryRecordingPlaysAfterKillNineAtALongKeyframeInterval() throws {
+        let dir = try makeTempDir()
+        let files = ["mp4", "mkv", "flv", "ts"].map { dir.appendingPathComponent("rec.\($0)") }
+        let yaml = E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: files.map(\.path))
+            .replacingOccurrences(of: "keyframe_interval: 1s", with: "keyframe_interval: 10s")
+        let reached = try killNineAfterTwelveSeconds(yaml, in: dir)
         for file in files {
             let name = file.lastPathComponent
-            let decode = try Proc.run(try Tools.path("ffmpeg"), ["-nostdin", "-v", "error", "-i", file.path, "-f", "null", "-"], timeout: 60)
-            XCTAssertEqual(decode.status, 0, decode.summary("\(name) after kill -9"))
+            XCTAssertEqual(try decodeErrors(file.path), "", "\(name) decodes cleanly after kill -9")
             let probe = try MediaProbe.probe(file.path)
             XCTAssertEqual(probe.video?.codecName, "h264", "\(name): \(probe.rawJSON)")
             XCTAssertEqual(probe.audio?.codecName, "aac", "\(name): \(probe.rawJSON)")
-            // At least 18 s of both streams after 20 s: all but the last 2 s.
             for stream in ["v:0", "a:0"] {
-                let last = try MediaProbe.packetPTS(file.path, stream: stream).max() ?? 0
-                XCTAssertGreaterThanOrEqual(last, reached - 2, "\(name) \(stream) holds all but the last 2 s (\(last) of \(reached) s)")
+                let got = try held(file.path, stream: stream)
+                XCTAssertGreaterThanOrEqual(got, max(10.5, reached - 1.5), "\(name) \(stream) holds all but the last 1.5 s (\(got) of \(reached) s)")
             }
         }
+    }
+
+    /// Sound alone at 64 kb/s (a 64 KB write buffer was 8 s of it): one MP4, one
+    /// Matroska, and an MP4 cut every 5 s, whose file just begun holds what was written.
+    func testALowBitrateAudioRecordingPlaysAfterKillNine() throws {
+        let dir = try makeTempDir()
+        let files = ["mp4", "mkv"].map { dir.appendingPathComponent("rec.\($0)") }
+        let pattern = dir.appendingPathComponent("cut-%Y%m%d%H%M%S.mp4")
+        let yaml = """
+        name: t1
+        audio:
+          sample_rate: 44100
+          channels: 2
+          bitrate: 64k
+        players:
+          - id: main
+            source: "testsrc:?pattern=ball&freq=440"
+        outputs:
+          - url: "\(files[0].path)"
+          - url: "\(files[1].path)"
+          - url: "\(pattern.path)"
+            segment: 5s
+
+        """
+        let reached = try killNineAfterTwelveSeconds(yaml, in: dir)
+        for file in files {
+            let name = file.lastPathComponent
+            XCTAssertEqual(try decodeErrors(file.path), "", "\(name) decodes cleanly after kill -9")
+            let got = try held(file.path, stream: "a:0")
+            XCTAssertGreaterThanOrEqual(got, max(10.5, reached - 1.5), "\(name) holds all but the last 1.5 s (\(got) of \(reached) s)")
+        }
+        // Each file of the cut recording starts at zero: together they hold all but the last 1.5 s.
+        let cut = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("cut-") }.sorted()
+        XCTAssertGreaterThanOrEqual(cut.count, 3, "files of 5 s after 12 s: \(cut)")
+        var total = 0.0
+        for name in cut {
+            let path = dir.appendingPathComponent(name).path
+            XCTAssertEqual(try decodeErrors(path), "", "\(name) decodes cleanly after kill -9")
+            total += (try MediaProbe.packetPTS(path, stream: "a:0").max() ?? -1) + 1024.0 / 44100
+        }
+        XCTAssertGreaterThanOrEqual(total, max(10.5, reached - 1.5), "the cut files hold all but the last 1.5 s: \(cut)")
     }
 }

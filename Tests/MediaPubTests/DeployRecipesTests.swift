@@ -8,19 +8,28 @@ final class DeployRecipesTests: XCTestCase {
 
     private var deploy: URL { CLI.packageRoot.appendingPathComponent("deploy") }
 
+    /// Two channels, each with its own environment file, verify; systemd's expansion of
+    /// ExecStart gives each the metrics address of its file (never the same one).
     func testSystemdUnitsVerifyOffline() throws {
         let dir = try makeTempDir()
         let binary = try CLI.binary()
         let units = try FileManager.default.contentsOfDirectory(atPath: deploy.appendingPathComponent("systemd").path).sorted()
         XCTAssertEqual(units, ["mediapub-show@.service", "mediapub-show@.timer", "mediapub@.service"])
         for unit in units {
-            // systemd checks that ExecStart's program exists: the one built here stands in.
+            // systemd checks that ExecStart's program exists: the one built here stands in;
+            // the environment files are this test's.
             let text = try String(contentsOf: deploy.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
             try text.replacingOccurrences(of: "/usr/local/bin/mediapub", with: binary)
+                .replacingOccurrences(of: "/etc/mediapub/%i.env", with: dir.appendingPathComponent("%i.env").path)
                 .write(to: dir.appendingPathComponent(unit), atomically: true, encoding: .utf8)
         }
+        let channels = ["bgm": "127.0.0.1:9301", "news": "127.0.0.1:9302"]
+        for (name, address) in channels {
+            _ = try writeFile(dir, "\(name).env", "METRICS_ADDRESS=\(address)\nRTMP_URL=rtmp://live.example.com/app/\(name)Key\n")
+        }
         let r = try Proc.run(try Tools.path("systemd-analyze"),
-                             ["verify", "mediapub@bgm.service", "mediapub-show@evening.service", "mediapub-show@evening.timer"],
+                             ["verify", "mediapub@bgm.service", "mediapub@news.service", "mediapub-show@evening.service",
+                              "mediapub-show@evening.timer"],
                              cwd: dir, timeout: 60)
         XCTAssertEqual(r.status, 0, r.summary("systemd-analyze verify"))
         XCTAssertEqual(r.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "", "no warnings: \(r.stderr)")
@@ -30,7 +39,33 @@ final class DeployRecipesTests: XCTestCase {
         let execStart = service.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") }
         XCTAssertEqual(execStart.count, 1, service)
         XCTAssertFalse(execStart.joined().contains("://"), "no URL (and key) on the command line: \(execStart)")
-        XCTAssertTrue(service.contains("EnvironmentFile=-/etc/mediapub/%i.env"), "keys come from an environment file")
+        XCTAssertTrue(service.contains("EnvironmentFile=/etc/mediapub/%i.env"), "keys and the metrics address come from an environment file")
+        // ExecStart as systemd expands it for each instance: each its own metrics address.
+        let metrics = try channels.keys.sorted().map { name -> String in
+            var line = execStart.joined()
+            let env = try String(contentsOf: dir.appendingPathComponent("\(name).env"), encoding: .utf8)
+            for pair in env.split(separator: "\n") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                line = line.replacingOccurrences(of: "${\(parts[0])}", with: parts[1])
+            }
+            let words = line.split(separator: " ").map(String.init)
+            return words.firstIndex(of: "--metrics").map { words[$0 + 1] } ?? "none"
+        }
+        XCTAssertEqual(metrics, ["127.0.0.1:9301", "127.0.0.1:9302"], "each instance's metrics address is its environment file's")
+        // Under ProtectSystem=strict the shipped presets record where the unit may write.
+        let writable = service.split(separator: "\n").filter { $0.hasPrefix("ReadWritePaths=") }.map { String($0.dropFirst(15)) }
+        let recordings = try XCTUnwrap(service.split(separator: "\n").first { $0.hasPrefix("Environment=MEDIAPUB_RECORDINGS=") })
+            .split(separator: "=", maxSplits: 2).last.map(String.init) ?? ""
+        for preset in ["bgm", "demo"] {
+            let v = try CLI.run(["validate", CLI.packageRoot.appendingPathComponent("presets/\(preset).yaml").path],
+                                env: ["MEDIAPUB_RECORDINGS": recordings])
+            XCTAssertEqual(v.status, 0, v.summary("validate \(preset).yaml"))
+            let files = v.stdout.split(separator: "\n").filter { $0.contains("url: file://") }
+            XCTAssertFalse(files.isEmpty, v.stdout)
+            for line in files {
+                XCTAssertTrue(writable.contains { line.contains("file://\($0)/") }, "\(preset).yaml records under \(writable): \(line)")
+            }
+        }
     }
 
     /// The manifests as a cluster would read them (PyYAML), and the preset of the
@@ -57,6 +92,8 @@ final class DeployRecipesTests: XCTestCase {
             "secretName": docs["Secret"]["metadata"]["name"],
             "policy": job["spec"]["concurrencyPolicy"],
             "jobArgs": job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"],
+            "pull": [dep.get("imagePullPolicy"),
+                     job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0].get("imagePullPolicy")],
             "configMap": docs["ConfigMap"]["metadata"]["name"],
             "mounted": docs["Deployment"]["spec"]["template"]["spec"]["volumes"][0]["configMap"]["name"],
             "preset": docs["ConfigMap"]["data"]["channel.yaml"],
@@ -78,6 +115,8 @@ final class DeployRecipesTests: XCTestCase {
         XCTAssertEqual(keyRef["name"], m["secretName"] as? String)
         XCTAssertEqual([keyRef["key"] ?? ""], m["secretKeys"] as? [String])
         XCTAssertEqual(m["policy"] as? String, "Forbid")
+        // A locally built image (`mediapub:latest`) is used, not pulled (a registry has none).
+        XCTAssertEqual(m["pull"] as? [String], ["IfNotPresent", "IfNotPresent"])
         XCTAssertEqual(m["configMap"] as? String, m["mounted"] as? String)
         XCTAssertTrue((m["jobArgs"] as? [String] ?? []).contains("--duration"))
 

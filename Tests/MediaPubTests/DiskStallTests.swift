@@ -1,7 +1,8 @@
 // A recording on a disk that hangs (an ext4 image frozen with fsfreeze: every
-// write blocks) or fills (a 2 MB tmpfs) never stalls the network outputs: in a
-// paced run the recording has its own queue and is given up, naming its file,
-// while RTMP goes on.
+// write blocks) or fills (a small tmpfs) never stalls the network outputs: in a
+// paced run the recording has its own queue and is given up (a hung disk) or
+// retried until there is room again (a full disk), naming its file, while RTMP
+// goes on. A full disk never empties an HLS playlist.
 
 import Foundation
 import XCTest
@@ -71,9 +72,10 @@ final class DiskStallTests: XCTestCase {
         try assertDecodesCleanly(stream.path)
     }
 
-    /// A 2 MB tmpfs fills mid-run: that recording fails with a message naming its file;
-    /// the RTMP output publishes to the end (the server records the whole run).
-    func testAFullDiskFailsThatRecordingAloneAndRTMPPublishesToTheEnd() throws {
+    /// A 2 MB tmpfs fills mid-run: that recording is reconnecting with a message naming its
+    /// file (it is retried until there is room); the RTMP output publishes to the end (the
+    /// server records the whole run).
+    func testAFullDiskHoldsUpThatRecordingAloneAndRTMPPublishesToTheEnd() throws {
         let dir = try makeTempDir()
         guard let small = try mountFullableDisk(in: dir) else { return }
         let received = dir.appendingPathComponent("received")
@@ -88,8 +90,11 @@ final class DiskStallTests: XCTestCase {
         let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "12s", "--events", events.path], timeout: 60)
         XCTAssertEqual(r.status, 0, r.summary("a recording on a disk that fills beside RTMP"))
         let states = try EventLog.read(events).filter { $0["event"] as? String == "output.state" }
-        XCTAssertEqual(states.filter { $0["output"] as? String == "1" && $0["state"] as? String == "failed" }.compactMap { $0["error"] as? String },
-                       ["writing \(full.path) failed: No space left on the resource."])
+        let recording = states.filter { $0["output"] as? String == "1" }
+        XCTAssertEqual(recording.first { $0["state"] as? String == "reconnecting" }?["error"] as? String,
+                       "writing \(full.path) failed: No space left on the resource.", "\(recording)")
+        XCTAssertEqual(recording.last?["state"] as? String, "stopped", "\(recording)")
+        XCTAssertFalse(recording.contains { $0["state"] as? String == "failed" }, "a full disk is retried: \(recording)")
         XCTAssertEqual(states.filter { $0["output"] as? String == "0" }.compactMap { $0["state"] as? String }, ["publishing", "stopped"],
                        "RTMP never faltered")
         let stream = try XCTUnwrap(rtmp.recordings(in: received).last, "the server recorded the stream")
@@ -97,5 +102,61 @@ final class DiskStallTests: XCTestCase {
         XCTAssertEqual(got.duration ?? 0, 12, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
         let f = try MediaProbe.probe(full.path)
         XCTAssertGreaterThan(f.duration ?? 0, 2, "what fitted on the disk plays: \(f.rawJSON)")
+    }
+
+    /// HLS and a recording on a 4 MB tmpfs that a 2.5 MB file fills: when the disk is full both
+    /// are reconnecting and the playlist is never emptied nor cut short; once the file is
+    /// removed both start again by themselves (`publishing`), the recording in a new file
+    /// beside the first. Everything written plays.
+    func testAFullDiskNeverEmptiesThePlaylistAndOutputsStartAgainOnceThereIsRoom() throws {
+        let dir = try makeTempDir()
+        guard let small = try mountFullableDisk(in: dir, megabytes: 4) else { return }
+        let filler = small.appendingPathComponent("filler")
+        XCTAssertTrue(FileManager.default.createFile(atPath: filler.path, contents: Data(count: 2_500_000)))
+        let playlist = small.appendingPathComponent("hls/index.m3u8")
+        let recording = small.appendingPathComponent("rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440",
+                                                                  outputs: ["hls://\(playlist.path)?segment=1s&window=3", recording.path],
+                                                                  extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never}"))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path])
+        func states(_ id: String) -> [String] {
+            ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" && $0["output"] as? String == id }
+                .compactMap { $0["state"] as? String }
+        }
+        // What a viewer reads at every look: once there, a whole playlist.
+        var seen: [String] = []
+        func look() {
+            guard let text = try? String(contentsOf: playlist, encoding: .utf8) else { return }
+            if !text.hasPrefix("#EXTM3U") || !(text.hasSuffix("\n") || text.hasSuffix("#EXT-X-ENDLIST")) { seen.append(text) }
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) {
+            look()
+            return (states("0").contains("reconnecting") && states("1").contains("reconnecting")) || !mp.isRunning
+        }, "\(states("0")) \(states("1")) \(mp.stderr)")
+        try FileManager.default.removeItem(at: filler)
+        XCTAssertTrue(Ports.waitUntil(timeout: 60) {
+            look()
+            return (states("0").suffix(from: states("0").firstIndex(of: "reconnecting") ?? 0).contains("publishing")
+                && states("1").suffix(from: states("1").firstIndex(of: "reconnecting") ?? 0).contains("publishing")) || !mp.isRunning
+        }, "both start again once there is room: \(states("0")) \(states("1")) \(mp.stderr)")
+        XCTAssertTrue(mp.stop(), mp.stderr)
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        look()
+        XCTAssertEqual(seen, [], "the playlist was never empty nor cut short")
+        let text = try String(contentsOf: playlist, encoding: .utf8)
+        // Ended (else ffmpeg would wait for more as from a live playlist).
+        guard text.hasSuffix("#EXT-X-ENDLIST") else { return XCTFail("the playlist is ended: \(text)") }
+        XCTAssertEqual(try MediaProbe.decodeErrors(playlist.path), "", "the playlist's segments play: \(text)")
+        // The segments of the first start went once the playlist listed the new ones (freeing the disk).
+        let listed = Set(text.split(separator: "\n").filter { $0.hasSuffix(".ts") }.map(String.init))
+        let onDisk = Set(try FileManager.default.contentsOfDirectory(atPath: playlist.deletingLastPathComponent().path).filter { $0.hasSuffix(".ts") })
+        let stamps = Set(onDisk.map { String($0.dropFirst("index-".count).prefix(15)) })
+        XCTAssertEqual(stamps.count, 1, "only the new start's segments remain: \(onDisk.sorted())")
+        XCTAssertTrue(listed.isSubset(of: onDisk), "\(listed) \(onDisk)")
+        let second = small.appendingPathComponent("rec-1.mp4")
+        for file in [recording, second] {
+            XCTAssertGreaterThan(try MediaProbe.probe(file.path).duration ?? 0, 0, file.lastPathComponent)
+        }
     }
 }

@@ -135,4 +135,29 @@ final class HLSOutputTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("live/.index.m3u8.lock").path),
                        "the lock goes with the run")
     }
+
+    /// An HLS folder that cannot be made fails the output at once with the system's reason,
+    /// never `publishing` first: one below a regular file (Not a directory), and one on a
+    /// read-only tmpfs (Read-only file system: refused to root too, which permission bits are not).
+    func testAnHLSFolderThatCannotBeMadeFailsWithTheReason() throws {
+        let dir = try makeTempDir()
+        try Data("not a folder".utf8).write(to: dir.appendingPathComponent("plain-file"))
+        let readOnly = dir.appendingPathComponent("read-only")
+        try FileManager.default.createDirectory(at: readOnly, withIntermediateDirectories: true)
+        let mount = try Proc.run(try Tools.path("mount"), ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", readOnly.path], timeout: 30)
+        XCTAssertEqual(mount.status, 0, mount.summary("mount a read-only tmpfs (as root)"))
+        addTeardownBlock { _ = try? Proc.run(try Tools.path("umount"), [readOnly.path], timeout: 30) }
+        let cases = [(dir.appendingPathComponent("plain-file/live"), "Not a directory"),
+                     (readOnly.appendingPathComponent("live"), "Read-only file system")]
+        for (n, (folder, why)) in cases.enumerated() {
+            let events = dir.appendingPathComponent("events-\(n).jsonl")
+            let preset = try writeFile(dir, "t\(n).yaml", E2EPreset.basic(source: E2EPreset.testsrc,
+                                                                          outputs: ["hls://\(folder.path)/index.m3u8"]))
+            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "2s", "--events", events.path], timeout: 60)
+            XCTAssertEqual(r.status, 1, r.summary("an HLS folder that cannot be made"))
+            let states = try EventLog.read(events).filter { $0["event"] as? String == "output.state" }
+            XCTAssertEqual(states.compactMap { $0["state"] as? String }, ["failed"], "never publishing first: \(states)")
+            XCTAssertEqual(states.first?["error"] as? String, "Could not make the folder \"\(folder.path)\": \(why)")
+        }
+    }
 }

@@ -120,9 +120,10 @@ final class RecordingSafetyTests: XCTestCase {
         try assertDecodesCleanly(out.path)
     }
 
-    /// A 2 MB disk (tmpfs) fills mid-run: that recording fails, naming its file, and
-    /// stays playable up to where the disk filled; the other recording runs its full length.
-    func testAFullDiskFailsThatRecordingAloneAndNamesIt() throws {
+    /// A 2 MB disk (tmpfs) fills mid-run: that recording is reconnecting, naming its file (it
+    /// is retried until there is room), and stays playable up to where the disk filled; the
+    /// other recording runs its full length.
+    func testAFullDiskHoldsUpThatRecordingAloneAndNamesIt() throws {
         let dir = try makeTempDir()
         guard let small = try mountFullableDisk(in: dir) else { return }
         let full = small.appendingPathComponent("rec.mp4")
@@ -131,8 +132,10 @@ final class RecordingSafetyTests: XCTestCase {
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440", outputs: [full.path, other.path]))
         let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "30s", "--events", events.path], timeout: 120)
         XCTAssertEqual(r.status, 0, r.summary("a recording on a disk that fills"))
-        let failed = try EventLog.read(events).filter { $0["event"] as? String == "output.state" && $0["state"] as? String == "failed" }
-        XCTAssertEqual(failed.compactMap { $0["error"] as? String }, ["writing \(full.path) failed: No space left on the resource."])
+        let states = try EventLog.read(events).filter { $0["event"] as? String == "output.state" && $0["output"] as? String == "0" }
+        XCTAssertEqual(states.first { $0["state"] as? String == "reconnecting" }?["error"] as? String,
+                       "writing \(full.path) failed: No space left on the resource.", "\(states)")
+        XCTAssertEqual(states.last?["state"] as? String, "stopped", "\(states)")
         let o = try assertH264AAC(other.path)
         XCTAssertEqual(o.duration ?? 0, 30, accuracy: 0.3, "the other recording ran its full length")
         let f = try MediaProbe.probe(full.path)

@@ -9,8 +9,9 @@ enum BusMessage: Sendable {
     /// A queue's fill level while it buffers (0...100).
     case buffering(percent: Int)
     case tags(title: String?, artist: String?, album: String?)
-    /// splitmuxsink finished one of its files (closed it).
-    case fragmentClosed(location: String)
+    /// splitmuxsink finished one of its files (closed it); nil when it names none
+    /// (hlssink2's, which has written the playlist by then).
+    case fragmentClosed(location: String?)
 
     /// Reads `message` (borrowed); nil for a type that is not watched.
     init?(_ message: UnsafeMutablePointer<GstMessage>) {
@@ -37,9 +38,8 @@ enum BusMessage: Sendable {
             self = .tags(title: tag("title"), artist: tag("artist"), album: tag("album"))
         case GST_MESSAGE_ELEMENT:
             guard let structure = gst_message_get_structure(message),
-                  gst_structure_has_name(structure, "splitmuxsink-fragment-closed") != 0,
-                  let location = gst_structure_get_string(structure, "location") else { return nil }
-            self = .fragmentClosed(location: String(cString: location))
+                  gst_structure_has_name(structure, "splitmuxsink-fragment-closed") != 0 else { return nil }
+            self = .fragmentClosed(location: gst_structure_get_string(structure, "location").map { String(cString: $0) })
         default:
             return nil
         }

@@ -27,6 +27,8 @@ final class Output: Sendable {
     /// Another output of the run has the same masked URL: logs name this one by its id too.
     let sharesURL: Bool
     let target: OutputTarget
+    /// When the run made it: HLS segments named for a start since then are this run's.
+    let madeAt = Date()
     private let hasVideo: Bool
     /// AAC encoders prime with 1024 samples: pictures are stamped as late (ns).
     private let videoDelay: Int
@@ -51,6 +53,8 @@ final class Output: Sendable {
     struct State {
         var supervision: OutputSupervision
         var connection: OutputConnection?
+        /// The generation `connection` was made with (a failure since makes it stale).
+        var connectionGeneration = 0
         /// The file a recording writes, created when the output opens.
         var recording: RecordingFile?
         /// The files this run wrote, in order (retention counts them as the newest).
@@ -197,6 +201,7 @@ final class Output: Sendable {
 
     private func connect() throws {
         teardown(superseded: true)   // never two pipelines for one output
+        try requireSpaceToReconnect()
         var location: String? = nil
         if case .file(let path, _) = target {
             // A file of this run's own: whatever is at the path already is never opened.
@@ -208,9 +213,10 @@ final class Output: Sendable {
             if made == nil { recordTo(file) }
             location = file.path
         } else if case .hls(let hls) = target {
-            // The playlist's folder is made; segments are named for this run's start.
-            try? FileManager.default.createDirectory(atPath: (hls.playlist as NSString).deletingLastPathComponent,
-                                                     withIntermediateDirectories: true)
+            // The playlist's folder is made (or the output fails, saying why); segments are named for this start.
+            if let why = OutputFolder.prepare((hls.playlist as NSString).deletingLastPathComponent) {
+                throw MediaPubError.output(url, why)
+            }
             location = OutputTarget.expand(OutputTarget.hlsRunStamp, at: state.withLock { $0.openedAt })
         }
         let before = state.withLock { $0.probe }.map { Set($0.connections().map(\.inode)) } ?? []
@@ -227,7 +233,8 @@ final class Output: Sendable {
             s.stall.restart()
             s.connect.restart()
             s.socketsBefore = before
-            return s.supervision.connected()
+            s.connectionGeneration = s.supervision.connected()
+            return s.connectionGeneration
         }
         guard let generation else {
             connection.stop()
@@ -250,9 +257,10 @@ final class Output: Sendable {
     /// starts at zero with a keyframe. Never blocks on a network peer.
     func offer(_ sample: Sample, isVideo: Bool) {
         guard let (connection, generation) = state.withLock({ s in
-            s.supervision.finishing ? nil : s.connection.map { ($0, s.supervision.generation) }
+            s.supervision.finishing ? nil : s.connection.map { ($0, s.connectionGeneration) }
         }) else { return }
-        connection.offer(sample, isVideo: isVideo, accepted: { accepted($0) }, overflowed: { diskStalled(connection: generation) })
+        connection.offer(sample, isVideo: isVideo, accepted: { accepted($0, connection: generation) },
+                         overflowed: { diskStalled(connection: generation) })
     }
 
     /// A paced recording whose disk has taken nothing while a backlog built up (a hung
@@ -272,11 +280,12 @@ final class Output: Sendable {
     /// recording publishes from its first sample; RTMP and an SRT caller once the peer
     /// acknowledges data (the watch). An SRT listener has no peer until a viewer calls:
     /// one whose socket holds a moment after the first data is publishing.
-    private func accepted(_ delivery: OutputConnection.Delivery) -> Bool {
+    /// A sample of a connection that failed since (its disk filled) makes nothing publishing.
+    private func accepted(_ delivery: OutputConnection.Delivery, connection: Int) -> Bool {
         let taken = state.withLock { s -> (becamePublishing: Bool, generation: Int)? in
             guard !s.supervision.finishing else { return nil }
             s.bytes += UInt64(delivery.bytes)
-            return (!target.isNetwork && s.supervision.publishing(), s.supervision.generation)
+            return (!target.isNetwork && s.supervision.publishing(connection: connection), s.supervision.generation)
         }
         guard let taken else { return false }
         if delivery.fixedBase, isSRTListener {
@@ -305,9 +314,10 @@ final class Output: Sendable {
         guard current else { return }  // a torn-down connection's last words
         switch message {
         case .endOfStream:
+            publishPlaylist()
             eos.signal()
         case .fragmentClosed(let location):
-            finished(location)
+            if let location { finished(location) } else { publishPlaylist() }
         case .error(let error):
             let (source, text) = (error.source, error.message)
             if case .srt(let endpoint) = target, neverGotGoing {
@@ -342,7 +352,11 @@ final class Output: Sendable {
                 return
             }
             // A recording's trouble names its file (a full disk: "No space left on the resource.").
-            fail(written.map { "writing \($0) failed: \(text)" } ?? "\(source): \(text)")
+            if DiskSpace.isFull(error), let folder = diskFolder {
+                diskFilled("writing \(written ?? folder) failed: \(text)", connection: connection)
+            } else {
+                fail(written.map { "writing \($0) failed: \(text)" } ?? "\(source): \(text)")
+            }
         default:
             break
         }
@@ -375,6 +389,8 @@ final class Output: Sendable {
                 fail("\(error)", forGood: true)   // no retry brings an element that is not installed
             case MediaPubError.output(_, let why):
                 fail(why)   // the state report names the output already
+            case let full as DiskSpace:
+                fail(full.description, diskFull: true)
             default:
                 fail("\(error)")
             }
@@ -385,10 +401,10 @@ final class Output: Sendable {
     /// Reports a failure and retries with backoff (network outputs) or gives up.
     /// `rejected`: the server refused us (key, passphrase). `connection`: the
     /// connection it is about (a later one makes it stale).
-    func fail(_ why: String, forGood: Bool = false, rejected: Bool = false, connection: Int? = nil) {
+    func fail(_ why: String, forGood: Bool = false, rejected: Bool = false, diskFull: Bool = false, connection: Int? = nil) {
         let message = SecretMask.scrub(why, secretsOf: url)
         let outcome = state.withLock {
-            $0.supervision.fail(message, forGood: forGood, rejected: rejected, connection: connection,
+            $0.supervision.fail(message, forGood: forGood, rejected: rejected, diskFull: diskFull, connection: connection,
                                 random: Double.random(in: 0..<1))
         }
         switch outcome {
@@ -464,6 +480,7 @@ final class Output: Sendable {
         }
         let queueWait = target.isNetwork ? Self.networkQueueWait : OutputConnection.stopDeadline + 1
         if drained.wait(timeout: .now() + queueWait) == .timedOut { teardown() }
+        publishPlaylist(last: true)   // what hlssink2 wrote as it stopped (#EXT-X-ENDLIST)
         let (final, why, wroteNothing, recording) = state.withLock { s in
             let (final, why) = s.supervision.stop()
             return (final, why, s.bytes == 0, s.recording)

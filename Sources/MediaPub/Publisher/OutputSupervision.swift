@@ -62,9 +62,10 @@ struct OutputSupervision: Equatable {
 
     /// A failure, `why` already scrubbed. `forGood`: no retry can help. `rejected`: the
     /// server refused us (key, passphrase): retried on the slow end of the backoff, not
-    /// hammered. `random` in 0..<1 spreads the backoff.
-    mutating func fail(_ why: String, forGood: Bool = false, rejected: Bool = false, connection: Int? = nil,
-                       at now: Date = Date(), random: Double) -> Failure {
+    /// hammered. `diskFull`: a recording's disk filled: retried like a network output.
+    /// `random` in 0..<1 spreads the backoff.
+    mutating func fail(_ why: String, forGood: Bool = false, rejected: Bool = false, diskFull: Bool = false,
+                       connection: Int? = nil, at now: Date = Date(), random: Double) -> Failure {
         if let connection, !isCurrent(connection) { return .stale }
         if finishing, state != .failed, state != .stopped {
             // Failing while the file is finished (the last writes hit a full disk): it is
@@ -78,7 +79,7 @@ struct OutputSupervision: Equatable {
         if now.timeIntervalSince(connectedAt) > Self.recoveredAfter { firstFailure = nil; attempt = 0 }
         let first = firstFailure ?? now
         firstFailure = first
-        let givingUp = forGood || !retries || now.timeIntervalSince(first) >= reconnect.giveUpAfter
+        let givingUp = forGood || !(retries || diskFull) || now.timeIntervalSince(first) >= reconnect.giveUpAfter
         state = givingUp ? .failed : .reconnecting
         attempt += 1
         let delay = reconnect.delay(attempt: rejected ? 64 : attempt, random: random)

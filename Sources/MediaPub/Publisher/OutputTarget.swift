@@ -60,12 +60,15 @@ enum OutputTarget: Equatable, Sendable {
             let (factory, properties) = Self.fileMuxer(container)
             if let segment {
                 // Each file its own muxer with the same settings; a file is finished in the
-                // background (async-finalize) while the next one is written.
+                // background (async-finalize) while the next one is written. Its filesink
+                // writes unbuffered too (the enum by number: filesink's type is not loaded yet).
                 let ns = UInt64((segment * 1e9).rounded())
                 return "splitmuxsink name=mux async-finalize=true max-size-time=\(ns) muxer-factory=\(factory)"
                     + (properties.isEmpty ? "" : " muxer-properties=\(GStreamer.quote((["properties"] + properties).joined(separator: ",")))")
+                    + " sink-properties=\(GStreamer.quote("properties,buffer-mode=\(Self.unbuffered)"))"
             }
-            return "\(([factory, "name=mux"] + properties).joined(separator: " ")) ! filesink name=sink sync=false location=\(GStreamer.quote(location ?? path))"
+            return "\(([factory, "name=mux"] + properties).joined(separator: " ")) ! filesink name=sink sync=false "
+                + "buffer-mode=\(Self.unbuffered) location=\(GStreamer.quote(location ?? path))"
         case .rtmp(let endpoint):
             // rtmp2sink connects (handshake, `connect`, `publish`) as the pipeline starts, while
             // the sources load and the encoder makes its first frame, not at the first frame.
@@ -77,9 +80,9 @@ enum OutputTarget: Equatable, Sendable {
             let escaped = endpoint.url.replacingOccurrences(of: "#", with: "%23")
             return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false uri=\(GStreamer.quote(escaped))"
         case .hls(let hls):
-            // hlssink2 cuts at keyframes near each target duration, replaces the playlist
-            // atomically, deletes segments that left the window, and ends the playlist
-            // (#EXT-X-ENDLIST) at EOS. Segment names carry the run's start, so a run never
+            // hlssink2 cuts at keyframes near each target duration, writes the playlist to a
+            // hidden file that replaces it once whole (HLSPlaylistStaging), deletes segments
+            // that left the window, and ends the playlist (#EXT-X-ENDLIST) at EOS. Segment names carry the run's start, so a run never
             // overwrites an earlier run's segments.
             // hlssink2 reads `location` as a printf format (the segment's number): a `%` of
             // the path is written `%%` (the parser refuses one; this is for any other way in).
@@ -88,18 +91,25 @@ enum OutputTarget: Equatable, Sendable {
                 .replacingOccurrences(of: "%", with: "%%")
             let run = (location ?? "0").replacingOccurrences(of: "%", with: "%%")
             return "hlssink2 name=mux target-duration=\(hls.segment) playlist-length=\(hls.window) max-files=\(hls.window + 2) "
-                + "send-keyframe-requests=false playlist-location=\(GStreamer.quote(hls.playlist)) "
+                + "send-keyframe-requests=false playlist-location=\(GStreamer.quote(HLSPlaylistStaging.path(for: hls.playlist))) "
                 + "location=\(GStreamer.quote("\(folder)/\(stem)-\(run)-%05d.ts"))"
         case .null:
             return "mpegtsmux name=mux ! fakesink name=sink sync=false"
         }
     }
 
-    /// A file's muxer and its properties, by container.
+    /// filesink's `buffer-mode` `unbuffered`: what the muxer makes goes to the file as it
+    /// comes, not through a 64 KB buffer (at 64 kb/s that buffer was 8 s, at 16 kb/s 32 s,
+    /// lost to a kill -9; a file just begun stayed empty).
+    static let unbuffered = 2
+
+    /// A file's muxer and its properties, by container. What each writes is on disk as it
+    /// is written (`unbuffered`): a kill -9 loses at most the last second (docs/presets.md).
     private static func fileMuxer(_ container: String) -> (factory: String, properties: [String]) {
         switch container {
-        // Fragmented (a fragment a second): what is on disk plays at every moment, a
-        // kill -9 or a power cut loses at most the last fragment.
+        // Fragmented (a fragment a second, cut by time whatever the keyframe interval):
+        // what is on disk plays at every moment, a kill -9 loses at most the last fragment.
+        // Matroska, FLV and MPEG-TS write each frame as it comes.
         case "mp4": return ("mp4mux", ["fragment-duration=1000"])
         case "mkv": return ("matroskamux", [])
         case "flv": return ("flvmux", ["streamable=false"])

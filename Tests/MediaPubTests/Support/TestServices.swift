@@ -384,13 +384,13 @@ extension XCTestCase {
 // MARK: - Small disks
 
 extension XCTestCase {
-    /// A 2 MB tmpfs mounted at `dir/small-disk` (as root), unmounted at the end: a disk
+    /// A tmpfs of `megabytes` (2 MB) mounted at `dir/small-disk` (as root), unmounted at the end: a disk
     /// that fills. Nil (with a failure) when it cannot be mounted.
-    func mountFullableDisk(in dir: URL) throws -> URL? {
+    func mountFullableDisk(in dir: URL, megabytes: Int = 2) throws -> URL? {
         let small = dir.appendingPathComponent("small-disk")
         try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
-        let mount = try Proc.run(try Tools.path("mount"), ["-t", "tmpfs", "-o", "size=2m", "tmpfs", small.path], timeout: 30)
-        XCTAssertEqual(mount.status, 0, mount.summary("mount a 2 MB tmpfs (as root)"))
+        let mount = try Proc.run(try Tools.path("mount"), ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", small.path], timeout: 30)
+        XCTAssertEqual(mount.status, 0, mount.summary("mount a \(megabytes) MB tmpfs (as root)"))
         guard mount.status == 0 else { return nil }
         addTeardownBlock { _ = try? Proc.run(try Tools.path("umount"), [small.path], timeout: 30) }
         return small

@@ -1,0 +1,33 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A recording or HLS output whose disk filled (docs/presets.md, Outputs): it is
+/// retried with the reconnect backoff, and starts again once this much is free.
+struct DiskSpace: Error, CustomStringConvertible {
+    let folder: String
+    let free: UInt64
+
+    /// What a recording needs free to start again.
+    static let needed: UInt64 = 1_000_000
+
+    var description: String {
+        "No space left on the device of \(folder) (\(free / 1000) KB free, \(Self.needed / 1000) KB needed to start again)"
+    }
+
+    /// Throws when the file system of `folder` has less than `needed` free for us.
+    static func require(in folder: String) throws(DiskSpace) {
+        var info = statvfs()
+        guard statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return }   // the open says why
+        let (free, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        let available = overflow ? UInt64.max : free
+        if available < needed { throw DiskSpace(folder: folder, free: available) }
+    }
+
+    /// Whether a GStreamer error is a full disk (filesink's and hlssink2's segment writes
+    /// say RESOURCE/NO_SPACE_LEFT).
+    static func isFull(_ error: ErrorMessage) -> Bool {
+        error.code == .resource(.noSpaceLeft)
+    }
+}
