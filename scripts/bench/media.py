@@ -73,3 +73,50 @@ def make_source(path, seconds, log):
                "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p", "-g", str(GOP),
                "-c:a", "aac", "-b:a", "192k", "-ac", "2", "-shortest", path], log)
 
+
+
+def check_encoded(path, expected, log, what):
+    """An output file must be what every tool was asked for (ffprobe): H.264 High 1280x720
+    at 30 fps and AAC 48 kHz stereo, with expected seconds of video (half a second short
+    at most, one long at most); and it must play (ffmpeg): most frames differ from the
+    one before (the bench's sources move in every frame), and the sound is not silence."""
+    check_output(path, expected, log, what)
+    out = subprocess.run(["ffprobe", "-v", "error", "-show_entries",
+                          "stream=codec_type,codec_name,profile,width,height,r_frame_rate,sample_rate,channels",
+                          "-of", "compact=p=0:nk=0", path], capture_output=True, text=True)
+    streams = [dict(kv.split("=", 1) for kv in line.split("|") if "=" in kv) for line in out.stdout.splitlines()]
+    video = [s for s in streams if s.get("codec_type") == "video"]
+    audio = [s for s in streams if s.get("codec_type") == "audio"]
+    want_video = {"codec_name": "h264", "profile": "High", "width": "1280", "height": "720", "r_frame_rate": f"{FPS}/1"}
+    want_audio = {"codec_name": "aac", "sample_rate": "48000", "channels": "2"}
+    wrong = []
+    if len(video) != 1 or any(video[0].get(k) != v for k, v in want_video.items()):
+        wrong.append(f"video {video} (expected {want_video})")
+    if len(audio) != 1 or any(audio[0].get(k) != v for k, v in want_audio.items()):
+        wrong.append(f"audio {audio} (expected {want_audio})")
+    got = ffprobe_duration(path)
+    if got > expected + 1:
+        wrong.append(f"{got:.2f} s of video (expected {expected:.2f} s)")
+    if not wrong:
+        wrong += moving_and_audible(path)
+    if out.returncode != 0 or wrong:
+        print_log(log)
+        raise BenchError(f"{what}: {path}: {'; '.join(wrong) or out.stderr.strip()}; log: {log}")
+
+
+def moving_and_audible(path):
+    """What is wrong with path's picture and sound, if anything: a still or black picture
+    (fewer than half of the frames differ from the one before, by ffmpeg's framemd5) or silence."""
+    p = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-i", path, "-map", "0:v", "-f", "framemd5", "-",
+                        "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"], capture_output=True, text=True)
+    frames = [line.split(",")[-1].strip() for line in p.stdout.splitlines() if line and not line.startswith("#")]
+    m = re.search(r"mean_volume: (-?[0-9.]+|-inf) dB", p.stderr)
+    wrong = []
+    if p.returncode != 0 or not frames or not m:
+        return [f"ffmpeg could not play it: {p.stderr.strip()[-300:]}"]
+    changes = sum(a != b for a, b in zip(frames, frames[1:]))
+    if changes < len(frames) / 2:
+        wrong.append(f"only {changes} of {len(frames)} frames differ from the one before: a still picture")
+    if m.group(1) == "-inf" or float(m.group(1)) < -60:
+        wrong.append(f"the sound is silence (mean volume {m.group(1)} dB)")
+    return wrong
