@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mediapub needs, if any is missing.
-# usage: scripts/install-deps.sh [--test]   (--test adds the tools the tests use)
+# usage: scripts/install-deps.sh [--test]   (--test adds the tools the tests and make bench use)
 set -euo pipefail
 
 packages=(
@@ -11,7 +11,7 @@ packages=(
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools
 )
 if [ "${1:-}" = "--test" ]; then
-  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg systemd openssl python3 e2fsprogs util-linux mount)
+  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg systemd openssl python3 e2fsprogs util-linux mount liquidsoap)
 fi
 
 # PyYAML reads the Kubernetes manifests in the deploy tests (PyPI, for the python3 on PATH).
