@@ -20,8 +20,8 @@ final class RemoteFetch {
         do {
             try handle.perform()
         } catch let error as EasyHandle.TransferError {
-            // No URL in the error: webhook URLs carry their secret in the path.
-            throw MediaPubError.pipeline(error.general)
+            // No URL in the error (webhook URLs carry their secret in the path): libcurl's general words only.
+            throw MediaPubError.pipeline(SourceDiagnosis.words(for: error.code, detail: error.general, url: url) ?? error.general)
         }
     }
 
