@@ -279,7 +279,7 @@ final class SourceStallTests: XCTestCase {
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
-        let pki = try makeCertificates(in: dir)
+        let pki = try TestPKI(in: dir)
         let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
         try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
         let loop = odd.url("loop"), secure = tls.url("tone.mp3", scheme: "https"), unknown = "http://no-such-host.invalid/x.mp3"
@@ -299,7 +299,7 @@ final class SourceStallTests: XCTestCase {
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
-        let pki = try makeCertificates(in: dir)
+        let pki = try TestPKI(in: dir)
         let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
         let out = dir.appendingPathComponent("out.mp4")
         for (url, expected) in [(tls.url("tone.mp3", scheme: "https"), "TLS certificate not trusted ("),
@@ -323,7 +323,7 @@ final class SourceStallTests: XCTestCase {
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         try TestMedia.makeAudio(in: www, name: "a.mp3", seconds: 2, freq: 440, ext: "mp3")
         try TestMedia.makeAudio(in: www, name: "b.mp3", seconds: 2, freq: 880, ext: "mp3")
-        let pki = try makeCertificates(in: dir)
+        let pki = try TestPKI(in: dir)
         let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
         let fetched = PlayerPreset.player("fetched", source: tls.url("b.mp3", scheme: "https"), ["memory: true"])
         let (r, events, out) = try runPlaylist([tls.url("a.mp3", scheme: "https")], in: dir, env: ["SSL_CERT_FILE": pki.ca.path],
@@ -375,22 +375,5 @@ final class SourceStallTests: XCTestCase {
             let r = try CLI.run(["validate", preset.path], timeout: 30)
             XCTAssertEqual(r.status, 0, r.summary("validate \(source)"))
         }
-    }
-
-    /// A CA, and a certificate for 127.0.0.1 it signed (openssl, made now).
-    private func makeCertificates(in dir: URL) throws -> (ca: URL, cert: URL, key: URL) {
-        let f = { (name: String) in dir.appendingPathComponent(name) }
-        func openssl(_ args: [String]) throws {
-            let r = try Proc.run("openssl", args, timeout: 60)
-            guard r.status == 0 else { throw HarnessError(r.summary("openssl \(args.first ?? "")")) }
-        }
-        try openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f("ca.key").path, "-out", f("ca.pem").path,
-                     "-days", "2", "-subj", "/CN=mediapub test CA"])
-        try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", f("server.key").path, "-out", f("server.csr").path,
-                     "-subj", "/CN=127.0.0.1"])
-        _ = try writeFile(dir, "server.ext", "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
-        try openssl(["x509", "-req", "-in", f("server.csr").path, "-CA", f("ca.pem").path, "-CAkey", f("ca.key").path,
-                     "-CAcreateserial", "-out", f("server.pem").path, "-days", "2", "-extfile", f("server.ext").path])
-        return (f("ca.pem"), f("server.pem"), f("server.key"))
     }
 }

@@ -65,9 +65,11 @@ enum Slate {
         }
         try spec.checkReadable(source)
         let pipeline = try Pipeline(description:
-            "uridecodebin uri=\(GStreamer.quote(uri)) ! videoconvert ! videoscale add-borders=true ! \(caps) ! appsink name=slate sync=false max-buffers=1")
+            "uridecodebin name=image uri=\(GStreamer.quote(uri)) ! videoconvert ! videoscale add-borders=true ! \(caps) ! appsink name=slate sync=false max-buffers=1")
         defer { pipeline.stop() }
         guard let sink = pipeline.appSink(named: "slate") else { throw MediaPubError.pipeline("slate: no sink") }
+        // An https:// image trusts the CAs of SSL_CERT_FILE (a CA file that cannot be used fails it below).
+        if let decoder = pipeline.element(named: "image") { Signals.onSourceSetup(decoder) { _ = TLSTrust.apply(to: $0) } }
         guard (try? pipeline.setState(.playing)) != nil, let buffer = sink.tryPull(timeout: 15)?.buffer else {
             throw MediaPubError.badSource(source, "cannot decode the standby image")
         }

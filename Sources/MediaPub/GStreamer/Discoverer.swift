@@ -31,14 +31,17 @@ struct DiscoveredMedia {
         case notPlayable
     }
 
-    /// Looks at `uri`, for up to `timeout`.
-    static func discover(_ uri: String, timeout: ClockTime) throws -> DiscoveredMedia {
+    /// Looks at `uri`, for up to `timeout`. `sourceSetup` gets the source element
+    /// before it starts, so its properties can be set.
+    static func discover(_ uri: String, timeout: ClockTime,
+                         sourceSetup: @escaping @Sendable (Element) -> Void = { _ in }) throws -> DiscoveredMedia {
         GStreamer.initialize()
         var error: UnsafeMutablePointer<GError>? = nil
         guard let discoverer = gst_discoverer_new(timeout.raw, &error) else {
             throw Failure.setup(GStreamerError.consume(error))
         }
         defer { g_object_unref(UnsafeMutableRawPointer(discoverer)) }
+        Signals.onSourceSetup(object: UnsafeMutableRawPointer(discoverer), sourceSetup)
         let info = gst_discoverer_discover_uri(discoverer, uri, &error)
         defer { if let info { g_object_unref(UnsafeMutableRawPointer(info)) } }
         if let error { throw Failure.unreadable(GStreamerError.consume(error)) }

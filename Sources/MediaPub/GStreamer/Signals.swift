@@ -51,9 +51,13 @@ enum Signals {
     /// Calls `body` with the source element uridecodebin made (souphttpsrc, filesrc…),
     /// before it starts, so its properties can be set.
     static func onSourceSetup(_ bin: Element, _ body: @escaping @Sendable (Element) -> Void) {
+        onSourceSetup(object: UnsafeMutableRawPointer(bin.raw), body)
+    }
+
+    /// The same for any object with a `source-setup` signal (GstDiscoverer's).
+    static func onSourceSetup(object: UnsafeMutableRawPointer, _ body: @escaping @Sendable (Element) -> Void) {
         let box = Unmanaged.passRetained(ElementHandler(body)).toOpaque()
-        cshim_signal_connect(UnsafeMutableRawPointer(bin.raw), "source-setup",
-                             unsafeBitCast(sourceSetup, to: GCallback.self), box, releaseElementHandler)
+        cshim_signal_connect(object, "source-setup", unsafeBitCast(sourceSetup, to: GCallback.self), box, releaseElementHandler)
     }
 
     private final class LocationHandler {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `mediapub probe`: duration, streams and tags of a source, read with GstDiscoverer.
 public enum Probe {
@@ -11,12 +12,24 @@ public enum Probe {
         }
         try spec.checkReadable(source)
         let media: DiscoveredMedia
+        // The source trusts the CAs of SSL_CERT_FILE; a CA file that cannot be used is the reason given.
+        let trustProblem = Mutex<String?>(nil)
         do {
-            media = try DiscoveredMedia.discover(uri, timeout: ClockTime(seconds: timeout))
+            media = try DiscoveredMedia.discover(uri, timeout: ClockTime(seconds: timeout)) { element in
+                if let problem = TLSTrust.apply(to: element) { trustProblem.withLock { $0 = problem } }
+            }
         } catch let failure as DiscoveredMedia.Failure {
             switch failure {
             case .setup(let why): throw MediaPubError.pipeline("discoverer: \(why)")
-            case .unreadable(let why): throw MediaPubError.sourceFailed(source, why ?? "cannot be read")
+            case .unreadable(let why):
+                if let problem = trustProblem.withLock({ $0 }), uri.lowercased().hasPrefix("https:") {
+                    throw MediaPubError.sourceFailed(source, problem)
+                }
+                // GStreamer's words say little ("Internal data stream error"): ask the server once more with libcurl.
+                if ["http", "https"].contains(PathResolution.sourceScheme(of: uri) ?? ""), let diagnosis = SourceDiagnosis.diagnose(uri) {
+                    throw MediaPubError.sourceFailed(source, diagnosis.text)
+                }
+                throw MediaPubError.sourceFailed(source, why ?? "cannot be read")
             case .missingPlugins: throw MediaPubError.sourceFailed(source, "no decoder for this media")
             case .notPlayable: throw MediaPubError.sourceFailed(source, "not playable media")
             }

@@ -1,5 +1,4 @@
 import CCurl
-import CShim
 import Foundation
 
 /// Says in our words why an HTTP(S) source could not be read, where GStreamer's
@@ -11,26 +10,22 @@ enum SourceDiagnosis {
     /// names what went wrong: "host not found", "TLS certificate not trusted (…)",
     /// "too many redirects". Nil when the server answers, or fails some other way.
     static func diagnose(_ url: String) -> SourceFailure? {
-        guard let handle = curl_easy_init() else { return nil }
-        defer { curl_easy_cleanup(handle) }
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorText in
-            cshim_curl_setopt_string(handle, CURLOPT_URL, url)
-            cshim_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-            cshim_curl_setopt_long(handle, CURLOPT_MAXREDIRS, 20)  // libsoup's limit
-            cshim_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-            cshim_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, 5_000)
-            cshim_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, 8_000)
-            cshim_curl_setopt_string(handle, CURLOPT_USERAGENT, "mediapub")
-            if let ca = TLSTrust.caFile { cshim_curl_setopt_string(handle, CURLOPT_CAINFO, ca) }
-            cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorText.baseAddress)
+        do {
+            let handle = try EasyHandle()
+            try handle.set(.url, url)
+            try handle.set(.followLocation, 1)
+            try handle.set(.maxRedirects, 20)  // libsoup's limit
+            try handle.set(.connectTimeoutMs, 5_000)
+            try handle.set(.timeoutMs, 8_000)
             // The first byte of the body is enough: stop there.
-            cshim_curl_setopt_write_function(handle) { _, _, _, _ in 0 }
-            return curl_easy_perform(handle)
+            try handle.perform { _ in false }
+            return nil
+        } catch let error as EasyHandle.TransferError {
+            guard let text = words(for: error.code, detail: error.detail, url: url) else { return nil }
+            return SourceFailure(text, .transfer(problem(of: error.code, httpStatus: 0)))
+        } catch {
+            return nil
         }
-        cshim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
-        guard let text = words(for: code, detail: String(nulTerminated: errorBuffer), url: url) else { return nil }
-        return SourceFailure(text, .transfer(problem(of: code, httpStatus: 0)))
     }
 
     /// What a libcurl failure was, for deciding whether a retry may mend it.
@@ -54,8 +49,7 @@ enum SourceDiagnosis {
         case CURLE_COULDNT_RESOLVE_HOST: return "host not found"
         case CURLE_PEER_FAILED_VERIFICATION:
             // curl's words: "SSL certificate problem: self-signed certificate".
-            let why = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-            return "TLS certificate not trusted (\(SecretMask.scrub(why, secretsOf: url)))"
+            return "TLS certificate not trusted (\(SecretMask.scrub(detail, secretsOf: url)))"
         case CURLE_TOO_MANY_REDIRECTS: return "too many redirects"
         default: return nil
         }

@@ -271,12 +271,17 @@ final class RTMPServer: NginxService {
     func url(key: String) -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
 }
 
-/// nginx serving `root` over HTTP: `http://127.0.0.1:PORT/NAME`.
+/// nginx serving `root` over HTTP: `http://127.0.0.1:PORT/NAME`; with `tls`
+/// (a certificate and its key, see `TestPKI`) over HTTPS: `https://…`.
+/// `/hook` answers 200 to anything (a webhook's POSTs).
 final class HTTPServer: NginxService {
     let root: URL
+    let scheme: String
 
-    init(root: URL) throws {
+    init(root: URL, tls: TestPKI? = nil) throws {
         self.root = root
+        scheme = tls == nil ? "http" : "https"
+        let listen = tls.map { "ssl; ssl_certificate \($0.cert.path); ssl_certificate_key \($0.key.path)" } ?? ""
         try super.init(label: "http", loadRTMP: false) { port, dir in
             """
             http {
@@ -300,15 +305,16 @@ final class HTTPServer: NginxService {
                 }
                 default_type application/octet-stream;
                 server {
-                    listen 127.0.0.1:\(port);
+                    listen 127.0.0.1:\(port) \(listen);
                     root \(root.path);
+                    location = /hook { return 200; }
                 }
             }
             """
         }
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)/\(path)" }
 
     var accessLog: String {
         (try? String(contentsOf: dir.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? ""
@@ -368,8 +374,8 @@ extension XCTestCase {
         return s
     }
 
-    func startHTTPServer(root: URL) throws -> HTTPServer {
-        let s = try HTTPServer(root: root)
+    func startHTTPServer(root: URL, tls: TestPKI? = nil) throws -> HTTPServer {
+        let s = try HTTPServer(root: root, tls: tls)
         addTeardownBlock { s.stop() }
         return s
     }
