@@ -49,61 +49,14 @@ final class Output: Sendable {
     /// How long `finish` waits for a network output's queue before tearing it down itself.
     static let networkQueueWait: TimeInterval = 0.5
 
-    /// What changes; internal for the watch (OutputWatch.swift).
-    struct State {
-        var supervision: OutputSupervision
-        var connection: OutputConnection?
-        /// The generation `connection` was made with (a failure since makes it stale).
-        var connectionGeneration = 0
-        /// The file a recording writes, created when the output opens.
-        var recording: RecordingFile?
-        /// The files this run wrote, in order (retention counts them as the newest).
-        var written: [String] = []
-        /// The files still being written, locked (OutputRotation.swift).
-        var held: [RecordingFile] = []
-        var openedAt = Date()
-        var bytes: UInt64 = 0
-        var rateMark: (at: Date, bytes: UInt64) = (Date(), 0)
-        var rateKbps = 0
-        /// The recording's file, an SRT caller's statistics or an RTMP server's acknowledgements, read every `watchInterval`.
-        var watch: DispatchSourceTimer?
-        var watchInterval: TimeInterval = 0
-        /// The last statistics of an SRT caller's connection.
-        var srtStats: SRTStats?
-        /// An SRT listener's callers on the current connection (nil for other outputs).
-        var srtCallers: Int?
-        /// The connection whose failure the SRT listener was asked about (`SRTRejection`).
-        var srtAsked: Int?
-        /// RTMP: what the server's TCP stack acknowledged on this connection, and how
-        /// much we had handed over at the last check.
-        var tcpAcked: Int?
-        /// RTMP: what rtmp2sink had written on this connection before any of our media
-        /// went in (the `connect`, `createStream` and `publish` commands): acknowledging
-        /// those is not acknowledging data.
-        var rtmpCommandBytes = 0
-        /// RTMP: the server's addresses, resolved again for each connection (`probeFor`),
-        /// off the queue (`resolving`); the last good one serves while a resolution fails.
-        var probe: TCPAcknowledged?
-        var probeFor = 0
-        var resolving = false
-        var bytesAtCheck: UInt64 = 0
-        /// A recording: the bytes its disk's side had taken at the last check.
-        var diskTaken: UInt64 = 0
-        var stall: StallWatch
-        /// RTMP: the connect under way, stage by stage (OutputWatch.swift).
-        var connect: ConnectDeadline
-        /// A `ctl reconnect` waits its turn on the queue.
-        var reconnectQueued = false
-        /// RTMP: the sockets to the server that were open before the current connection began.
-        var socketsBefore: Set<UInt64> = []
-    }
+    /// All that changes (Output+State.swift).
     let state: Mutex<State>
     /// The file a recording writes, for `shownURL`: a leaf lock (see the lock order above).
     let shown = Mutex<String?>(nil)
     /// An SRT output's hold on libsrt, given back at the end of `finish`.
-    private let srtLibrary: SRTLibraryHold?
+    let srtLibrary: SRTLibraryHold?
     /// Signalled at the muxer's EOS, or when the output fails while finishing.
-    private let eos = DispatchSemaphore(value: 0)
+    let eos = DispatchSemaphore(value: 0)
 
     init(url: OutputURL, id: String, hasExplicitID: Bool = false, sharesURL: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
          reconnect: ReconnectConfig, segment: TimeInterval? = nil, retention: RecordingRetention? = nil, paced: Bool = false,
@@ -126,51 +79,6 @@ final class Output: Sendable {
         self.onRecording = onRecording
         state = Mutex(State(supervision: OutputSupervision(reconnect: reconnect, retries: target.isNetwork),
                             stall: StallWatch(limit: reconnect.stall), connect: ConnectDeadline(limit: reconnect.stall)))
-    }
-
-    /// What people are shown: the masked URL, or the file actually written.
-    var displayName: String {
-        if case .file(let path, _) = target {
-            let (written, openedAt) = state.withLock { ($0.recording?.path, $0.openedAt) }
-            return "recording to " + (written ?? OutputTarget.expand(path, at: openedAt))
-        }
-        if isSRTListener { return "\(maskedURL) (viewers connect here)" }
-        return maskedURL
-    }
-
-    var status: OutputStatus {
-        state.withLock { s in
-            // Bitrate over the last few seconds.
-            let now = Date()
-            if now.timeIntervalSince(s.rateMark.at) >= 2 {
-                s.rateKbps = Int(Double(s.bytes - s.rateMark.bytes) * 8 / now.timeIntervalSince(s.rateMark.at) / 1000)
-                s.rateMark = (now, s.bytes)
-            }
-            let current = s.supervision.state
-            return OutputStatus(id: id, url: s.recording.map { "file://" + $0.path } ?? maskedURL, state: current,
-                                bytesSent: s.bytes, reconnects: s.supervision.reconnects,
-                                bitrateKbps: current == .publishing ? s.rateKbps : 0, error: s.supervision.lastError,
-                                srt: s.srtStats, bytesAcked: s.tcpAcked, callers: s.srtCallers)
-        }
-    }
-
-    /// The URL shown: masked, and for a recording the file being written (strftime
-    /// patterns expanded). Read by state callbacks: takes only the leaf `shown`.
-    var shownURL: String {
-        shown.withLock { $0 }.map { "file://" + $0 } ?? maskedURL
-    }
-
-    /// When the recording went beside a file (or folder) that was already at its
-    /// path: what was asked for and what is written instead.
-    var renamedRecording: (requested: String, written: String)? {
-        guard let recording = state.withLock({ $0.recording }), recording.renamed else { return nil }
-        return (recording.requested, recording.path)
-    }
-
-    /// An SRT output listening for viewers.
-    var isSRTListener: Bool {
-        if case .srt(let endpoint) = target { return endpoint.isListener }
-        return false
     }
 
     /// A network output starts connecting, on its own queue (a slow server stalls
@@ -307,65 +215,10 @@ final class Output: Sendable {
         if state.withLock({ $0.supervision.publishing(connection: connection) }) { onState(self, .publishing, nil) }
     }
 
-    private func handle(_ message: BusMessage, connection: Int) {
-        let (current, neverGotGoing, written) = state.withLock { s in
-            (s.supervision.isCurrent(connection), s.supervision.state != .publishing, s.recording?.path)
-        }
-        guard current else { return }  // a torn-down connection's last words
-        switch message {
-        case .endOfStream:
-            publishPlaylist()
-            eos.signal()
-        case .fragmentClosed(let location):
-            if let location { finished(location) } else { publishPlaylist() }
-        case .error(let error):
-            let (source, text) = (error.source, error.message)
-            if case .srt(let endpoint) = target, neverGotGoing {
-                // srtsink posts more than one error for one failed connect: the listener is
-                // asked once per connection (each question holds the queue for its timeout).
-                let first = state.withLock { s in
-                    defer { s.srtAsked = connection }
-                    return s.srtAsked != connection
-                }
-                guard first else { return }
-                // srtsink does not say why a listener refused it: ask the listener (off this
-                // thread), unless the run is ending (the answer would only hold the stop up).
-                queue.async { [self] in
-                    if state.withLock({ $0.supervision.finishing }) {
-                        fail("\(source): \(text)", connection: connection)
-                        return
-                    }
-                    switch SRTRejection.outcome(for: endpoint) {
-                    case .refused(let why): fail("rejected: \(why)", rejected: true, connection: connection)
-                    case .noAnswer(let why): fail(why, connection: connection)
-                    case .accepted: fail("\(source): \(text)", connection: connection)
-                    }
-                }
-                return
-            }
-            if case .rtmp = target, let why = RTMPRefusal.reason(of: error) {
-                fail("rejected: \(why)", rejected: true, connection: connection)
-                return
-            }
-            if case .rtmp = target, neverGotGoing, let why = ConnectDeadline.sinkTimedOut(text) {
-                fail(why, connection: connection)
-                return
-            }
-            // A recording's trouble names its file (a full disk: "No space left on the resource.").
-            if DiskSpace.isFull(error), let folder = diskFolder {
-                diskFilled("writing \(written ?? folder) failed: \(text)", connection: connection)
-            } else {
-                fail(written.map { "writing \($0) failed: \(text)" } ?? "\(source): \(text)")
-            }
-        default:
-            break
-        }
-    }
-
     /// Takes the current connection down (never holding `state`: its bus handler takes it).
     /// `superseded`: a retry or `ctl reconnect` replaces it, and nothing of it is wanted:
     /// an RTMP connection's socket is closed first (`releaseSocket`).
-    private func teardown(superseded: Bool = false) {
+    func teardown(superseded: Bool = false) {
         let (connection, probe) = state.withLock { s in
             let connection = s.connection
             s.connection = nil
@@ -445,53 +298,5 @@ final class Output: Sendable {
             state.withLock { $0.reconnectQueued = false }
             connectOrFail()
         }
-    }
-
-    /// Sends EOS and waits (bounded) for the muxer to finish the file or stream: a
-    /// recording up to `timeout`, a network output that is publishing up to 3 s (what
-    /// is still on its way), one that is not (a dead, refusing or stalled peer) not at
-    /// all. Every wait has a deadline, whatever the peer or the disk does.
-    func finish(timeout: TimeInterval) {
-        let (before, connection) = state.withLock { s in
-            let before = s.supervision.beginFinishing()
-            s.watch?.cancel()
-            s.watch = nil
-            return (before, s.connection)
-        }
-        if let connection {
-            let wait = target.isNetwork ? (before == .publishing ? min(timeout, Self.networkDrain) : 0) : timeout
-            if wait > 0 {
-                connection.endOfStream()
-                _ = eos.wait(timeout: .now() + wait)
-                if case .srt = target, let sink = connection.sink {
-                    // SRT live mode drops what is still unsent when the socket closes: let it drain.
-                    SRTStats.waitForDrain(sink)
-                }
-            }
-        }
-        // After whatever the queue is doing (a connect), but not forever. A network output
-        // does not wait long: its queue may be in a connect that blocks for seconds (srtsink
-        // calling nobody) or asking a listener why it refused; a connect that lands from now
-        // on is dropped (`connect`), and the pipeline it is starting stops within its deadline.
-        let drained = DispatchSemaphore(value: 0)
-        queue.async { [self] in
-            teardown()
-            drained.signal()
-        }
-        let queueWait = target.isNetwork ? Self.networkQueueWait : OutputConnection.stopDeadline + 1
-        if drained.wait(timeout: .now() + queueWait) == .timedOut { teardown() }
-        publishPlaylist(last: true)   // what hlssink2 wrote as it stopped (#EXT-X-ENDLIST)
-        let (final, why, wroteNothing, recording) = state.withLock { s in
-            let (final, why) = s.supervision.stop()
-            return (final, why, s.bytes == 0, s.recording)
-        }
-        if wroteNothing {
-            // A recording that never got a picture or a sound is no file at all; only
-            // the file this run created goes, never what stood at the path before.
-            recording?.removeIfStillOurs()
-        }
-        releaseFiles()   // every file is finished: their locks go
-        if final != before { onState(self, final, why) }   // a failed output was reported failed once
-        srtLibrary?.release()
     }
 }
