@@ -45,11 +45,15 @@ final class OutputSecretsTests: XCTestCase {
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
         for url in ["rtmp://live.example.com/sk_live_abc123", "rtmp://live.example.com/live?key=sk_live_abc123",
                     "rtmp:live.example.com/live/sk_live_abc123", "rmtp://live.example.com/live/sk_live_abc123",
-                    "rtmp//live.example.com/live/sk_live_abc123", "rtmps:/live.example.com/live/sk_live_abc123"] {
+                    "rtmp//live.example.com/live/sk_live_abc123", "rtmps:/live.example.com/live/sk_live_abc123",
+                    // Shaped like a file path: refused as the URL it was meant to be, never recorded to rtmp/….
+                    "rmtp//live.example.com/live/sk_live_abc123", "rtmp//live.example.com/live/sk_live_abc123.flv",
+                    "rtmsp//live.example.com/live/sk_live_abc123.mp4"] {
             let r = try CLI.run(["--preset", preset.path, "--output", url])
             XCTAssertEqual(r.status, 2, r.summary(url))
             XCTAssertFalse(r.stderr.contains("abc123"), r.stderr)
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("rtmp").path), url)
         }
     }
 

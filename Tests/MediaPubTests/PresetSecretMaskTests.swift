@@ -65,9 +65,20 @@ final class PresetSecretMaskTests: XCTestCase {
             ("https:/cdn.example.com/a.mp3?token=t0k", "https:/cdn.example.com/a.mp3?token=****"),
             ("Re:Zero.mp3", "Re:Zero.mp3"),
             ("media//sub/a.mp3", "media//sub/a.mp3"),
+            // The colon forgotten and the scheme mistyped, by one letter.
+            ("rmtp//h/app/sk_live_abc123", "rmtp//h/app/****"),
+            ("rtp//h/app/sk_live_abc123", "rtp//h/app/****"),
+            ("rtmpp//h/app/sk_live_abc123.flv", "rtmpp//h/app/****"),
+            ("trmps//h/app/sk_live_abc123", "trmps//h/app/****"),
+            ("rec//app/a.mp4", "rec//app/a.mp4"),
         ]
         assertEach(table, SecretMask.mask(url:))
         XCTAssertEqual(SecretMask.secrets(of: "rmtp://h/app/sk_live_abc123"), ["sk_live_abc123"])
+        XCTAssertEqual(SecretMask.mistypedKeyScheme("rmtp//h/app/k"), "rtmp")
+        XCTAssertEqual(SecretMask.mistypedKeyScheme("rtmps//h/app/k"), "rtmps")
+        XCTAssertEqual(SecretMask.mistypedKeyScheme("rtmsp//h/app/k"), "rtmps")
+        XCTAssertNil(SecretMask.mistypedKeyScheme("media//h/app/k"))
+        XCTAssertNil(SecretMask.mistypedKeyScheme("rtmp/h/app/k"))
     }
 
     func testErrorsQuotingAKeyInAnyShapeAreScrubbed() {

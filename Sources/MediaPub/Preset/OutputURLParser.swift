@@ -20,6 +20,8 @@ extension OutputURL {
         }
         if url.isEmpty { return .failure(.empty) }
         guard let scheme = PathResolution.urlScheme(of: url, known: schemes) else {
+            // `rtmp//h/app/KEY.flv` is a URL that lost its colon, not a folder named rtmp.
+            if let meant = SecretMask.mistypedKeyScheme(url) { return .failure(.mistypedScheme(meant)) }
             guard case .resolved(let base, let environment) = paths else { return file(url, as: url) }
             let path = PathResolution.absolutePath(url, base: base, environment: environment)
             return file(path, as: "file://" + path)

@@ -7,6 +7,8 @@ extension OutputURL {
         /// `rtmp:`, `rtmps:` or `srt:` without `//`: the stream key cannot be told apart to be masked.
         case noSlashes(scheme: String)
         case unsupported
+        /// A plain path that begins like a URL whose colon or scheme was mistyped (`rmtp//h/app/KEY`).
+        case mistypedScheme(String)
         /// `file:` with a relative path.
         case relativeFile
         /// A file whose extension names no container we write.
@@ -53,6 +55,7 @@ extension OutputURL {
             switch self {
             case .empty, .noSlashes, .container: return ("", false)   // worded in full above
             case .unsupported: return ("not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)", false)
+            case .mistypedScheme(let meant): return ("looks like a mistyped \(meant):// URL (a file path has no // after its first folder)", false)
             case .relativeFile: return ("needs an absolute path: file:///path/name.mp4", false)
             case .hlsRelative: return ("needs an absolute path: hls:///path/index.m3u8?segment=4s&window=6", false)
             case .hlsPlaylist: return ("the playlist must end in .m3u8", true)

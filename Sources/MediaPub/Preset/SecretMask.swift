@@ -28,6 +28,38 @@ public enum SecretMask {
     /// carry a key in its path, which is masked past its first segment.
     static let pathIsPlain: Set<String> = ["http", "https", "srt", "hls", "file", "null", "testsrc", "memory"]
 
+    /// Schemes that keep a stream key in their path, and which a plain path beginning
+    /// `NAME//` probably meant: `rtmp//h/app/KEY`, `rmtp//h/app/KEY`.
+    static let keyInPathSchemes = ["rtmp", "rtmps"]
+
+    /// The key-in-path scheme that `text` meant when it begins `NAME//` with no colon and
+    /// NAME is one of them, or one slip away from one (a letter missing, extra, wrong or
+    /// two swapped: `rmtp`, `rtp`, `rtmpp`); nil for any other text.
+    public static func mistypedKeyScheme(_ text: String) -> String? {
+        guard let slashes = text.range(of: "//") else { return nil }
+        let name = text[..<slashes.lowerBound].lowercased()
+        guard name.count >= 2, name.allSatisfy({ $0.isASCII && $0.isLetter }) else { return nil }
+        if keyInPathSchemes.contains(name) { return name }
+        // `rtmsp` is one slip from both: the one of its own length (a swap) is meant.
+        return keyInPathSchemes.filter { oneSlipApart(Array(name), Array($0)) }
+            .min { abs($0.count - name.count) < abs($1.count - name.count) }
+    }
+
+    /// Whether `a` and `b` are equal or differ by one insertion, deletion, substitution or
+    /// transposition of neighbours (optimal string alignment distance at most 1).
+    private static func oneSlipApart(_ a: [Character], _ b: [Character]) -> Bool {
+        if a == b { return true }
+        if abs(a.count - b.count) > 1 { return false }
+        var i = 0
+        while i < min(a.count, b.count), a[i] == b[i] { i += 1 }
+        if a.count == b.count {
+            if a[(i + 1)...] == b[(i + 1)...] { return true }   // substitution
+            return i + 1 < a.count && a[i] == b[i + 1] && a[i + 1] == b[i] && a[(i + 2)...] == b[(i + 2)...]
+        }
+        let (long, short) = a.count > b.count ? (a, b) : (b, a)
+        return long[(i + 1)...] == short[i...]                  // one letter more or less
+    }
+
     /// A URL cut where its secrets can sit: `scheme://`, the authority (up to the
     /// first `/` or `?`) and the rest. No fragment split: SRT stream ids start with "#!::".
     private struct Parts {
@@ -36,12 +68,12 @@ public enum SecretMask {
         let authority: String
         let rest: String
 
-        /// `scheme://…`, and `rtmp//…` / `rtmps//…` (the colon forgotten).
+        /// `scheme://…`, and `rtmp//…`, `rmtp//…` (the colon forgotten: `mistypedKeyScheme`).
         init?(_ url: String) {
             let schemeEnd: Range<String.Index>
             if let found = url.range(of: "://") {
                 schemeEnd = found
-            } else if let found = url.range(of: "//"), ["rtmp", "rtmps"].contains(url[..<found.lowerBound].lowercased()) {
+            } else if let found = url.range(of: "//"), SecretMask.mistypedKeyScheme(url) != nil {
                 schemeEnd = found
             } else {
                 return nil
@@ -129,7 +161,7 @@ public enum SecretMask {
     ///   (everything after the app segment, query included); a lone segment may be
     ///   the key itself (`rtmp://host/KEY`): `rtmp://host/****`. The same for any
     ///   scheme but http(s), srt, hls, file, null, testsrc and memory, so a mistyped
-    ///   one (`rmtp://h/app/KEY`, `rtmp//h/app/KEY`) shows no key either
+    ///   one (`rmtp://h/app/KEY`, `rtmp//h/app/KEY`, `rmtp//h/app/KEY`) shows no key either
     /// - `user:pass@` (or `token@`) in any URL → `****@`
     /// - secret query parameters (`isSecret(parameter:)`) → `name=****`
     /// - `rtmp:` without slashes, or another such scheme with one (`rmtp:/h/KEY`):
