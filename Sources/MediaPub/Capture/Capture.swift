@@ -117,12 +117,6 @@ public final class Capture: Sendable {
         return now > at ? Double(now - at) / 1e9 : 0
     }
 
-    /// Whole seconds first: n * 1e9 alone would overflow after about 5 years at 120 fps.
-    private func time(ofTick n: UInt64) -> UInt {
-        let rate = UInt64(tickRate)
-        return UInt(n / rate * ClockTime.nanosecondsPerSecond + n % rate * ClockTime.nanosecondsPerSecond / rate)
-    }
-    private func audioFrames(atTick n: UInt64) -> UInt64 { n * UInt64(format.sampleRate) / UInt64(tickRate) }
 
     /// Runs the timeline on the calling thread until a stop condition; sends EOS.
     func run() -> CaptureStop {
@@ -130,6 +124,7 @@ public final class Capture: Sendable {
         var mix = [Float](), scratch = [Float](), local = [Float]()
         var slateFrame = slate.map { Slate.Frame($0, format: format) }
         let maxTicks: UInt64? = stopAfter.map { tick(at: $0) }
+        let clock = TickClock(tickRate: tickRate, sampleRate: format.sampleRate)
         let start = DispatchTime.now().uptimeNanoseconds
         var reason = CaptureStop.requested
         var n: UInt64 = 0
@@ -145,16 +140,16 @@ public final class Capture: Sendable {
             runActions(dueAt: n)
             if let end = contentEndReason(somethingPlayed: &somethingPlayed), stopAtEnd || end == .nothingPlayable { reason = end; break }
 
-            let pts = time(ofTick: n)
+            let pts = clock.time(ofTick: n)
             let waitBudget = tickWait(since: start)
             if realtime {
-                let due = start + UInt64(pts)
+                let due = start + pts.nanoseconds
                 let now = DispatchTime.now().uptimeNanoseconds
                 if due > now { usleep(useconds_t((due - now) / 1000)) }
             }
-            let frames = Int(audioFrames(atTick: n + 1) - audioFrames(atTick: n))
-            let tick = time(ofTick: n + 1) - pts
-            let audioDuration = UInt(UInt64(frames) * ClockTime.nanosecondsPerSecond / UInt64(format.sampleRate))
+            let frames = Int(clamping: clock.audioFrames(atTick: n + 1) - clock.audioFrames(atTick: n))
+            let tick = clock.time(ofTick: n + 1) - pts
+            let audioDuration = clock.audioDuration(frames: frames)
             // Silence to mix into, reused from tick to tick (a tick's length varies by a sample at most).
             Mixer.silence(&mix, count: frames * channels)
             if monitor != nil { Mixer.silence(&local, count: frames * channels) }
@@ -164,7 +159,7 @@ public final class Capture: Sendable {
             func render(_ player: MediaPlayer, wait: Double) -> MediaPlayer.Rendered {
                 scratch.withUnsafeMutableBufferPointer { out in
                     out.baseAddress!.update(repeating: 0, count: frames * channels)
-                    return player.render(frames: frames, tick: ClockTime(ns: tick), into: out.baseAddress!, wait: wait)
+                    return player.render(frames: frames, tick: tick, into: out.baseAddress!, wait: wait)
                 }
             }
             let publishing = self.publishing
@@ -214,17 +209,17 @@ public final class Capture: Sendable {
             if let monitor {
                 Mixer.limit(&local)
                 monitor.push(local.withUnsafeBytes {
-                    Buffer(copying: $0, pts: ClockTime(ns: pts), duration: ClockTime(ns: audioDuration))
+                    Buffer(copying: $0, pts: pts, duration: audioDuration)
                 })
             }
 
             if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slateFrame?.buffer(),
-               sink?.pushVideo(picture.retimed(pts: ClockTime(ns: pts), duration: ClockTime(ns: tick))) == false {
+               sink?.pushVideo(picture.retimed(pts: pts, duration: tick)) == false {
                 reason = .encoderFailed
                 break
             }
-            let audioPTS = UInt(audioFrames(atTick: n) * ClockTime.nanosecondsPerSecond / UInt64(format.sampleRate))
-            let audio = mix.withUnsafeBytes { Buffer(copying: $0, pts: ClockTime(ns: audioPTS), duration: ClockTime(ns: audioDuration)) }
+            let audioPTS = clock.audioTime(atTick: n)
+            let audio = mix.withUnsafeBytes { Buffer(copying: $0, pts: audioPTS, duration: audioDuration) }
             if sink?.pushAudio(audio) == false {
                 reason = .encoderFailed
                 break

@@ -25,8 +25,7 @@ struct ClockTime: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.init(nanoseconds: UInt64(Swift.max(0, milliseconds)).multipliedReportingOverflow(by: 1_000_000).partialValue)
     }
 
-    /// For code that still counts in `UInt` nanoseconds (the capture's ticks, an output's rebasing).
-    init(ns: UInt) { nanoseconds = UInt64(ns) }
+    /// As an output's rebasing counts (`OutputTimeline`: `UInt` nanoseconds, shifted by signed amounts).
     var ns: UInt { UInt(nanoseconds) }
 
     /// A time GStreamer gave, nil for GST_CLOCK_TIME_NONE.
