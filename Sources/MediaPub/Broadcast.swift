@@ -19,14 +19,8 @@ public final class Broadcast: Sendable {
     private let started = Date()
 
     private struct State {
-        var capture: Capture?
-        var publisher: Publisher?
-        var stopRequested = false
+        var phase: BroadcastPhase
         var runState = RunState.starting
-        /// The publishing flag until the timeline starts (then it is the capture's).
-        var wantedPublishing: Bool
-        /// Actions to put on the timeline once it exists.
-        var scheduled: [(at: Double, action: @Sendable (Broadcast) -> Void)] = []
     }
     private let state: Mutex<State>
 
@@ -50,7 +44,7 @@ public final class Broadcast: Sendable {
         self.log = log
         self.events = events
         reporter = Reporter(log: log, events: events)
-        state = Mutex(State(wantedPublishing: preset.publishing))
+        state = Mutex(State(phase: .preparing(BroadcastPhase.Pending(publishing: preset.publishing))))
         format = MediaFormat(preset: preset)
         let videoIndex = preset.videoPlayerIndex
         players = preset.players.enumerated().map { index, config in
@@ -91,11 +85,18 @@ public final class Broadcast: Sendable {
 
     /// The publishing flag; set before the timeline starts, it is the flag it starts with.
     public var publishing: Bool {
-        get { state.withLock { $0.capture?.publishing ?? $0.wantedPublishing } }
+        get {
+            state.withLock { s in
+                switch s.phase {
+                case .preparing(let pending), .publisherReady(_, let pending): pending.publishing
+                case .running(_, let capture): capture.publishing
+                }
+            }
+        }
         set {
             state.withLock { s in
-                s.wantedPublishing = newValue
-                s.capture?.publishing = newValue
+                s.phase.withPending { $0.publishing = newValue }
+                s.phase.capture?.publishing = newValue
             }
             reporter.report(.publishing(newValue))
         }
@@ -108,7 +109,7 @@ public final class Broadcast: Sendable {
 
     /// The `status` of SPEC §6.
     public func status() -> RunStatus {
-        let (runState, publisher, capture) = state.withLock { ($0.runState, $0.publisher, $0.capture) }
+        let (runState, publisher, capture) = state.withLock { ($0.runState, $0.phase.publisher, $0.phase.capture) }
         return RunStatus(name: preset.name, state: runState, uptimeMs: Int(Date().timeIntervalSince(started) * 1000),
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status))
@@ -116,14 +117,14 @@ public final class Broadcast: Sendable {
 
     /// `/health` (docs/metrics.md): on air while the timeline advances and an output publishes.
     public func health() -> Health {
-        let capture = state.withLock { $0.capture }
+        let capture = state.withLock { $0.phase.capture }
         return Health.of(status(), secondsSinceLastTick: capture?.secondsSinceLastTick)
     }
 
     /// Retries an output now: by id (its `id:`, else its index), by index, by masked
     /// URL, or all network outputs when nil.
     public func reconnect(output: String?) throws {
-        guard let outputs = state.withLock({ $0.publisher?.outputs }) else { throw MediaPubError.usage("reconnect: not running yet") }
+        guard let outputs = state.withLock({ $0.phase.publisher?.outputs }) else { throw MediaPubError.usage("reconnect: not running yet") }
         let chosen: [Output]
         if let output {
             if let named = outputs.first(where: { $0.id == output }) { chosen = [named] }
@@ -150,10 +151,10 @@ public final class Broadcast: Sendable {
     /// output time, whether the run is realtime or as fast as possible.
     public func schedule(at seconds: Double, _ action: @escaping @Sendable (Broadcast) -> Void) {
         state.withLock { s in
-            if let capture = s.capture {
+            if let capture = s.phase.capture {
                 capture.schedule(at: seconds) { [weak self] in if let self { action(self) } }
             } else {
-                s.scheduled.append((seconds, action))
+                s.phase.withPending { $0.scheduled.append((seconds, action)) }
             }
         }
     }
@@ -161,22 +162,22 @@ public final class Broadcast: Sendable {
     /// Graceful stop: the timeline ends, outputs get EOS, files are finalised.
     public func requestStop() {
         state.withLock { s in
-            s.stopRequested = true
-            return s.capture
+            s.phase.withPending { $0.stopRequested = true }
+            return s.phase.capture
         }?.requestStop()
     }
 
     /// The run fails with `why`: the timeline stops, and the run exits 1.
     private func fail(_ why: String) {
         exitPolicy.fail(why)
-        state.withLock { $0.capture }?.requestStop()
+        state.withLock { $0.phase.capture }?.requestStop()
     }
 
     /// An output's state change. It can come while the output holds `audioPush`
     /// (Output.offer): nothing here may take an output's main lock, except
     /// `allOutputsFailed` once an output failed (offer never reports `.failed`).
     private func outputState(_ output: Output, _ outputState: OutputState, _ error: String?) {
-        let publisher = state.withLock { $0.publisher }
+        let publisher = state.withLock { $0.phase.publisher }
         reporter.output(output, outputState, error)
         exitPolicy.output(output.id, outputState, error)
         if ExitPolicy.endsRun(outputState, allOutputsFailed: publisher?.allOutputsFailed == true) {
@@ -208,7 +209,7 @@ public final class Broadcast: Sendable {
             let message = masked("\(error)")
             // The players (started before the publisher) are stopped first: their
             // last events go out before the error, which the run ends on.
-            state.withLock { $0.publisher }?.finish(timeout: 5)
+            state.withLock { $0.phase.publisher }?.finish(timeout: 5)
             for player in players { player.stop(); player.drainEvents() }
             reporter.report(.error(message))
             return stopped(ExitPolicy.failedToStart(message))
@@ -223,6 +224,9 @@ public final class Broadcast: Sendable {
 
     /// Sets up the publisher and the timeline, runs it to its end, and finishes the outputs.
     private func runTimeline() throws -> RunResult {
+        guard state.withLock({ if case .preparing = $0.phase { true } else { false } }) else {
+            throw MediaPubError.usage("\(preset.name): a broadcast runs once; make another to run again")
+        }
         let stopAfter = options.duration ?? preset.stop.after
         var slate: Slate.Picture? = nil
         if format.video != nil {
@@ -240,7 +244,9 @@ public final class Broadcast: Sendable {
                                       onEncoderFailure: { [weak self] why in self?.fail(why) },
                                       onOutputState: { [weak self] output, state, error in self?.outputState(output, state, error) },
                                       onRecording: { [weak self] output, notice in self?.reporter.recording(output, notice) })
-        state.withLock { $0.publisher = publisher }
+        state.withLock { s in
+            if case .preparing(let pending) = s.phase { s.phase = .publisherReady(publisher, pending) }
+        }
         exitPolicy.expect(publisher.outputs)
         try publisher.start()
         // Local files are ready in milliseconds; a slow source starts on the slate instead.
@@ -252,14 +258,16 @@ public final class Broadcast: Sendable {
         }
         defer { monitor?.stop() }
         // Made under the lock: a `publish on|off` arriving meanwhile is the flag it starts with.
-        let (capture, stopEarly) = state.withLock { s in
+        let (capture, stopEarly) = state.withLock { s -> (Capture, Bool) in
+            // `.publisherReady` since the publisher was made (a run has one timeline: see its start).
+            var pending = BroadcastPhase.Pending(publishing: preset.publishing)
+            if case .publisherReady(_, let asked) = s.phase { pending = asked }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
-                                  publishing: s.wantedPublishing, realtime: realtime, stopAfter: stopAfter,
+                                  publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
                                   stopAtEnd: preset.stop.atEnd, monitor: monitor, sink: publisher)
-            s.capture = capture
-            for (at, action) in s.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
-            s.scheduled = []
-            return (capture, s.stopRequested || exitPolicy.hasFailed)
+            s.phase = .running(publisher, capture)
+            for (at, action) in pending.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
+            return (capture, pending.stopRequested || exitPolicy.hasFailed)
         }
         if stopEarly { capture.requestStop() }
         for output in publisher.outputs {
@@ -293,8 +301,9 @@ public final class Broadcast: Sendable {
         outputURLs.reduce(text) { SecretMask.scrub($0, secretsOf: $1) }
     }
 
+    /// Waits, up to `timeout`, while some player is loading (each wakes it as its state changes).
     private func waitForPlayers(timeout: TimeInterval) {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline, players.contains(where: { $0.currentState == .loading }) { usleep(20_000) }
+        for player in players { player.waitWhileLoading(until: deadline) }
     }
 }

@@ -96,6 +96,11 @@ public final class MediaPlayer: Sendable {
 
     public var currentState: PlayerState { state.withLock { $0.phase } }
 
+    /// Waits while the player is loading, up to `deadline` (woken by its state changes).
+    func waitWhileLoading(until deadline: Date) {
+        state.wait(until: deadline) { $0.phase == .loading }
+    }
+
     public var publishVolume: Int { state.withLock { $0.config.publishVolume } }
     public var aux: Bool { state.withLock { $0.config.aux } }
     public var settings: PlayerConfig { state.withLock { $0.config } }
