@@ -107,7 +107,7 @@ public final class Broadcast: Sendable {
 
     public func player(_ id: String) -> MediaPlayer? { players.first { $0.id == id } }
 
-    /// The `status` of SPEC §6.
+    /// The `status` of docs/status.md.
     public func status() -> RunStatus {
         let (runState, publisher, capture) = state.withLock { ($0.runState, $0.phase.publisher, $0.phase.capture) }
         return RunStatus(name: preset.name, state: runState, uptimeMs: Int(Date().timeIntervalSince(started) * 1000),

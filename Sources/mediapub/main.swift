@@ -2,7 +2,7 @@ import CTCPNoDelay
 import Foundation
 import MediaPub
 
-// mediapub: argument parsing, signals and exit codes (SPEC §2).
+// mediapub: argument parsing, signals and exit codes (README, Using it; docs/exit-codes.md).
 
 let version = "mediapub 0.1.0"
 let usage = """

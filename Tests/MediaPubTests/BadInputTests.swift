@@ -1,4 +1,4 @@
-// What bad input gets (SPEC §8): a missing playlist item is skipped with a
+// What bad input gets: a missing playlist item is skipped with a
 // warning naming it and the next one plays; truncated media plays what decodes,
 // then moves on. Checked on the recording with ffprobe and PCM analysis.
 
@@ -42,7 +42,7 @@ final class BadInputTests: XCTestCase {
 }
 
 final class SourceRetryTests: XCTestCase {
-    /// SPEC §8: an HTTP source that cannot be reached is retried; once its server
+    /// An HTTP source that cannot be reached is retried; once its server
     /// is up it plays, and the stream carried the standby meanwhile, unbroken.
     func testUnreachableHTTPSourceIsRetriedUntilItsServerComesUp() throws {
         let dir = try makeTempDir()

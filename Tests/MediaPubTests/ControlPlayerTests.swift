@@ -1,4 +1,4 @@
-// SPEC §6/§9 through the control socket, as a user drives it: seek that says
+// docs/control.md through the control socket, as a user drives it: seek that says
 // where it landed and refuses the past-the-end, load that answers with the
 // outcome and takes over without a gap (or changes nothing), every player
 // setting of the preset settable at run time, and player.track carrying the

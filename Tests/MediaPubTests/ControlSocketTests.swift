@@ -1,4 +1,4 @@
-// The control socket and `mediapub ctl` (SPEC §6), driven from outside like a user would.
+// The control socket and `mediapub ctl` (docs/control.md), driven from outside like a user would.
 
 import Foundation
 import XCTest

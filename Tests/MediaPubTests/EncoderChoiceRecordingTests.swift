@@ -1,4 +1,4 @@
-// Encoder choices (SPEC §3): `tune: quality` recordings carry B-frames and play
+// Encoder choices (docs/presets.md, video): `tune: quality` recordings carry B-frames and play
 // as they should in MP4, FLV and MPEG-TS (checked with ffprobe and ffmpeg), and a
 // hardware encoder that is not on this machine stops the run with one line that
 // names its element and its package or the device it lacks; video.profile is the
@@ -142,7 +142,7 @@ final class EncoderChoiceRecordingTests: XCTestCase {
         XCTAssertTrue(errors.first?.hasSuffix(expected) == true, "\(errors) ends with \(expected)")
         print("encoder: \(kind.rawValue) here: \(errors.first ?? "")")
         // The players start before the encoder is built: whatever they said comes
-        // before the error, and the run ends on the error and run.stopped (SPEC §7).
+        // before the error, and the run ends on the error and run.stopped (docs/events.md).
         let names = try EventLog.read(events).map { "\($0["event"] ?? "")" }
         XCTAssertTrue(names.contains("player.state"), "\(names)")
         XCTAssertEqual(Array(names.suffix(2)), ["error", "run.stopped"], "\(names)")

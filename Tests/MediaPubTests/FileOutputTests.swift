@@ -1,4 +1,4 @@
-// Recordings (SPEC §2, §5): a file source published as fast as possible to
+// Recordings (README, Using it; docs/presets.md, Outputs): a file source published as fast as possible to
 // file outputs, checked with ffprobe/ffmpeg and PCM analysis.
 
 import Foundation

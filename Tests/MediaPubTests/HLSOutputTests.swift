@@ -1,4 +1,4 @@
-// SPEC §5: hls:///path/index.m3u8?segment=4s&window=6 writes a live playlist and
+// docs/presets.md, Outputs: hls:///path/index.m3u8?segment=4s&window=6 writes a live playlist and
 // MPEG-TS segments any web server can serve; old segments go, the playlist is
 // valid at every moment, an ended run closes it with #EXT-X-ENDLIST.
 

@@ -1,4 +1,4 @@
-// HTTP sources (issue 3, SPEC §4, §8; issue 4 standby): progressive HTTP from
+// HTTP sources (issue 3; README, sources that fail; issue 4 standby): progressive HTTP from
 // a real nginx on loopback, `memory: true` for a file and an HTTP source,
 // clear errors for a 404 and a non-media file, and a source whose first byte
 // comes late (a small python3 server) showing the slate first, then content.

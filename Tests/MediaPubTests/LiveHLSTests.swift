@@ -1,4 +1,4 @@
-// Sources (SPEC §4: "HLS, VOD or live"): a live HLS playlist as a player
+// Sources (docs/presets.md, How values are written: a live HLS playlist): a live HLS playlist as a player
 // source. A real producer (ffmpeg's hls muxer at wall-clock pace, a sliding
 // window of 4 one-second segments, old ones deleted, never an #EXT-X-ENDLIST)
 // is served by nginx; mediapub plays it in realtime for a fixed duration.

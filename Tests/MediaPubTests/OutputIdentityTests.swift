@@ -1,4 +1,4 @@
-// SPEC §5/§6: each output has a stable id (`id:`, else its index) used in
+// docs/presets.md, Outputs; docs/status.md, `outputs[]`: each output has a stable id (`id:`, else its index) used in
 // status, events, metrics and `ctl reconnect`; a recording shows the file it
 // writes, not its strftime pattern; a recovered output shows no stale error.
 

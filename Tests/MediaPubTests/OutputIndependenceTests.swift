@@ -1,4 +1,4 @@
-// Each output fails and reconnects on its own (SPEC §1, §8): a dead RTMP
+// Each output fails and reconnects on its own (docs/design.md, the frame's path): a dead RTMP
 // server never stalls the recording, and a server that comes up later is reached.
 
 import Foundation

@@ -1,4 +1,4 @@
-// SPEC §5: stream keys, passphrases and credentials never appear in logs,
+// README, Keys stay secret: stream keys, passphrases and credentials never appear in logs,
 // events, errors, GStreamer's own debug log or the command line; an SRT stream
 // id in the access-control syntax is sent as written.
 

@@ -1,4 +1,4 @@
-// Playlist order (SPEC §3): once, loop, repeat one, shuffle (every item once per
+// Playlist order (docs/presets.md, Playlists): once, loop, repeat one, shuffle (every item once per
 // round, a new order each round, never the same item twice across rounds).
 
 import XCTest

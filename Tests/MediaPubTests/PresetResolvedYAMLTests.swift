@@ -4,7 +4,7 @@ import XCTest
 final class PresetResolvedYAMLTests: XCTestCase {
     typealias K = PresetTestKit
 
-    /// The SPEC §3 example, verbatim.
+    /// A preset with every section and most keys, commented (docs/presets.md gives each key).
     static let specExample = """
         name: bgm                        # instance name: logs, control socket
         video:                           # omit for an audio-only stream

@@ -1,4 +1,4 @@
-// What a person at a terminal, or a journal, sees (SPEC §2): an ffmpeg-style
+// What a person at a terminal, or a journal, sees (README, Using it; docs/status.md, The status line): an ffmpeg-style
 // status line redrawn in place, log lines above it; a loop logged once.
 
 import Foundation

@@ -1,4 +1,4 @@
-// SPEC §5: an RTMP output is `publishing` only while the server acknowledges data;
+// docs/events.md, `output.state`: an RTMP output is `publishing` only while the server acknowledges data;
 // a refused key is `rejected`; a server that dies and comes back is rejoined; every
 // stop is bounded, whatever the server does. Against nginx-rtmp and a TCP server
 // that accepts and never answers, on loopback.

@@ -1,4 +1,4 @@
-// RTMP output (SPEC §5) into a real nginx-rtmp on loopback.
+// RTMP output (docs/presets.md, Outputs) into a real nginx-rtmp on loopback.
 
 import Foundation
 import XCTest

@@ -1,4 +1,4 @@
-// `segment`, `keep`, `max_age` of a file output (SPEC §5): how the preset checks
+// `segment`, `keep`, `max_age` of a file output (docs/presets.md, Outputs): how the preset checks
 // them, and which files retention picks. Plain, fast: no pipelines.
 
 import Foundation

@@ -1,4 +1,4 @@
-// Rotation and retention of recordings (SPEC §5): `segment:` cuts a file output
+// Rotation and retention of recordings (docs/presets.md, Outputs): `segment:` cuts a file output
 // into files at keyframes that join without gap or overlap; `keep:` removes the
 // oldest of the output's own files and nothing else. End to end through the CLI,
 // the files found through the events (`output.state` with each new file's URL).

@@ -1,4 +1,4 @@
-// SPEC §8: an output path that names something mediapub did not create (a
+// README, Recordings never overwrite: an output path that names something mediapub did not create (a
 // folder, an earlier recording) is left untouched; mediapub removes only files
 // it wrote in this run. Checked byte for byte, the new recording with ffprobe.
 

@@ -1,4 +1,4 @@
-// The run-time CLI surface (SPEC §2): probe, `run FILE`, exit codes, JSON logs, events.
+// The run-time CLI surface (README, Using it; docs/exit-codes.md): probe, `run FILE`, exit codes, JSON logs, events.
 
 import Foundation
 import XCTest
@@ -39,7 +39,7 @@ final class RunCLITests: XCTestCase {
         let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("nothing playable"))
         XCTAssertTrue(r.stderr.contains("missing-source.mp4"), r.stderr)
-        // SPEC §7: the failure is an `error` event with a message, then run.stopped.
+        // docs/events.md: the failure is an `error` event with a message, then run.stopped.
         let names = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }.map { "\($0["event"] ?? "")" + (($0["message"] as? String).map { ": " + $0 } ?? "") }
@@ -120,7 +120,7 @@ final class RunCLITests: XCTestCase {
 }
 
 final class MonitorTests: XCTestCase {
-    /// `monitor: true` on a machine without a sound device keeps publishing (SPEC §3, issue 3).
+    /// `monitor: true` on a machine without a sound device keeps publishing (docs/presets.md, top level; issue 3).
     func testMonitorOnAHeadlessMachineKeepsTheRunGoing() throws {
         let dir = try makeTempDir()
         let out = dir.appendingPathComponent("out.mp4")

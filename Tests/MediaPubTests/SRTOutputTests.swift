@@ -1,4 +1,4 @@
-// SRT output (SPEC §5), both connection modes, against srt-live-transmit and
+// SRT output (docs/presets.md, Outputs), both connection modes, against srt-live-transmit and
 // ffmpeg's libsrt on loopback.
 
 import Foundation

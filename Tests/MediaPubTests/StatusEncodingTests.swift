@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import MediaPub
 
-/// `status` encodes to exactly the object SPEC §6 shows: keys as there, null
+/// `status` encodes to exactly the object docs/status.md shows: keys as there, null
 /// for an unknown duration or tag, optional output fields left out.
 final class StatusEncodingTests: XCTestCase {
     func testFullStatusEncodesExactly() {

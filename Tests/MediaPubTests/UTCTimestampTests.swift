@@ -1,4 +1,4 @@
-// Event and JSON log timestamps (SPEC §7 `ts`): ISO 8601 UTC with milliseconds.
+// Event and JSON log timestamps (docs/events.md, `ts`): ISO 8601 UTC with milliseconds.
 
 import Foundation
 import XCTest

@@ -1,4 +1,4 @@
-// `mediapub validate FILE [--set K=V]` (SPEC §2, §3, §8):
+// `mediapub validate FILE [--set K=V]` (README, Using it; docs/presets.md):
 // exit 0 + resolved preset as YAML on stdout, or exit 2 + one line per
 // problem on stderr, formatted `FILE:LINE: KEY: message`.
 

@@ -1,7 +1,7 @@
 import XCTest
 @testable import MediaPub
 
-/// The encoder keys of a preset's video section (SPEC §3): `tune`, `bframes` and
+/// The encoder keys of a preset's video section (docs/presets.md, video): `tune`, `bframes` and
 /// `profile`, their defaults, ranges and the combinations that are refused, each at
 /// its file, line and key. Pure: no pipelines.
 final class VideoEncoderPresetTests: XCTestCase {

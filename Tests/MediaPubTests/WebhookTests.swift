@@ -1,4 +1,4 @@
-// events.webhook (SPEC §3, §7): every event is POSTed as JSON; a dead hook never stalls the run.
+// events.webhook (docs/presets.md, events; docs/events.md): every event is POSTed as JSON; a dead hook never stalls the run.
 
 import Foundation
 import XCTest

@@ -18,7 +18,7 @@ public enum CaptureStop: Sendable, Equatable {
     case encoderFailed
 }
 
-/// The custom capture (SPEC §1): owns the one output timeline. Every tick it
+/// The custom capture (docs/design.md, the frame's path): owns the one output timeline. Every tick it
 /// takes the video player's latest frame and the aux players' audio mixed at
 /// their publish volumes, or the standby slate and ringtone, and stamps them
 /// with the timeline's own, strictly increasing timestamps.

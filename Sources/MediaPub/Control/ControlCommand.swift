@@ -6,7 +6,7 @@ struct ControlFailure: Error, Equatable {
     init(_ message: String) { self.message = message }
 }
 
-/// One control command (SPEC §6), read from its words (`["seek", "music", "90s"]`)
+/// One control command (docs/control.md), read from its words (`["seek", "music", "90s"]`)
 /// and checked before anything runs: the players named exist, numbers are
 /// finite and in range, on/off is on or off. What depends on the moment
 /// (a seek past the end, a source that does not load) is checked when it runs.

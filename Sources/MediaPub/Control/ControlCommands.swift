@@ -1,6 +1,6 @@
 import Foundation
 
-/// What each control command does to a running broadcast (SPEC §6). A bad
+/// What each control command does to a running broadcast (docs/control.md, Commands). A bad
 /// command gets `{"ok":false,"error":"..."}` and changes nothing.
 enum ControlCommands {
     static func handle(_ words: [String], broadcast: Broadcast) -> ControlReply {

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The control socket (SPEC §6), in the spirit of mpv's JSON IPC: one JSON
+/// The control socket (docs/control.md), in the spirit of mpv's JSON IPC: one JSON
 /// object a line in, one JSON object a line out. One thread serves every
 /// client with poll(2) over non-blocking descriptors; commands run one at a
 /// time on a serial queue (a seek may take a while) and their answers are

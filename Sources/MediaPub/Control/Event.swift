@@ -1,6 +1,6 @@
 import Foundation
 
-/// One event of the stream (SPEC §7): what `--events` writes a line of, and
+/// One event of the stream (docs/events.md): what `--events` writes a line of, and
 /// what the webhook is sent. Each is a JSON object with `event` (its name),
 /// `ts` (stamped by `Events`) and the fields of its case.
 public enum Event: Sendable, Equatable {

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// JSON-lines events (SPEC §7), each with `ts` and `event`, written to the
+/// JSON-lines events (docs/events.md), each with `ts` and `event`, written to the
 /// destinations given (a file, or stdout for `-`). Each destination has its own
 /// bounded queue and writer (`ConsumerQueue`): one that is slow or stuck (a pipe
 /// nobody reads) loses its oldest lines, said once per episode, and holds up

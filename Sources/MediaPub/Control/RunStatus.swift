@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `status` of SPEC §6: what `ctl status` answers, and what `/metrics` shows.
+/// The `status` of docs/status.md: what `ctl status` answers, and what `/metrics` shows.
 public struct RunStatus: Codable, Sendable {
     public var name: String
     public var state: RunState

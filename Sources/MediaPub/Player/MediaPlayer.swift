@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// A media-player instance (SPEC §1): one decoding pipeline at a time, fed from
+/// A media-player instance (docs/design.md): one decoding pipeline at a time, fed from
 /// a single source or a playlist, with the controls of a mobile SDK's player.
 /// Its state machine and controls are here; what happens to its items (opening,
 /// advancing, gapless handover) in `MediaPlayer+Items`, failures and retries in

@@ -1,4 +1,4 @@
-/// The state machine of a media player (SPEC §6):
+/// The state machine of a media player (docs/status.md, `players[]` `state`):
 /// `stopped → loading → playing ⇄ paused → ended`, and `error`.
 public enum PlayerState: String, Sendable {
     case stopped, loading, playing, paused, ended, error

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The order a player walks its items in (SPEC §3 playlist modes, and a single
+/// The order a player walks its items in (docs/presets.md, Playlists: the modes, and a single
 /// source with or without repeat).
 struct Playlist {
     let items: [String]

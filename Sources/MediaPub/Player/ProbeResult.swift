@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `mediapub probe SOURCE` prints: duration, seekability, streams and tags
-/// (keys as SPEC §2 shows them; `duration_ms` is null when unknown, a stream's
+/// (snake_case keys; `duration_ms` is null when unknown, a stream's
 /// absent fields are left out).
 public struct ProbeResult: Codable, Equatable, Sendable {
     /// One stream as GstDiscoverer describes it.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// An output URL, parsed once (SPEC §5): `rtmp://host[:port]/app/key`,
+/// An output URL, parsed once (docs/presets.md, Outputs): `rtmp://host[:port]/app/key`,
 /// `rtmps://...`, `srt://host:port?mode=caller|listener&...`, `hls:///abs/index.m3u8`,
 /// `file:///abs/x.mp4`, `null://` / `null:`, or a plain path (made `file://` +
 /// absolute path). The preset and `--output` hold it; the publisher reads its target.

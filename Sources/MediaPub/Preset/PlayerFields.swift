@@ -1,6 +1,6 @@
 import Foundation
 
-// The fields of a player and of its playlist (SPEC §3), and how sources,
+// The fields of a player and of its playlist (docs/presets.md, Players), and how sources,
 // playlists and local files named in a preset are resolved and checked.
 
 extension PlayerConfig: PresetSection {

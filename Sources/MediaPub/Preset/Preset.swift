@@ -1,6 +1,6 @@
 import Foundation
 
-/// A fully resolved preset (SPEC §3): defaults filled in, paths absolute,
+/// A fully resolved preset (docs/presets.md): defaults filled in, paths absolute,
 /// playlists expanded, `${VAR}` replaced. Made by `PresetLoader`.
 public struct Preset: Equatable, Sendable {
     /// Instance name (logs, control socket): `[A-Za-z0-9._-]+`; defaults to the

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One key of a preset section (SPEC §3): how it is read and checked, how it is
+/// One key of a preset section (docs/presets.md): how it is read and checked, how it is
 /// written back, and what it means. Each section's list of fields is the one
 /// description the schema (unknown keys, `did you mean`), the decoder, `--set`,
 /// the resolved YAML and docs/presets.md are all made from.

@@ -1,6 +1,6 @@
 import Foundation
 
-// The fields of every preset section but the players' (SPEC §3), in the order
+// The fields of every preset section but the players' (docs/presets.md), in the order
 // they are read, written and documented.
 
 extension Preset: PresetSection {

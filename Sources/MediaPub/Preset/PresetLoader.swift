@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads a preset (SPEC §3): YAML via libyaml, `${VAR}` interpolation,
+/// Reads a preset (docs/presets.md): YAML via libyaml, `${VAR}` interpolation,
 /// `--set` overrides, then typed validation that collects every problem.
 public enum PresetLoader {
     /// Loads and validates the preset file at `file`. Throws `PresetError`

@@ -1,4 +1,4 @@
-/// The H.264 encoder choices of a preset's video section (SPEC §3): which encoder,
+/// The H.264 encoder choices of a preset's video section (docs/presets.md, video): which encoder,
 /// tuned for what, and the profile it writes.
 
 /// `video.encoder`: a software encoder, a family of hardware ones, or `auto`.

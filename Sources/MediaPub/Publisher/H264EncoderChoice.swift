@@ -1,4 +1,4 @@
-/// Which H.264 encoder element a run uses (SPEC §3 `video.encoder`) and how many
+/// Which H.264 encoder element a run uses (docs/presets.md, video: `encoder`) and how many
 /// B-frames it makes. `choose` is pure: what GStreamer has is asked through `probe`.
 /// `auto` takes the first hardware encoder whose device opens, else x264, else
 /// openh264; a named encoder takes the first of its elements that opens, else

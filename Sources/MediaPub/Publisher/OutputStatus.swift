@@ -1,6 +1,6 @@
 import Foundation
 
-/// The state of one output (SPEC §6).
+/// The state of one output (docs/status.md, `outputs[]`).
 public enum OutputState: String, Sendable {
     case connecting, publishing, reconnecting, failed, stopped
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an output URL names, and how it is carried (SPEC §5); made by the
+/// What an output URL names, and how it is carried (docs/presets.md, Outputs); made by the
 /// OutputURL parser only.
 enum OutputTarget: Equatable, Sendable {
     case file(path: String, container: String)

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Encodes the capture's timeline once (H.264 + AAC) and fans the encoded
-/// samples out to every output (SPEC §1, §5).
+/// samples out to every output (docs/design.md, the frame's path).
 final class Publisher: TimelineSink, Sendable {
     let encoder: Encoder
     let outputs: [Output]

@@ -1,4 +1,4 @@
-/// The process's exit codes (SPEC §2; docs/exit-codes.md).
+/// The process's exit codes (docs/exit-codes.md).
 public enum ExitCode: Int32, Sendable, CaseIterable {
     /// Finished: content ended, duration reached, `quit`, a signal handled.
     case finished = 0

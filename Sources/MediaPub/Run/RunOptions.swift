@@ -1,6 +1,6 @@
 import Foundation
 
-/// How a run is set up beyond the preset (SPEC §2 run options).
+/// How a run is set up beyond the preset (README, run options).
 public struct RunOptions: Sendable {
     /// Replaces the preset's outputs when not empty.
     public var outputs: [OutputURL] = []
@@ -14,7 +14,7 @@ public struct RunOptions: Sendable {
     public init() {}
 }
 
-/// The outcome of a run and its exit code (SPEC §2).
+/// The outcome of a run and its exit code (docs/exit-codes.md).
 public struct RunResult: Sendable {
     public var exitCode: Int32
     public var reason: String

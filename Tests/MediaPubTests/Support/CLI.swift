@@ -394,7 +394,7 @@ enum TestMedia {
 enum E2EPreset {
     static let testsrc = "testsrc:?pattern=smpte&freq=440"
 
-    /// The SPEC sample preset (640x360@25, 800k, keyframe 1s; AAC 44100 stereo
+    /// The sample preset (640x360@25, 800k, keyframe 1s; AAC 44100 stereo
     /// 96k) with one video player on `source` and the given outputs, one key
     /// per line (block style) so that line numbers are predictable.
     static func basic(name: String = "t1", source: String, outputs: [String] = ["null://"], extra: String = "") -> String {
