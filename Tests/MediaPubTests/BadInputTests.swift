@@ -54,15 +54,18 @@ final class SourceRetryTests: XCTestCase {
         let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "http://127.0.0.1:\(port)/tone.mp3")], output: out)
         let preset = try writeFile(dir, "t.yaml", yaml)
         let socket = dir.appendingPathComponent("c.sock").path
-        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "8s", "--control", socket])
-        // The first attempt failed, a retry is due, and the output has run 1.3 s on the standby.
+        let events = dir.appendingPathComponent("events.jsonl")
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "8s", "--control", socket,
+                                     "--events", events.path])
+        // The first attempt failed (said as a warning: the run goes on), a retry is due, and the
+        // output has run 1.3 s on the standby.
         func outputMs() -> Int {
             let r = try? CLI.run(["ctl", "--socket", socket, "status"], timeout: 10)
             let reply = r.flatMap { try? JSONSerialization.jsonObject(with: $0.stdoutData) as? [String: Any] }
             return (reply?["status"] as? [String: Any])?["output_time_ms"] as? Int ?? 0
         }
-        XCTAssertTrue(Ports.waitUntil(timeout: 20) { (run.stderr.contains("retrying") && outputMs() >= 1300) || !run.isRunning },
-                      run.stderr)
+        func warned() -> Bool { ((try? EventLog.read(events)) ?? []).contains { $0["event"] as? String == "warning" } }
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { (warned() && outputMs() >= 1300) || !run.isRunning }, run.stderr)
         // A real HTTP server (python3's) comes up on the port the source names.
         _ = try startTool(try Tools.path("python3"), ["-m", "http.server", "--bind", "127.0.0.1", "\(port)", "--directory", www.path])
         XCTAssertTrue(run.waitForExit(timeout: 30))

@@ -15,21 +15,26 @@ final class OutputIndependenceTests: XCTestCase {
         let rtmp = "rtmp://127.0.0.1:\(port)/live/\(key)"
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [rtmp, "file://\(out.path)"],
                                                                   extra: "reconnect: { initial: 500ms, max: 1s, give_up_after: 1m }"))
-        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "9s"])
+        let events = dir.appendingPathComponent("events.jsonl")
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "9s", "--events", events.path])
 
         // Nothing listens at first (the output says it is reconnecting); then the server comes up on that port.
-        XCTAssertTrue(Ports.waitUntil(timeout: 20) { run.stderr.contains("reconnecting") || !run.isRunning }, run.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 20, EventLog.outputState("reconnecting", output: "0")), run.stderr)
         let server = try RTMPServer(port: port)
         addTeardownBlock { server.stop() }
-        XCTAssertTrue(Ports.waitUntil(timeout: 20) { run.stderr.contains("/live/****: publishing") || !run.isRunning }, run.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 20, EventLog.outputState("publishing", output: "0")), run.stderr)
         let viewer = try MediaProbe.probe(rtmp, inputOptions: ["-rw_timeout", "4000000"], timeout: 15)
         XCTAssertNotNil(viewer.video, "the RTMP output reconnected: \(viewer.rawJSON)")
 
         XCTAssertTrue(run.waitForExit(timeout: 30), "mediapub finishes on time")
         let r = run.result()
         XCTAssertEqual(r.status, 0, r.summary("mediapub"))
-        XCTAssertTrue(r.stderr.contains("reconnecting"), r.stderr)
-        XCTAssertFalse(r.stderr.contains(key) || r.stdout.contains(key), "stream key leaked: \(r.stderr)")
+        let said = try EventLog.read(events)
+        let recording = said.filter { $0["event"] as? String == "output.state" && $0["output"] as? String == "1" }.compactMap { $0["state"] as? String }
+        XCTAssertTrue(recording.contains("publishing"), "the recording published: \(said)")
+        XCTAssertFalse(recording.contains("reconnecting") || recording.contains("failed"), "the recording never stopped: \(said)")
+        let eventText = try String(contentsOf: events, encoding: .utf8)
+        XCTAssertFalse(r.stderr.contains(key) || r.stdout.contains(key) || eventText.contains(key), "stream key leaked: \(r.stderr)")
 
         let p = try assertH264AAC(out.path)
         XCTAssertEqual(p.duration ?? 0, 9, accuracy: 0.3, "the recording ran the whole time")

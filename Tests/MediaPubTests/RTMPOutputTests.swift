@@ -15,11 +15,12 @@ final class RTMPOutputTests: XCTestCase {
         let url = rtmp.url(key: key)
         let preset = try writeFile(dir, "live.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
 
+        let events = dir.appendingPathComponent("events.jsonl")
         let mp = try startMediaPub(["--preset", preset.path, "--output", url, "--realtime",
-                                    "--duration", "8s", "--log-level", "debug"])
+                                    "--duration", "8s", "--log-level", "debug", "--events", events.path])
 
         // A viewer joins mid-stream (once the server has taken data) and records 4 s.
-        XCTAssertTrue(Ports.waitUntil(timeout: 20) { mp.stderr.contains("/live/****: publishing") || !mp.isRunning }, mp.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: mp, timeout: 20, EventLog.outputState("publishing")), mp.stderr)
         let recording = dir.appendingPathComponent("viewer.flv")
         let viewer = try startTool("ffmpeg", ["-nostdin", "-hide_banner", "-v", "error", "-y",
                                               "-rw_timeout", "5000000", "-i", url, "-t", "4", "-c", "copy", recording.path])
@@ -53,8 +54,10 @@ final class RTMPOutputTests: XCTestCase {
         let dir = try makeTempDir()
         let rtmp = try startRTMPServer()
         let preset = try writeFile(dir, "live.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
-        let mp = try startMediaPub(["--preset", preset.path, "--output", rtmp.url(key: "nagle"), "--realtime", "--duration", "20s"])
-        XCTAssertTrue(Ports.waitUntil(timeout: 20) { mp.stderr.contains("/live/****: publishing") || !mp.isRunning }, mp.stderr)
+        let events = dir.appendingPathComponent("events.jsonl")
+        let mp = try startMediaPub(["--preset", preset.path, "--output", rtmp.url(key: "nagle"), "--realtime", "--duration", "20s",
+                                    "--events", events.path])
+        XCTAssertTrue(EventLog.waitFor(events, of: mp, timeout: 20, EventLog.outputState("publishing")), mp.stderr)
         let script = """
         import ctypes, os, socket, sys
         pid, port = int(sys.argv[1]), int(sys.argv[2])

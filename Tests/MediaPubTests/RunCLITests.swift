@@ -148,12 +148,15 @@ final class LockTests: XCTestCase {
         let first = try writeFile(dir, "a.yaml", E2EPreset.basic(name: "a", source: E2EPreset.testsrc, outputs: ["null://"]))
         let secondOut = dir.appendingPathComponent("b.mp4")
         let second = try writeFile(dir, "b.yaml", E2EPreset.basic(name: "b", source: E2EPreset.testsrc, outputs: ["file://\(secondOut.path)"]))
-        let running = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--lock", lock])
+        let events = dir.appendingPathComponent("a-events.jsonl")
+        let running = try startMediaPub(["--preset", first.path, "--realtime", "--duration", "20s", "--lock", lock,
+                                         "--events", events.path])
         XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: lock) })
         // Owner-only, whatever the umask gives: a lock in a shared folder is no one else's to open.
         XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: lock)[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         // The lock is taken before the run starts.
-        XCTAssertTrue(Ports.waitUntil(timeout: 20) { running.stderr.contains("running a:") || !running.isRunning }, running.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: running, timeout: 20) { $0["event"] as? String == "run.state" && $0["state"] as? String == "running" },
+                      running.stderr)
         let r = try CLI.run(["--preset", second.path, "--no-realtime", "--duration", "2s", "--lock", lock], timeout: 20)
         XCTAssertEqual(r.status, 3, r.summary("second instance"))
         XCTAssertTrue(r.stderr.contains(lock), r.stderr)

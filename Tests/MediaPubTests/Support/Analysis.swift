@@ -287,6 +287,11 @@ enum EventLog {
         } && ((try? read(url)) ?? []).contains(where: match)
     }
 
+    /// An `output.state` event in `state`, of the output `id` (its `id:` or index) when given.
+    static func outputState(_ state: String, output id: String? = nil) -> ([String: Any]) -> Bool {
+        { $0["event"] as? String == "output.state" && $0["state"] as? String == state && (id == nil || $0["output"] as? String == id) }
+    }
+
     /// A `player.progress` event at `seconds` of the player's position or later.
     static func progressed(_ seconds: Double) -> ([String: Any]) -> Bool {
         { $0["event"] as? String == "player.progress" && Double($0["position_ms"] as? Int ?? 0) >= seconds * 1000 }
