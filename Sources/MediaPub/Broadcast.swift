@@ -17,6 +17,8 @@ public final class Broadcast: Sendable {
     /// A live source of the preset, as given (nil: none): the run is paced to the wall clock.
     let liveSource: String?
     private let started = Date()
+    /// `run` was called (it runs once).
+    private let ran = Atomic<Bool>(false)
 
     private struct State {
         var phase: BroadcastPhase
@@ -187,6 +189,10 @@ public final class Broadcast: Sendable {
 
     /// Runs to the end; returns the exit code and why it stopped.
     public func run() -> RunResult {
+        // Its players, publisher and timeline are made for one run: a second is refused, touching nothing.
+        guard !ran.exchange(true, ordering: .relaxed) else {
+            return RunResult(.usage, "\(preset.name): a broadcast runs once; make another to run again")
+        }
         var services = RunServices(webhook: preset.events.webhook, reporter: reporter)
         defer { services.stop() }
         setRunState(.starting)
@@ -224,9 +230,6 @@ public final class Broadcast: Sendable {
 
     /// Sets up the publisher and the timeline, runs it to its end, and finishes the outputs.
     private func runTimeline() throws -> RunResult {
-        guard state.withLock({ if case .preparing = $0.phase { true } else { false } }) else {
-            throw MediaPubError.usage("\(preset.name): a broadcast runs once; make another to run again")
-        }
         let stopAfter = options.duration ?? preset.stop.after
         var slate: Slate.Picture? = nil
         if format.video != nil {
@@ -259,7 +262,7 @@ public final class Broadcast: Sendable {
         defer { monitor?.stop() }
         // Made under the lock: a `publish on|off` arriving meanwhile is the flag it starts with.
         let (capture, stopEarly) = state.withLock { s -> (Capture, Bool) in
-            // `.publisherReady` since the publisher was made (a run has one timeline: see its start).
+            // `.publisherReady` since the publisher was made (`run` runs once).
             var pending = BroadcastPhase.Pending(publishing: preset.publishing)
             if case .publisherReady(_, let asked) = s.phase { pending = asked }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
