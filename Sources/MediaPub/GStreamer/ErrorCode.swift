@@ -1,4 +1,5 @@
 import CGStreamer
+import CShim
 
 /// A GError's domain and code as GStreamer's error domains name them
 /// (GST_RESOURCE_ERROR_NOT_FOUND is `.resource(.notFound)`).
