@@ -1,4 +1,5 @@
 import CGStreamer
+import CShim
 
 /// A GstClockTime: nanoseconds, never GST_CLOCK_TIME_NONE (an unknown time is a
 /// nil `ClockTime?`). Arithmetic saturates: it never traps on outside input.

@@ -1,4 +1,5 @@
 import CGStreamer
+import CShim
 import Foundation
 import Synchronization
 
