@@ -46,7 +46,7 @@ final class IcecastOutputTests: XCTestCase {
         """)
         let mp = try startMediaPub(["--preset", preset.path, "--events", events.path,
                                     "--control", dir.appendingPathComponent("c.sock").path],
-                                   env: ["GST_DEBUG": "2,shout2send:6"], cwd: dir)
+                                   env: ["GST_DEBUG": "2,shout2:5"], cwd: dir)
         for id in ["mp3", "opus"] {
             XCTAssertTrue(EventLog.waitFor(events, of: mp, state(id, "publishing")), "\(id) publishing: \(mp.stderr.suffix(3000))")
         }
@@ -89,6 +89,7 @@ final class IcecastOutputTests: XCTestCase {
             XCTAssertFalse(eventText.contains(secret), "\(secret) in the events")
         }
         XCTAssertTrue(eventText.contains("icecast://****@127.0.0.1:\(server.port)/wrong.mp3"), eventText)
+        XCTAssertTrue(mp.stderr.contains("setting password: ****"), "shout2send's debug log, masked: \(mp.stderr.prefix(2000))")
     }
 
     func testAudioOnlyRunRecordsRotatingM4AFiles() throws {

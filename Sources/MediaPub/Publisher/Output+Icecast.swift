@@ -52,9 +52,12 @@ extension Output {
         }
     }
 
-    /// The now-playing title changed: an Icecast output sends it on its connection.
+    /// The now-playing title changed: an Icecast output that is publishing sends it on its
+    /// connection (one still connecting sends it once it is in: a tag event before the
+    /// first buffer would come before the stream's caps).
     func titleChanged() {
-        guard case .icecast = target, let (connection, _) = watched else { return }
+        guard case .icecast = target, let (connection, _) = watched,
+              state.withLock({ $0.supervision.state == .publishing }) else { return }
         sendTitle(to: connection)
     }
 
