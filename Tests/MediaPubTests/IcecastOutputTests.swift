@@ -77,7 +77,8 @@ final class IcecastOutputTests: XCTestCase {
         let before = published()
         try server.start()
         XCTAssertTrue(EventLog.waitFor(events, of: mp) { _ in published() > before }, "publishing again: \(mp.stderr.suffix(2000))")
-        XCTAssertNotNil(server.sources()["/radio.mp3"], "the mount is back on the server")
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { title()?.hasPrefix("The Band - ") == true },
+                      "the mount is back, titled: \(title() ?? "none")")
 
         mp.terminate()
         XCTAssertTrue(mp.waitForExit(timeout: 30))
