@@ -11,7 +11,7 @@ packages=(
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools
 )
 if [ "${1:-}" = "--test" ]; then
-  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg systemd openssl python3 e2fsprogs util-linux mount liquidsoap)
+  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg systemd openssl python3 e2fsprogs util-linux mount liquidsoap icecast2)
 fi
 
 # PyYAML reads the Kubernetes manifests in the deploy tests (PyPI, for the python3 on PATH).

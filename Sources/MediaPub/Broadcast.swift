@@ -19,6 +19,8 @@ public final class Broadcast: Sendable {
     private let started = Date()
     /// `run` was called (it runs once).
     private let ran = Atomic<Bool>(false)
+    /// What the Icecast mounts announce as playing (StreamTitle.swift).
+    private let streamTitle = StreamTitle()
 
     private struct State {
         var phase: BroadcastPhase
@@ -55,7 +57,9 @@ public final class Broadcast: Sendable {
         }
         for player in players {
             player.setEventHandler { [weak self, weak player] event in
-                if let self, let player { self.reporter.player(event, of: player) }
+                guard let self, let player else { return }
+                self.reporter.player(event, of: player)
+                if case .track(_, let source, _, let tags) = event { self.trackChanged(player, source: source, tags) }
             }
         }
         guard !outputURLs.isEmpty else {
@@ -243,7 +247,7 @@ public final class Broadcast: Sendable {
         // frame reaches the outputs that much sooner. A publisher that fails stops them (`run`).
         for player in players { player.start() }
         let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
-                                      reconnect: preset.reconnect, paced: realtime, log: log,
+                                      reconnect: preset.reconnect, paced: realtime, streamTitle: streamTitle, log: log,
                                       onEncoderFailure: { [weak self] why in self?.fail(why) },
                                       onOutputState: { [weak self] output, state, error in self?.outputState(output, state, error) },
                                       onRecording: { [weak self] output, notice in self?.reporter.recording(output, notice) })
@@ -302,6 +306,15 @@ public final class Broadcast: Sendable {
     /// (errors from GStreamer sinks can quote a URL).
     private func masked(_ text: String) -> String {
         outputURLs.reduce(text) { SecretMask.scrub($0, secretsOf: $1) }
+    }
+
+    /// A player's new item: the now-playing title when it is the player that names it (StreamTitle).
+    private func trackChanged(_ player: MediaPlayer, source: String, _ tags: NowPlaying) {
+        guard let index = players.firstIndex(where: { $0 === player }),
+              StreamTitle.isAnnounced(index, videoIndex: preset.videoPlayerIndex, playing: players.map { $0.currentState == .playing })
+        else { return }
+        streamTitle.set(StreamTitle.tags(tags, source: source))
+        state.withLock { $0.phase.publisher }?.titleChanged()
     }
 
     /// Waits, up to `timeout`, while some player is loading (each wakes it as its state changes).

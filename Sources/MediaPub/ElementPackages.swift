@@ -5,11 +5,13 @@ extension GStreamer {
     /// The Debian/Ubuntu package that installs an element, for "install X" hints.
     static func package(providing element: String) -> String {
         let packages: [String: [String]] = [
-            "gstreamer1.0-plugins-good": ["flvmux", "matroskamux", "mp4mux", "qtmux", "v4l2h264enc"],
+            "gstreamer1.0-plugins-good": ["flvmux", "matroskamux", "mp4mux", "qtmux", "v4l2h264enc",
+                                          "lamemp3enc", "shout2send"],
             "gstreamer1.0-plugins-bad": ["rtmp2sink", "srtsink", "mpegtsmux", "hlsdemux", "pitch", "openh264enc", "voaacenc",
                                          "vah264enc", "nvh264enc"],
             "gstreamer1.0-plugins-ugly": ["x264enc"],
             "gstreamer1.0-libav": ["avenc_aac"],
+            "gstreamer1.0-plugins-base": ["opusenc", "oggmux"],
             "gstreamer1.0-vaapi": ["vaapih264enc"],
         ]
         return packages.first { $0.value.contains(element) }?.key ?? "the GStreamer plugin that provides it"

@@ -128,9 +128,9 @@ final class FileOutputTests: XCTestCase {
         ]
         for (url, target) in targets { XCTAssertEqual(try OutputURL(url).target, target, url) }
         let refused: [(String, String)] = [
-            ("out.avi", "output out.avi: unsupported container .avi (use .mp4, .mkv, .flv or .ts)"),
+            ("out.avi", "output out.avi: unsupported container .avi (use .mp4, .mkv, .flv, .ts, .m4a, .mp3, .aac, .ogg or .opus)"),
             ("rtmp:h/app/key", "output rtmp:… is not a URL like rtmp://host/…"),   // the key not shown
-            ("http://h/a.mp4", "output http://h/a.mp4: not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)"),
+            ("http://h/a.mp4", "output http://h/a.mp4: not a supported output (rtmp://, rtmps://, srt://, hls://, icecast://, file://, null:// or a file path)"),
             ("file://rel.mp4", "output file://rel.mp4: needs an absolute path: file:///path/name.mp4"),
         ]
         for (url, message) in refused {

@@ -24,6 +24,30 @@ final class OutputURLParserTests: XCTestCase {
         }
     }
 
+    func testIcecastCarriesServerMountCodecAndStreamDetails() throws {
+        let url = try resolved("icecast://source:p%40ss@radio.example:8010/live.mp3?name=My+Radio&description=Non%20stop&genre=Jazz")
+        XCTAssertEqual(url.target, .icecast(IcecastEndpoint(host: "radio.example", port: 8010, mount: "/live.mp3", user: "source",
+                                                            password: "p@ss", codec: .mp3, name: "My Radio",
+                                                            description: "Non stop", genre: "Jazz")))
+        XCTAssertTrue(url.target.isNetwork && url.target.isLive && !url.target.carriesVideo)
+        XCTAssertEqual(SecretMask.mask(url: url.text), "icecast://****@radio.example:8010/live.mp3?name=My+Radio&description=Non%20stop&genre=Jazz")
+        let codecs: [(String, AudioCodec)] = [("icecast://pw@h/a.aac", .aac), ("icecast://pw@h/a.ogg", .opus), ("icecast://pw@h/a.opus", .opus),
+                                              ("icecast://pw@h/stream?codec=opus", .opus), ("icecast://pw@h/a.mp3?codec=aac", .aac)]
+        for (text, codec) in codecs {
+            guard case .icecast(let e) = try resolved(text).target else { return XCTFail(text) }
+            XCTAssertEqual(e.codec, codec, text)
+            XCTAssertEqual(e.port, 8000, text)
+            XCTAssertEqual(e.user, "source", text)
+            XCTAssertEqual(e.password, "pw", text)
+        }
+        for (path, codec) in [("/r/a.m4a", AudioCodec.aac), ("/r/a.mp3", .mp3), ("/r/a.aac", .aac), ("/r/a.ogg", .opus), ("/r/a.opus", .opus)] {
+            let file = try resolved(path).target
+            XCTAssertEqual(file.audioCodec, codec, path)
+            XCTAssertFalse(file.carriesVideo, path)
+        }
+        XCTAssertTrue(try resolved("/r/a.mkv").target.carriesVideo)
+    }
+
     func testSRTCarriesHostPortAndDecodedParameters() throws {
         let caller = "srt://h.example:9000?mode=caller&passphrase=s3cret%20pass&streamid=#!::r=live/cam1,u=alice&latency=200"
         let url = try resolved(caller)
@@ -67,7 +91,7 @@ final class OutputURLParserTests: XCTestCase {
 
     /// Each refusal as a preset says it, and as code is refused.
     func testRefusalsInBothWordings() {
-        let supported = "(rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)"
+        let supported = "(rtmp://, rtmps://, srt://, hls://, icecast://, file://, null:// or a file path)"
         let refused: [(String, preset: String, code: String)] = [
             ("", "an output needs a url", "an output needs a url"),
             ("rtmp:h/app/key", "rtmp:… is not a URL like rtmp://host/app/key", "output rtmp:… is not a URL like rtmp://host/…"),
@@ -75,8 +99,8 @@ final class OutputURLParserTests: XCTestCase {
             ("http://h/a.mp4", "\"http://h/a.mp4\" is not a supported output \(supported)", "output http://h/a.mp4: not a supported output \(supported)"),
             ("file://rel.mp4", "\"file://rel.mp4\" needs an absolute path: file:///path/name.mp4",
              "output file://rel.mp4: needs an absolute path: file:///path/name.mp4"),
-            ("/r/out.avi", "\"/r/out.avi\": a file output must end in .mp4, .mkv, .flv or .ts",
-             "output /r/out.avi: unsupported container .avi (use .mp4, .mkv, .flv or .ts)"),
+            ("/r/out.avi", "\"/r/out.avi\": a file output must end in .mp4, .mkv, .flv, .ts, .m4a, .mp3, .aac, .ogg or .opus",
+             "output /r/out.avi: unsupported container .avi (use .mp4, .mkv, .flv, .ts, .m4a, .mp3, .aac, .ogg or .opus)"),
             ("rtmp:///app/key", "\"rtmp:///app/****\" has no host: rtmp://host/app/key", "output rtmp:///app/****: has no host: rtmp://host/app/key"),
             ("rtmp://h:0/app/key", "\"rtmp://h:0/app/****\" has a bad port", "output rtmp://h:0/app/****: has a bad port"),
             ("rtmps://h:x/app/key", "\"rtmps://h:x/app/****\" has a bad port", "output rtmps://h:x/app/****: has a bad port"),
@@ -102,6 +126,14 @@ final class OutputURLParserTests: XCTestCase {
              "output \"hls:///i.m3u8?window=x\": window must be a number of segments from 3 to 100, got x"),
             ("hls:///i.m3u8?size=2", "\"hls:///i.m3u8?size=2\": unknown parameter size (segment, window)",
              "output \"hls:///i.m3u8?size=2\": unknown parameter size (segment, window)"),
+            ("icecast://pw@h:8000/radio.wav", "\"icecast://****@h:8000/radio.wav\": names no codec (wav): end the mount in .mp3, .aac, .ogg or .opus, or give ?codec=mp3|aac|opus",
+             "output icecast://****@h:8000/radio.wav: names no codec (wav): end the mount in .mp3, .aac, .ogg or .opus, or give ?codec=mp3|aac|opus"),
+            ("icecast://h:8000/radio.mp3", "\"icecast://h:8000/radio.mp3\" needs the source password: icecast://source:PASSWORD@host:8000/mount.mp3",
+             "output icecast://h:8000/radio.mp3: needs the source password: icecast://source:PASSWORD@host:8000/mount.mp3"),
+            ("icecast://source:pw@h:8000/", "\"icecast://****@h:8000/\" needs a mount: icecast://source:PASSWORD@host:8000/mount.mp3",
+             "output icecast://****@h:8000/: needs a mount: icecast://source:PASSWORD@host:8000/mount.mp3"),
+            ("icecast://source:pw@h:8000/r.mp3?bitrate=1", "\"icecast://****@h:8000/r.mp3?bitrate=1\": unknown parameter bitrate (codec, name, description, genre)",
+             "output icecast://****@h:8000/r.mp3?bitrate=1: unknown parameter bitrate (codec, name, description, genre)"),
         ]
         for (text, preset, code) in refused {
             XCTAssertEqual(OutputURL.resolve(text, base: "/"), .failure(OutputURL.Failure(message: preset)), text)

@@ -498,8 +498,8 @@ final class PresetLoaderTests: XCTestCase {
             "presets/t.yaml:3: outputs[0].url: \"rtmp://live.example.com/****\" needs an app and a stream key: rtmp://host/app/key",
             "presets/t.yaml:4: outputs[1].url: \"srt://host?mode=caller\" needs host:port, like srt://host:9000",
             "presets/t.yaml:5: outputs[2].url: \"srt://host:9000?mode=rendezvous&passphrase=****\": mode must be caller or listener",
-            "presets/t.yaml:6: outputs[3].url: \"rec/out.avi\": a file output must end in .mp4, .mkv, .flv or .ts",
-            "presets/t.yaml:7: outputs[4].url: \"http://example.com/x\" is not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)",
+            "presets/t.yaml:6: outputs[3].url: \"rec/out.avi\": a file output must end in .mp4, .mkv, .flv, .ts, .m4a, .mp3, .aac, .ogg or .opus",
+            "presets/t.yaml:7: outputs[4].url: \"http://example.com/x\" is not a supported output (rtmp://, rtmps://, srt://, hls://, icecast://, file://, null:// or a file path)",
             "presets/t.yaml:8: outputs[5].url: \"srt://:9000?mode=caller\" needs a host (or mode=listener)",
             "presets/t.yaml:9: outputs[6].url: an output needs a url",
         ])

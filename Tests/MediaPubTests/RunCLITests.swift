@@ -103,7 +103,7 @@ final class RunCLITests: XCTestCase {
         let key = "outKey8d7c6b"
         for (url, named) in [("rtmp://127.0.0.1/\(key)", "\"rtmp://127.0.0.1/****\" needs an app and a stream key"),
                              ("rtmp://127.0.0.1:99999/live/\(key)", "\"rtmp://127.0.0.1:99999/live/****\" has a bad port"),
-                             ("out", "\"out\": a file output must end in .mp4, .mkv, .flv or .ts")] {
+                             ("out", "\"out\": a file output must end in .mp4, .mkv, .flv, .ts, .m4a, .mp3, .aac, .ogg or .opus")] {
             let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s", "--output", url],
                                 cwd: dir, timeout: 30)
             XCTAssertEqual(r.status, 2, r.summary("--output \(url)"))

@@ -2,6 +2,7 @@ import Foundation
 
 /// An output URL, parsed once (docs/presets.md, Outputs): `rtmp://host[:port]/app/key`,
 /// `rtmps://...`, `srt://host:port?mode=caller|listener&...`, `hls:///abs/index.m3u8`,
+/// `icecast://source:PASSWORD@host:8000/mount.mp3`,
 /// `file:///abs/x.mp4`, `null://` / `null:`, or a plain path (made `file://` +
 /// absolute path). The preset and `--output` hold it; the publisher reads its target.
 /// Parsed in one place (`parse`, OutputURLParser.swift); error messages only ever
@@ -34,11 +35,11 @@ public struct OutputURL: Equatable, Sendable {
         public var description: String { message }
     }
 
-    public static let fileExtensions = ["mp4", "mkv", "flv", "ts"]
+    public static let fileExtensions = ["mp4", "mkv", "flv", "ts", "m4a", "mp3", "aac", "ogg", "opus"]
 
     /// The URL schemes an output may have; any other name followed by `:/` is refused,
     /// anything else is a file path.
-    public static let schemes: Set<String> = ["rtmp", "rtmps", "srt", "null", "file", "hls"]
+    public static let schemes: Set<String> = ["rtmp", "rtmps", "srt", "null", "file", "hls", "icecast"]
 
     /// `hls:///dir/index.m3u8?segment=4s&window=6`: the playlist path, the segment
     /// length (whole seconds, 1s..60s) and how many segments the playlist lists (3..100).

@@ -41,6 +41,9 @@ extension OutputURL {
         case "srt":
             guard hasSlashes else { return .failure(.noSlashes(scheme: scheme)) }
             return srt(url).map { OutputURL(text: url, target: .srt($0)) }
+        case "icecast":
+            guard hasSlashes else { return .failure(.noSlashes(scheme: scheme)) }
+            return icecast(url).map { OutputURL(text: url, target: .icecast($0)) }
         default:
             return .failure(.unsupported)
         }
@@ -112,7 +115,7 @@ extension OutputURL {
 
     /// authority, path, query of `scheme://authority/path?query` (no fragment:
     /// SRT stream ids start with "#!::").
-    private static func split(_ url: String, scheme: String) -> (String, String, String) {
+    static func split(_ url: String, scheme: String) -> (String, String, String) {
         var rest = Substring(url.dropFirst(scheme.count + 3))
         var query = Substring("")
         if let q = rest.firstIndex(of: "?") {
@@ -126,7 +129,7 @@ extension OutputURL {
     }
 
     /// host and port (`.some(nil)` when a port is written but is not a number).
-    private static func hostPort(_ authority: String) -> (host: String, port: Int??) {
+    static func hostPort(_ authority: String) -> (host: String, port: Int??) {
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
             let host = String(authority[authority.index(after: authority.startIndex)..<close])
             let after = authority[authority.index(after: close)...]

@@ -21,6 +21,8 @@ extension OutputURL {
         case srtPort, srtMode, srtHost, srtLatency
         /// A passphrase outside libsrt's 10–79 bytes, by its length (never its text).
         case srtPassphrase(length: Int)
+        case icecastHost, icecastPort, icecastMount, icecastPassword
+        case icecastCodec(String), icecastParameter(String)
 
         /// What a preset or `--output` says of `url`.
         func message(_ url: String) -> String {
@@ -29,7 +31,7 @@ extension OutputURL {
             case .empty: return "an output needs a url"
             case .noSlashes(let scheme):
                 return scheme == "srt" ? "srt:… is not a URL like srt://host:port" : "\(scheme):… is not a URL like \(scheme)://host/app/key"
-            case .container: return "\(shown): a file output must end in .mp4, .mkv, .flv or .ts"
+            case .container: return "\(shown): a file output must end in .mp4, .mkv, .flv, .ts, .m4a, .mp3, .aac, .ogg or .opus"
             case .unsupported: return "\(shown) is \(problem.why)"
             default:
                 let (why, colon) = problem
@@ -54,7 +56,7 @@ extension OutputURL {
         private var problem: (why: String, colon: Bool) {
             switch self {
             case .empty, .noSlashes, .container: return ("", false)   // worded in full above
-            case .unsupported: return ("not a supported output (rtmp://, rtmps://, srt://, hls://, file://, null:// or a file path)", false)
+            case .unsupported: return ("not a supported output (rtmp://, rtmps://, srt://, hls://, icecast://, file://, null:// or a file path)", false)
             case .mistypedScheme(let meant): return ("looks like a mistyped \(meant):// URL (a file path has no // after its first folder)", false)
             case .relativeFile: return ("needs an absolute path: file:///path/name.mp4", false)
             case .hlsRelative: return ("needs an absolute path: hls:///path/index.m3u8?segment=4s&window=6", false)
@@ -72,6 +74,13 @@ extension OutputURL {
             case .srtMode: return ("mode must be caller or listener", true)
             case .srtHost: return ("needs a host (or mode=listener)", false)
             case .srtLatency: return ("latency must be a whole number of milliseconds", true)
+            case .icecastHost: return ("has no host: icecast://source:PASSWORD@host:8000/mount.mp3", false)
+            case .icecastPort: return ("has a bad port", false)
+            case .icecastMount: return ("needs a mount: icecast://source:PASSWORD@host:8000/mount.mp3", false)
+            case .icecastPassword: return ("needs the source password: icecast://source:PASSWORD@host:8000/mount.mp3", false)
+            case .icecastCodec(let value):
+                return ("names no codec (\(value.clipped())): end the mount in .mp3, .aac, .ogg or .opus, or give ?codec=mp3|aac|opus", true)
+            case .icecastParameter(let name): return ("unknown parameter \(name.clipped()) (codec, name, description, genre)", true)
             case .srtPassphrase(let length):
                 return ("passphrase must be \(OutputURL.srtPassphraseBytes.lowerBound) to \(OutputURL.srtPassphraseBytes.upperBound) characters (libsrt refuses others), got \(length)", true)
             }

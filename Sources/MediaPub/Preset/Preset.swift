@@ -207,7 +207,7 @@ public struct StandbyConfig: Equatable, Sendable {
 }
 
 public struct OutputConfig: Equatable, Sendable {
-    /// `rtmp://`, `rtmps://`, `srt://`, `hls://`, `file://` (absolute path), `null://`/`null:`, parsed.
+    /// `rtmp://`, `rtmps://`, `srt://`, `hls://`, `icecast://`, `file://` (absolute path), `null://`/`null:`, parsed.
     public var url: OutputURL
     /// The stable name given with `id:`; nil: the output is named by its index.
     public var id: String?

@@ -269,7 +269,7 @@ extension OutputConfig: PresetSection {
                 d.outputIDs[s] = at.index
             }
         }, write: { c, w in c.id.map { .scalar(w.quote($0)) } }),
-        PresetField(key: "url", type: "URL or path", range: "rtmp://, rtmps://, srt://, hls://, file://, null: or a file path",
+        PresetField(key: "url", type: "URL or path", range: "rtmp://, rtmps://, srt://, hls://, icecast://, file://, null: or a file path",
                     defaultText: "required", doc: "Where this output sends the stream (a list item may be just the URL).",
                     decode: { d, at, c in
             guard let n = at.node, !n.isNull else {

@@ -17,7 +17,10 @@ extension PresetDecoder {
     /// `segment`: a pattern whose finest field lasts longer than a segment names
     /// several files alike; refused, naming the field it needs.
     mutating func checkSegmentNames(_ node: YAMLNode, _ key: String, _ output: OutputConfig) {
-        guard case .file(let path, _) = output.url.target, let segment = output.segment else { return }
+        guard case .file(let path, let container) = output.url.target, let segment = output.segment else { return }
+        if OutputTarget.unsegmentableContainers.contains(container) {   // OutputTarget+Audio.swift
+            return report(node, key, ".\(container) files are not cut into segments: use .m4a for sound only")
+        }
         let finest = RecordingNamePattern.fields(path).compactMap(\.period).min()
         if let finest, finest <= segment { return }
         let needs: [(TimeInterval, String)] = [(60, "%S"), (3600, "%M"), (86400, "%H"), (31 * 86400, "%d"), (366 * 86400, "%m")]

@@ -26,7 +26,7 @@ public enum SecretMask {
     /// Schemes whose URLs carry secrets only in their user info and query: any
     /// other (`rtmp`, `rtmps`, and a scheme mistyped, `rmtp://h/app/KEY`) may
     /// carry a key in its path, which is masked past its first segment.
-    static let pathIsPlain: Set<String> = ["http", "https", "srt", "hls", "file", "null", "testsrc", "memory"]
+    static let pathIsPlain: Set<String> = ["http", "https", "srt", "hls", "file", "null", "testsrc", "memory", "icecast"]
 
     /// Schemes that keep a stream key in their path, and which a plain path beginning
     /// `NAME//` probably meant: `rtmp//h/app/KEY`, `rmtp//h/app/KEY`.
@@ -119,7 +119,10 @@ public enum SecretMask {
         var found: [String] = []
         if let at = parts.authority.lastIndex(of: "@") {
             let userinfo = parts.authority[..<at]
-            if let colon = userinfo.firstIndex(of: ":") { found.append(String(userinfo[userinfo.index(after: colon)...])) }
+            // `user:password`, or a token alone (`icecast://PASSWORD@host`); decoded too, as a sink is given it.
+            let secret = userinfo.firstIndex(of: ":").map { String(userinfo[userinfo.index(after: $0)...]) } ?? String(userinfo)
+            found.append(secret)
+            if let decoded = secret.removingPercentEncoding, decoded != secret { found.append(decoded) }
         }
         if parts.keyInPath, let key = parts.rtmpAppAndKey?.key {
             found.append(String(key))

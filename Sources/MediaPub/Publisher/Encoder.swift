@@ -8,7 +8,10 @@ final class Encoder: Sendable {
     let videoSrc: AppSrc?
     let audioSrc: AppSrc
     let videoSink: AppSink?
-    let audioSink: AppSink
+    /// AAC, the sound of the video containers (nil when no output of the run takes it).
+    let audioSink: AppSink?
+    /// Each codec's encoded sound: one encoder per codec the run's outputs take.
+    let audioSinks: [AudioCodec: AppSink]
     let bus: Bus
     /// The H.264 encoder element this run uses (nil without video).
     let videoEncoder: H264EncoderChoice?
@@ -16,15 +19,18 @@ final class Encoder: Sendable {
     /// What the encoder is made of, checked before anything starts: the H.264 encoder a
     /// run with pictures uses (nil without), and an AAC encoder. Throws, naming the element
     /// and its package, when one is not installed. Nothing is loaded but the H.264 encoder.
-    static func choose(format: MediaFormat, video: VideoConfig?, audio: AudioConfig) throws -> H264EncoderChoice? {
+    static func choose(format: MediaFormat, video: VideoConfig?, audio: AudioConfig,
+                       codecs: Set<AudioCodec> = [.aac]) throws -> H264EncoderChoice? {
         GStreamer.initialize()
-        _ = try audioEncoder(audio)
+        for codec in codecs { _ = try codec.encoderDescription(audio) }
         guard let video, format.video != nil else { return nil }
         return try H264EncoderChoice.choose(video, probe: H264EncoderChoice.probe)
     }
 
     /// `choice`: what `choose` returned (nil exactly when the run has no pictures).
-    init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, choice: H264EncoderChoice?) throws {
+    /// `codecs`: the sounds the outputs take, each encoded once (a tee feeds one encoder per codec).
+    init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, choice: H264EncoderChoice?,
+         codecs: Set<AudioCodec> = [.aac]) throws {
         GStreamer.initialize()
         guard (choice == nil) == (video == nil || format.video == nil) else {
             throw MediaPubError.pipeline("encoder: the H.264 encoder was not chosen for this run's pictures (Encoder.choose)")
@@ -48,18 +54,34 @@ final class Encoder: Sendable {
                 + " ! h264parse name=video-parse ! appsink name=video-sink sync=false async=false")
         }
         videoEncoder = choice  // nil exactly when the run has no pictures (the guard above)
-        parts.append("appsrc name=audio-src format=time is-live=false block=true max-bytes=\(format.sampleRate * format.channels * 4) "
-            + "caps=\"\(format.audioCaps)\" ! audioconvert name=audio-convert ! "
-            + "audioresample name=audio-resample ! " + (try Encoder.audioEncoder(audio))
-            + " ! aacparse name=audio-parse ! appsink name=audio-sink sync=false async=false")
+        let audioIn = "appsrc name=audio-src format=time is-live=false block=true max-bytes=\(format.sampleRate * format.channels * 4) "
+            + "caps=\"\(format.audioCaps)\" ! audioconvert name=audio-convert ! audioresample name=audio-resample ! "
+        let ordered = codecs.sorted()
+        guard !ordered.isEmpty else { throw MediaPubError.pipeline("encoder: no output takes the sound") }
+        if ordered == [.aac] {
+            parts.append(audioIn + (try AudioCodec.aac.encoderDescription(audio)) + " ! appsink name=audio-sink sync=false async=false")
+        } else {
+            // One branch per codec, on the tee's thread: each ends in an appsink that never blocks.
+            parts.append(audioIn + "tee name=audio-tee")
+            for codec in ordered {
+                let sink = codec == .aac ? "audio-sink" : "audio-\(codec.rawValue)-sink"
+                parts.append("audio-tee. ! " + (try codec.encoderDescription(audio)) + " ! appsink name=\(sink) sync=false async=false")
+            }
+        }
         pipeline = try Pipeline(description: parts.joined(separator: " "))
         videoSrc = pipeline.appSrc(named: "video-src")
         videoSink = pipeline.appSink(named: "video-sink")
-        guard let asrc = pipeline.appSrc(named: "audio-src"), let asink = pipeline.appSink(named: "audio-sink") else {
-            throw MediaPubError.pipeline("encoder: missing audio elements")
+        guard let asrc = pipeline.appSrc(named: "audio-src") else { throw MediaPubError.pipeline("encoder: missing audio elements") }
+        var sinks: [AudioCodec: AppSink] = [:]
+        for codec in ordered {
+            guard let sink = pipeline.appSink(named: codec == .aac ? "audio-sink" : "audio-\(codec.rawValue)-sink") else {
+                throw MediaPubError.pipeline("encoder: missing the \(codec.rawValue) encoder's sink")
+            }
+            sinks[codec] = sink
         }
         audioSrc = asrc
-        audioSink = asink
+        audioSinks = sinks
+        audioSink = sinks[.aac]
         bus = pipeline.bus
     }
 

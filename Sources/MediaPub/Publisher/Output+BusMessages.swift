@@ -38,6 +38,11 @@ extension Output {
                 }
                 return
             }
+            if case .icecast = target {
+                let (why, refused) = IcecastRefusal.describe(error)
+                fail(refused ? "rejected: the server refused the source login: \(why)" : why, rejected: refused, connection: connection)
+                return
+            }
             if case .rtmp = target, let why = RTMPRefusal.reason(of: error) {
                 fail("rejected: \(why)", rejected: true, connection: connection)
                 return

@@ -57,10 +57,12 @@ final class Output: Sendable {
     let srtLibrary: SRTLibraryHold?
     /// Signalled at the muxer's EOS, or when the output fails while finishing.
     let eos = DispatchSemaphore(value: 0)
+    /// The run's now-playing title, which an Icecast mount announces (Output+Icecast.swift).
+    let streamTitle: StreamTitle?
 
     init(url: OutputURL, id: String, hasExplicitID: Bool = false, sharesURL: Bool = false, hasVideo: Bool, audioPriming: TimeInterval = 0,
          reconnect: ReconnectConfig, segment: TimeInterval? = nil, retention: RecordingRetention? = nil, paced: Bool = false,
-         onState: @escaping @Sendable (Output, OutputState, String?) -> Void,
+         streamTitle: StreamTitle? = nil, onState: @escaping @Sendable (Output, OutputState, String?) -> Void,
          onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }) {
         self.url = url.text
         self.id = id
@@ -70,13 +72,14 @@ final class Output: Sendable {
         let target = url.target
         self.target = target
         if case .srt = target { srtLibrary = SRTLibraryHold() } else { srtLibrary = nil }
-        self.hasVideo = hasVideo
+        self.hasVideo = hasVideo && target.carriesVideo   // an audio-only output takes the sound only
         self.videoDelay = Int(audioPriming * 1e9)
         self.onState = onState
         self.segment = segment
         self.retention = retention
         self.paced = paced
         self.onRecording = onRecording
+        self.streamTitle = streamTitle
         state = Mutex(State(supervision: OutputSupervision(reconnect: reconnect, retries: target.isNetwork),
                             stall: StallWatch(limit: reconnect.stall), connect: ConnectDeadline(limit: reconnect.stall)))
     }
@@ -131,6 +134,7 @@ final class Output: Sendable {
         let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
                                               segment: segment, paced: paced)
         if let location { nameSegments(of: connection, first: location) }
+        if case .icecast = target, let pad = connection.sink?.staticPad("sink") { Probes.dropUntitledTags(pad) }   // Output+Icecast.swift
         let generation = state.withLock { s -> Int? in
             guard !s.supervision.finishing || !target.isNetwork else { return nil }   // too late: the run is ending
             s.connection = connection
@@ -225,7 +229,8 @@ final class Output: Sendable {
             s.tcpAcked = nil   // what the server acknowledged is about the current connection: none now
             return (connection, s.probe)
         }
-        if superseded, connection != nil, let probe { releaseSocket(probe) }
+        // shout2send closes its own socket however it stops (an Icecast output's probe only reads).
+        if superseded, connection != nil, let probe, case .rtmp = target { releaseSocket(probe) }
         TCPSocketClaims.shared.release(ObjectIdentifier(self))
         connection?.stop()
     }

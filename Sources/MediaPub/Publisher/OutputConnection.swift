@@ -15,7 +15,7 @@ final class OutputConnection: Sendable {
     private let pipeline: Pipeline
     private let bus: Bus
     private let videoSrc: AppSrc?
-    private let audioSrc: AppSrc?
+    let audioSrc: AppSrc?
     private let timeline: Mutex<OutputTimeline<Sample>>
     /// Orders audio pushes: audio held until the first keyframe goes out before newer
     /// audio. Audio is placed and pushed holding it; pictures only until the base is fixed.
@@ -56,8 +56,14 @@ final class OutputConnection: Sendable {
         if hasVideo {
             parts.append("appsrc name=v format=time is-live=false \(limits) ! h264parse config-interval=-1 ! \(target.muxPad(video: true, split: segment != nil))")
         }
-        parts.append("appsrc name=a format=time is-live=false \(limits) ! aacparse ! \(target.muxPad(video: false, split: segment != nil))")
-        parts.append(target.muxAndSink(location: location, segment: segment))
+        // Sound in the output's codec; an Icecast mount or a bare stream file is linked to its sink itself.
+        let audio = "appsrc name=a format=time is-live=false \(limits) ! \(target.audioCodec.parser) ! "
+        if let direct = target.directAudioSink(location: location) {
+            parts.append(audio + direct)
+        } else {
+            parts.append(audio + target.muxPad(video: false, split: segment != nil))
+            parts.append(target.muxAndSink(location: location, segment: segment))
+        }
         pipeline = try Pipeline(description: parts.joined(separator: " "))
         bus = pipeline.bus
         videoSrc = pipeline.appSrc(named: "v")

@@ -7,11 +7,13 @@ enum OutputTarget: Equatable, Sendable {
     case rtmp(NetworkEndpoint)
     case srt(NetworkEndpoint)
     case hls(OutputURL.HLS)
+    /// Sound only, to an Icecast mount (OutputTarget+Audio.swift).
+    case icecast(IcecastEndpoint)
     case null
 
     /// A fragmented MP4 (our MP4 recordings): pictures are delayed by their presentation time only.
     var delaysByCompositionOffset: Bool {
-        if case .file(_, "mp4") = self { return true }
+        if case .file(_, let container) = self { return container == "mp4" || container == "m4a" }
         return false
     }
 
@@ -31,7 +33,7 @@ enum OutputTarget: Equatable, Sendable {
 
     var isNetwork: Bool {
         switch self {
-        case .rtmp, .srt: return true
+        case .rtmp, .srt, .icecast: return true
         default: return false
         }
     }
@@ -93,6 +95,8 @@ enum OutputTarget: Equatable, Sendable {
             return "hlssink2 name=mux target-duration=\(hls.segment) playlist-length=\(hls.window) max-files=\(hls.window + 2) "
                 + "send-keyframe-requests=false playlist-location=\(GStreamer.quote(HLSPlaylistStaging.path(for: hls.playlist))) "
                 + "location=\(GStreamer.quote("\(folder)/\(stem)-\(run)-%05d.ts"))"
+        case .icecast(let endpoint):
+            return endpoint.sinkDescription   // linked to the parser itself (`directAudioSink`)
         case .null:
             return "mpegtsmux name=mux ! fakesink name=sink sync=false"
         }
@@ -110,7 +114,7 @@ enum OutputTarget: Equatable, Sendable {
         // Fragmented (a fragment a second, cut by time whatever the keyframe interval):
         // what is on disk plays at every moment, a kill -9 loses at most the last fragment.
         // Matroska, FLV and MPEG-TS write each frame as it comes.
-        case "mp4": return ("mp4mux", ["fragment-duration=1000"])
+        case "mp4", "m4a": return ("mp4mux", ["fragment-duration=1000"])
         case "mkv": return ("matroskamux", [])
         case "flv": return ("flvmux", ["streamable=false"])
         default: return ("mpegtsmux", [])

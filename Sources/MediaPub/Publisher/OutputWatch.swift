@@ -21,6 +21,18 @@ extension Output {
             watch(every: 1) { $0.checkSRT() }
         } else if case .rtmp = target {
             watch(every: Self.linkArrivalInterval) { $0.checkRTMP() }
+        } else if case .icecast = target {
+            watch(every: Self.linkArrivalInterval) { $0.checkIcecast() }   // Output+Icecast.swift
+        }
+    }
+
+    /// A link check begins: the watch's pace set for the state (`linkCheckInterval` once
+    /// publishing, `linkArrivalInterval` until then); whether data went out since the last.
+    func linkCheckStarts() -> Bool {
+        state.withLock { s in
+            defer { s.bytesAtCheck = s.bytes }
+            Self.setWatchInterval(s.supervision.state == .publishing ? Self.linkCheckInterval : Self.linkArrivalInterval, &s)
+            return s.bytes > s.bytesAtCheck
         }
     }
 
@@ -93,7 +105,7 @@ extension Output {
     }
 
     /// The current connection and its generation, unless finishing.
-    private var watched: (connection: OutputConnection, generation: Int)? {
+    var watched: (connection: OutputConnection, generation: Int)? {
         state.withLock { s in
             guard !s.supervision.finishing, let connection = s.connection else { return nil }
             return (connection, s.supervision.generation)
@@ -128,11 +140,7 @@ extension Output {
     /// that accepts and never answers is never publishing; nor is one that has only
     /// acknowledged the commands written before our first media (`rtmpCommandBytes`).
     func checkRTMP() {
-        let produced = state.withLock { s in
-            defer { s.bytesAtCheck = s.bytes }
-            Self.setWatchInterval(s.supervision.state == .publishing ? Self.linkCheckInterval : Self.linkArrivalInterval, &s)
-            return s.bytes > s.bytesAtCheck
-        }
+        let produced = linkCheckStarts()
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
         // Looked up as it connected (Output.connect); again here if that lookup failed.
         let probe = serverAddresses(for: generation)
@@ -214,7 +222,7 @@ extension Output {
     /// nobody) for each connection, as rtmp2sink resolves for each; meanwhile, or when
     /// that fails, the last ones found.
     func serverAddresses(for generation: Int) -> TCPAcknowledged? {
-        guard case .rtmp(let endpoint) = target else { return nil }
+        guard let endpoint = acknowledgedServer else { return nil }
         let (probe, resolve) = state.withLock { s -> (TCPAcknowledged?, Bool) in
             let resolve = s.probeFor != generation && !s.resolving
             if resolve { s.resolving = true }

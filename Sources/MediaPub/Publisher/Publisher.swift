@@ -30,12 +30,15 @@ final class Publisher: TimelineSink, Sendable {
     private let videoDescribed = Atomic<Bool>(false)
 
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs configs: [OutputConfig],
-         reconnect: ReconnectConfig, paced: Bool = false, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
+         reconnect: ReconnectConfig, paced: Bool = false, streamTitle: StreamTitle? = nil, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
          onOutputState: @escaping @Sendable (Output, OutputState, String?) -> Void,
          onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }) throws {
         self.log = log
         self.onEncoderFailure = onEncoderFailure
-        let choice = try Encoder.choose(format: format, video: video, audio: audio)
+        // Pictures are encoded only for an output that takes them; each sound once (OutputTarget+Audio.swift).
+        let video = configs.contains { $0.url.target.carriesVideo } ? video : nil
+        let codecs = Set(configs.map(\.url.target.audioCodec))
+        let choice = try Encoder.choose(format: format, video: video, audio: audio, codecs: codecs)
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
         let masked = configs.map { SecretMask.mask(url: $0.url.text) }
         let outputs = configs.enumerated().map { index, config in
@@ -44,7 +47,7 @@ final class Publisher: TimelineSink, Sendable {
                    audioPriming: priming, reconnect: reconnect, segment: config.segment,
                    retention: config.keep == nil && config.maxAge == nil ? nil
                        : RecordingRetention(keep: config.keep, maxAge: config.maxAge),
-                   paced: paced, onState: onOutputState, onRecording: onRecording)
+                   paced: paced, streamTitle: streamTitle, onState: onOutputState, onRecording: onRecording)
         }
         self.outputs = outputs
         // Network outputs connect first: their few plugins load before the encoder's (libav
@@ -52,7 +55,7 @@ final class Publisher: TimelineSink, Sendable {
         // sources' start instead of following it. Recordings open in `start`.
         for output in outputs where output.target.isNetwork { output.openNetwork() }
         do {
-            encoder = try Encoder(format: format, video: video, audio: audio, choice: choice)
+            encoder = try Encoder(format: format, video: video, audio: audio, choice: choice, codecs: codecs)
         } catch {
             for output in outputs where output.target.isNetwork { output.finish(timeout: 0) }
             throw error
@@ -70,7 +73,7 @@ final class Publisher: TimelineSink, Sendable {
             return config.segment
         }))
         firstPicture = Publisher.firstPicture(bframes: encoder.videoEncoder?.bframes ?? 0, fps: video?.fps ?? 1)
-        state = Mutex(State(streamsLeft: encoder.videoSink == nil ? 1 : 2))
+        state = Mutex(State(streamsLeft: encoder.audioSinks.count + (encoder.videoSink == nil ? 0 : 1)))
     }
 
     func start() throws {
@@ -87,9 +90,12 @@ final class Publisher: TimelineSink, Sendable {
             self?.describeVideo(sample)
             for output in outputs { output.offer(sample, isVideo: true) }
         }, eos: { [weak self] in self?.encodedStreamsEnded(1) })
-        encoder.audioSink.setHandlers(sample: { sample in
-            for output in outputs { output.offer(sample, isVideo: false) }
-        }, eos: { [weak self] in self?.encodedStreamsEnded(1) })
+        for (codec, sink) in encoder.audioSinks {
+            let takers = outputs.filter { $0.target.audioCodec == codec }
+            sink.setHandlers(sample: { sample in
+                for output in takers { output.offer(sample, isVideo: false) }
+            }, eos: { [weak self] in self?.encodedStreamsEnded(1) })
+        }
         if (try? encoder.pipeline.setState(.playing)) == nil {
             // The element that refused says why, on the bus (not watched yet, so still there).
             let why = encoder.bus.popError()
@@ -117,6 +123,11 @@ final class Publisher: TimelineSink, Sendable {
     }
 
     var error: String? { state.withLock { $0.encoderError } }
+
+    /// The now-playing title changed: the Icecast mounts announce it.
+    func titleChanged() {
+        for output in outputs { output.titleChanged() }
+    }
 
     /// Logs, once, the encoder with the profile, level and B-frames of the stream it makes
     /// (read from the first encoded picture's caps, not from the settings asked for).

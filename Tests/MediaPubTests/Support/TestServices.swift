@@ -2,6 +2,7 @@
 //  - RTMPServer: nginx + Debian's libnginx-mod-rtmp, from a temp prefix
 //  - HTTPServer: nginx serving a directory (HTTP/HLS sources)
 //  - SRTListener: srt-live-transmit listening, writing what it receives to a .ts
+//  - IcecastServer: Debian's icecast2 with a config the test writes, in a temp basedir
 // plus free-port finding and readiness polling.
 
 import Foundation
@@ -365,6 +366,102 @@ final class SRTListener {
     }
 }
 
+// MARK: - Icecast
+
+/// icecast2 on 127.0.0.1 with a config written here, in a temp basedir: sources log in
+/// as `source` with `password`; `status-json.xsl` lists the mounts. As root it runs as
+/// nobody (icecast2 refuses root), its basedir given to nobody. `stop` and `start`
+/// take it down and bring it back on the same port (a server that goes and comes back).
+final class IcecastServer {
+    let port: UInt16
+    let dir: URL
+    let password: String
+    private var process: RunningProcess?
+
+    init(password: String) throws {
+        self.password = password
+        port = try Ports.free()
+        dir = URL(fileURLWithPath: "/tmp").appendingPathComponent("mediapub-icecast-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("log"), withIntermediateDirectories: true)
+        let asNobody = getuid() == 0
+            ? "<changeowner><user>nobody</user><group>nogroup</group></changeowner>" : ""
+        let config = """
+        <icecast>
+          <location>test</location><admin>test@localhost</admin>
+          <limits><clients>20</clients><sources>10</sources><source-timeout>10</source-timeout>
+            <burst-on-connect>1</burst-on-connect></limits>
+          <authentication><source-password>\(password)</source-password>
+            <admin-user>admin</admin-user><admin-password>admin-\(password)</admin-password></authentication>
+          <hostname>127.0.0.1</hostname>
+          <listen-socket><port>\(port)</port><bind-address>127.0.0.1</bind-address></listen-socket>
+          <fileserve>1</fileserve>
+          <paths><basedir>\(dir.path)</basedir><logdir>\(dir.path)/log</logdir>
+            <webroot>/usr/share/icecast2/web</webroot><adminroot>/usr/share/icecast2/admin</adminroot></paths>
+          <logging><accesslog>access.log</accesslog><errorlog>error.log</errorlog><loglevel>3</loglevel></logging>
+          <security><chroot>0</chroot>\(asNobody)</security>
+        </icecast>
+        """
+        try config.write(to: dir.appendingPathComponent("icecast.xml"), atomically: true, encoding: .utf8)
+        if getuid() == 0 {
+            for path in [dir, dir.appendingPathComponent("log"), dir.appendingPathComponent("icecast.xml")] {
+                _ = chown(path.path, 65534, 65534)   // nobody:nogroup
+            }
+        }
+        try start()
+    }
+
+    /// Starts it (again) on its port; throws when it does not listen.
+    func start() throws {
+        let p = try RunningProcess(executable: "icecast2", arguments: ["-c", dir.appendingPathComponent("icecast.xml").path])
+        guard Ports.waitUntil(timeout: 10, { Ports.tcpAccepts(port) || !p.isRunning }), p.isRunning else {
+            p.kill9()
+            let why = "icecast2 did not listen on 127.0.0.1:\(port): \(p.stderr) \(errorLog)"
+            p.cleanUp()
+            throw HarnessError(why)
+        }
+        process = p
+    }
+
+    /// SIGTERM (SIGKILL after 5 s): its sources are cut off.
+    func stop() {
+        process?.stop(signal: SIGTERM, grace: 5)
+        process?.cleanUp()
+        process = nil
+    }
+
+    /// Stops it and removes its basedir.
+    func remove() {
+        stop()
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    var errorLog: String { (try? String(contentsOf: dir.appendingPathComponent("log/error.log"), encoding: .utf8)) ?? "" }
+
+    /// What a source publishes to (`password` nil: the server's).
+    func url(mount: String, password: String? = nil, query: String = "") -> String {
+        "icecast://source:\(password ?? self.password)@127.0.0.1:\(port)/\(mount)" + (query.isEmpty ? "" : "?" + query)
+    }
+
+    /// What a listener reads.
+    func listenURL(_ mount: String) -> String { "http://127.0.0.1:\(port)/\(mount)" }
+
+    /// The mounts `status-json.xsl` lists now, by listen URL's mount (`/radio.mp3`).
+    func sources() -> [String: [String: Any]] {
+        let get = "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())"
+        guard let r = try? Proc.run("python3", ["-c", get, listenURL("status-json.xsl")], timeout: 10), r.status == 0,
+              let json = try? JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any],
+              let stats = json["icestats"] as? [String: Any] else { return [:] }
+        // One source is an object, more are a list.
+        let list = (stats["source"] as? [[String: Any]]) ?? (stats["source"] as? [String: Any]).map { [$0] } ?? []
+        var byMount: [String: [String: Any]] = [:]
+        for source in list {
+            guard let listen = source["listenurl"] as? String, let url = URL(string: listen) else { continue }
+            byMount[url.path] = source
+        }
+        return byMount
+    }
+}
+
 // MARK: - XCTestCase conveniences (stopped at teardown, also on failure)
 
 extension XCTestCase {
@@ -377,6 +474,12 @@ extension XCTestCase {
     func startHTTPServer(root: URL, tls: TestPKI? = nil) throws -> HTTPServer {
         let s = try HTTPServer(root: root, tls: tls)
         addTeardownBlock { s.stop() }
+        return s
+    }
+
+    func startIcecastServer(password: String) throws -> IcecastServer {
+        let s = try IcecastServer(password: password)
+        addTeardownBlock { s.remove() }
         return s
     }
 

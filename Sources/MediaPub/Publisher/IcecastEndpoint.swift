@@ -1,0 +1,56 @@
+import Foundation
+
+/// Where an Icecast output sends its sound, as its URL was parsed:
+/// `icecast://source:PASSWORD@host:8000/mount.mp3?name=…&description=…&genre=…`
+/// (docs/presets.md, Outputs). The password is sent to the server only: anything
+/// shown masks it (SecretMask, user info).
+struct IcecastEndpoint: Equatable, Sendable {
+    var host: String
+    var port: Int
+    /// The mount point, with its leading `/` (`/radio.mp3`).
+    var mount: String
+    var user: String
+    var password: String
+    var codec: AudioCodec
+    /// The stream's name, description and genre, as the server lists them (empty: not given).
+    var name = ""
+    var description = ""
+    var genre = ""
+
+    /// Icecast's port when none is written.
+    static let defaultPort = 8000
+
+    /// The codec a mount's extension names (`.mp3`, `.aac`, `.ogg`, `.opus`), or `?codec=`'s value.
+    static func codec(named name: String) -> AudioCodec? {
+        switch name.lowercased() {
+        case "mp3": return .mp3
+        case "aac": return .aac
+        case "ogg", "opus": return .opus
+        default: return nil
+        }
+    }
+
+    /// shout2send and what goes before it. libshout (2.4) knows MP3, Ogg and WebM only:
+    /// AAC goes as ADTS frames in an `audio/mpeg` stream, which Icecast passes through as
+    /// it does MP3 (players read ADTS; docs/presets.md says so).
+    var sinkDescription: String {
+        var parts: [String] = []
+        switch codec {
+        case .mp3: break
+        case .aac:
+            parts.append("audio/mpeg,stream-format=adts ! capssetter caps=\"audio/mpeg,mpegversion=1,layer=3\" replace=true")
+        case .opus: parts.append("oggmux name=mux")
+        }
+        // Paced by the run, not by the sink: the appsrc before it drops (leaky) what a slow server cannot take.
+        var sink = "shout2send name=sink sync=false protocol=http ip=\(GStreamer.quote(host)) port=\(port) "
+            + "mount=\(GStreamer.quote(mount)) username=\(GStreamer.quote(user)) password=\(GStreamer.quote(password))"
+        if !name.isEmpty { sink += " streamname=\(GStreamer.quote(name))" }
+        if !description.isEmpty { sink += " description=\(GStreamer.quote(description))" }
+        if !genre.isEmpty { sink += " genre=\(GStreamer.quote(genre))" }
+        parts.append(sink)
+        return parts.joined(separator: " ! ")
+    }
+
+    /// For the watch's socket lookup (TCPAcknowledged): the server's host and port.
+    var server: NetworkEndpoint { NetworkEndpoint(url: "", host: host, port: port) }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// An Icecast output's link and title (docs/presets.md, Icecast). shout2send logs in
+/// (HTTP PUT/SOURCE with the password) at the first buffer and blocks while it does:
+/// a buffer rendered is a login the server accepted. From then on what the server's
+/// TCP stack acknowledges of the bytes handed to the sink is its health, as for RTMP
+/// (`TCPAcknowledged`): nothing acknowledged for `reconnect.stall` while sound goes
+/// out is a stall, and the link is reconnected.
+extension Output {
+    /// The server whose TCP acknowledgements tell an output's health (RTMP, Icecast).
+    var acknowledgedServer: NetworkEndpoint? {
+        switch target {
+        case .rtmp(let endpoint): return endpoint
+        case .icecast(let endpoint): return endpoint.server
+        default: return nil
+        }
+    }
+
+    func checkIcecast() {
+        let produced = linkCheckStarts()
+        guard let (connection, generation) = watched, let sink = connection.sink else { return }
+        let probe = serverAddresses(for: generation)
+        let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
+        let rendered = sink.structure("stats")?.uint64("rendered") ?? 0
+        let taken = Int(clamping: connection.flow.taken)
+        let now = Date()
+        let (loggedIn, stalled, overdue) = state.withLock { s -> (Bool, Bool, String?) in
+            guard s.supervision.isCurrent(generation) else { return (false, false, nil) }
+            let current = s.supervision.state
+            let connecting = current == .connecting || current == .reconnecting
+            if connecting, rendered == 0 {
+                // No socket yet, or no answer to the login: each stage has `reconnect.stall`.
+                let stage: ConnectDeadline.Stage = socket == nil ? .tcp : .media
+                return (false, false, s.connect.observe(stage, at: now) ? s.connect.failure : nil)
+            }
+            guard let socket else { return (connecting, false, nil) }
+            let acked = max(0, taken - socket.sendQueue)
+            let grew = acked > (s.tcpAcked ?? 0)
+            if s.tcpAcked == nil { s.stall.restart(at: now) }   // a first reading
+            s.tcpAcked = acked
+            let stalled = s.stall.observe(acknowledged: grew, sending: produced, publishing: current == .publishing, at: now)
+            return (connecting, stalled, nil)
+        }
+        if let overdue {
+            fail(overdue, connection: generation)
+        } else if loggedIn {
+            markPublishing(connection: generation)
+            sendTitle(to: connection)
+        } else if stalled {
+            fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(state.withLock { $0.stall.limit }))",
+                 connection: generation)
+        }
+    }
+
+    /// The now-playing title changed: an Icecast output that is publishing sends it on its
+    /// connection (one still connecting sends it once it is in: a tag event before the
+    /// first buffer would come before the stream's caps).
+    func titleChanged() {
+        guard case .icecast = target, let (connection, _) = watched,
+              state.withLock({ $0.supervision.state == .publishing }) else { return }
+        sendTitle(to: connection)
+    }
+
+    /// The run's title as a tag event down the connection (shout2send makes it the
+    /// mount's `artist - title`), in order with the sound.
+    func sendTitle(to connection: OutputConnection) {
+        guard let tags = streamTitle?.tags else { return }
+        // Both, always: shout2send keeps the last of each, and an item without an artist
+        // would show the one before's.
+        connection.audioSrc?.sendTags([("title", tags.title ?? "Unknown"), ("artist", tags.artist ?? "Unknown")])
+    }
+}

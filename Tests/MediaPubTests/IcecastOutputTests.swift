@@ -1,0 +1,142 @@
+// Radio outputs (docs/presets.md, Icecast): one run feeds an MP3 and an Opus mount of
+// a real icecast2 on loopback; the mount's title follows the playlist's items; a wrong
+// password is `rejected`, masked; the server going away and coming back is
+// `reconnecting`, then `publishing` again. Audio-only recordings (.m4a) rotate.
+
+import Foundation
+import XCTest
+
+final class IcecastOutputTests: XCTestCase {
+
+    /// A 10 s MP3 tagged `artist`/`title` (a sine at `freq`).
+    private func taggedTone(in dir: URL, _ name: String, freq: Int, title: String, artist: String) throws -> URL {
+        let out = dir.appendingPathComponent(name)
+        try Proc.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=\(freq):sample_rate=44100:duration=10",
+                                  "-ac", "2", "-c:a", "libmp3lame", "-b:a", "96k", "-metadata", "title=\(title)",
+                                  "-metadata", "artist=\(artist)", out.path], timeout: 60)
+        return out
+    }
+
+    private func state(_ output: String, _ state: String, error: String? = nil) -> ([String: Any]) -> Bool {
+        { e in
+            e["event"] as? String == "output.state" && e["output"] as? String == output && e["state"] as? String == state
+                && (error.map { (e["error"] as? String)?.contains($0) == true } ?? true)
+        }
+    }
+
+    func testRunFeedsMP3AndOpusMountsWithTitlesRejectionAndReconnect() throws {
+        let dir = try makeTempDir()
+        let password = "srcpw-7Hq2xK"
+        let wrong = "wrongpw-3Zt9aB"
+        let server = try startIcecastServer(password: password)
+        try taggedTone(in: dir, "one.mp3", freq: 440, title: "First Song", artist: "The Band")
+        try taggedTone(in: dir, "two.mp3", freq: 660, title: "Second Song", artist: "The Band")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "radio.yaml", """
+        name: radio
+        audio: { sample_rate: 44100, channels: 2, bitrate: 96k }
+        players:
+          - id: music
+            playlist: { items: [one.mp3, two.mp3], mode: loop }
+        outputs:
+          - { id: mp3, url: "\(server.url(mount: "radio.mp3", query: "name=Test+Radio&description=Tones&genre=Test"))" }
+          - { id: opus, url: "\(server.url(mount: "radio.opus"))" }
+          - { id: wrong, url: "\(server.url(mount: "wrong.mp3", password: wrong))" }
+        reconnect: { initial: 1s, max: 1s, give_up_after: 10m }
+        """)
+        let mp = try startMediaPub(["--preset", preset.path, "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path],
+                                   env: ["GST_DEBUG": "2,shout2:5"], cwd: dir)
+        for id in ["mp3", "opus"] {
+            XCTAssertTrue(EventLog.waitFor(events, of: mp, state(id, "publishing")), "\(id) publishing: \(mp.stderr.suffix(3000))")
+        }
+        XCTAssertTrue(EventLog.waitFor(events, of: mp, state("wrong", "reconnecting", error: "rejected")),
+                      "a wrong password is rejected: \(mp.stderr.suffix(3000))")
+
+        // A listener reads both mounts from the server.
+        let mp3 = try MediaProbe.probe(server.listenURL("radio.mp3"), inputOptions: ["-rw_timeout", "5000000"], timeout: 20)
+        XCTAssertEqual(mp3.codecNames, ["mp3"], mp3.rawJSON)
+        let opus = try MediaProbe.probe(server.listenURL("radio.opus"), inputOptions: ["-rw_timeout", "5000000"], timeout: 20)
+        XCTAssertEqual(opus.codecNames, ["opus"], opus.rawJSON)
+        let listed = server.sources()["/radio.mp3"] ?? [:]
+        XCTAssertEqual(listed["server_name"] as? String, "Test Radio", "\(listed)")
+        XCTAssertEqual(listed["genre"] as? String, "Test", "\(listed)")
+        XCTAssertEqual(listed["server_description"] as? String, "Tones", "\(listed)")
+
+        // The mount's title is the item's, and changes with it.
+        func title() -> String? { server.sources()["/radio.mp3"]?["title"] as? String }
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { title() == "The Band - First Song" }, "first title: \(title() ?? "none")")
+        XCTAssertTrue(EventLog.waitFor(events, of: mp) { $0["event"] as? String == "player.track" && $0["index"] as? Int == 1 },
+                      "the second item: \(mp.stderr.suffix(2000))")
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { title() == "The Band - Second Song" }, "second title: \(title() ?? "none")")
+
+        // The server goes away and comes back: reconnecting, then publishing again.
+        server.stop()
+        XCTAssertTrue(EventLog.waitFor(events, of: mp, state("mp3", "reconnecting")), "reconnecting: \(mp.stderr.suffix(2000))")
+        func published() -> Int { ((try? EventLog.read(events)) ?? []).filter(state("mp3", "publishing")).count }
+        let before = published()
+        try server.start()
+        XCTAssertTrue(EventLog.waitFor(events, of: mp) { _ in published() > before }, "publishing again: \(mp.stderr.suffix(2000))")
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { title()?.hasPrefix("The Band - ") == true },
+                      "the mount is back, titled: \(title() ?? "none")")
+
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 30))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr.suffix(3000).description)
+        // Masked everywhere: log (GStreamer's debug with it), events, the rejection itself.
+        let eventText = try String(contentsOf: events, encoding: .utf8)
+        for secret in [password, wrong] {
+            XCTAssertFalse(mp.stderr.contains(secret), "\(secret) in the log")
+            XCTAssertFalse(eventText.contains(secret), "\(secret) in the events")
+        }
+        XCTAssertTrue(eventText.contains("icecast://****@127.0.0.1:\(server.port)/wrong.mp3"), eventText)
+        XCTAssertTrue(mp.stderr.contains("setting password: ****"), "shout2send's debug log, masked: \(mp.stderr.prefix(2000))")
+    }
+
+    func testAudioOnlyRunRecordsRotatingM4AFiles() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 8, freq: 440, ext: "mp3")
+        let preset = try writeFile(dir, "rec.yaml", """
+        name: rec
+        audio: { sample_rate: 44100, channels: 2, bitrate: 96k }
+        players:
+          - { id: music, source: tone.mp3 }
+        outputs:
+          - { url: "rec-%Y%m%d-%H%M%S.m4a", segment: 3s }
+          - { url: "whole.mp3" }
+          - { url: "whole.ogg" }
+        """)
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "7s"], cwd: dir, timeout: 90)
+        XCTAssertEqual(r.status, 0, r.summary("audio-only recordings"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".m4a") }.sorted()
+        XCTAssertEqual(files.count, 3, "7 s cut every 3 s: \(files)")
+        var total = 0.0
+        for name in files {
+            let p = try MediaProbe.probe(dir.appendingPathComponent(name).path)
+            XCTAssertEqual(p.codecNames, ["aac"], "\(name): sound only, AAC: \(p.rawJSON)")
+            total += p.duration ?? 0
+            let pcm = try MediaProbe.decodePCM(dir.appendingPathComponent(name).path, rate: 16000)
+            XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 10, name)
+        }
+        XCTAssertEqual(total, 7, accuracy: 0.3, "the files hold the run: \(files)")
+        for (name, codec) in [("whole.mp3", "mp3"), ("whole.ogg", "opus")] {
+            let p = try MediaProbe.probe(dir.appendingPathComponent(name).path)
+            XCTAssertEqual(p.codecNames, [codec], "\(name): \(p.rawJSON)")
+            XCTAssertEqual(p.duration ?? 0, 7, accuracy: 0.3, "\(name): \(p.rawJSON)")
+        }
+        // A bare stream and an Ogg file are not cut into segments: refused at once, naming the key.
+        for ext in ["mp3", "aac", "ogg"] {
+            let bad = try writeFile(dir, "seg-\(ext).yaml", """
+            name: seg
+            audio: {}
+            players:
+              - { source: tone.mp3 }
+            outputs:
+              - { url: "rec-%H%M%S.\(ext)", segment: 3s }
+            """)
+            let v = try CLI.run(["validate", bad.path], cwd: dir)
+            XCTAssertEqual(v.status, 2, v.summary("segment on .\(ext)"))
+            XCTAssertTrue(v.stderr.contains("seg-\(ext).yaml:6: outputs[0].segment: .\(ext) files are not cut into segments"), v.stderr)
+        }
+    }
+}
