@@ -4,6 +4,7 @@
 
 import CCurl
 import CGStreamer
+import CShim
 import XCTest
 @testable import MediaPub
 
