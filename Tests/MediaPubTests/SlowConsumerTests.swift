@@ -206,4 +206,32 @@ final class SlowConsumerTests: XCTestCase {
         XCTAssertEqual(warnings.all.filter { $0.contains("too far behind") }.count, 1, "\(warnings.all)")
         hook.drain(until: Date())
     }
+
+    /// The same webhook fed by `Events`, as a run wires it: its warning that it is too far
+    /// behind is an event, emitted from inside the listener that queues for it. Listeners
+    /// are called holding no lock of the events, so that event goes out like any other
+    /// and every event is stamped. Before: the listener ran under the events' lock and the
+    /// warning's `emit` took it again: the run died ("Recursive call to lock Mutex")
+    /// at the webhook's first dropped event.
+    func testAWebhookFallingBehindIsAnEventEmittedFromItsListener() throws {
+        let dir = try makeTempDir()
+        let file = dir.appendingPathComponent("events.jsonl")
+        let (_, port) = try Ports.listener(in: self)
+        let events = Events()
+        try events.addDestination(path: file.path)
+        let hook = Webhook(url: "http://127.0.0.1:\(port)/hook", log: Logger(write: { _ in })) { events.emit(.warning($0)) }
+        events.addListener { hook.send($0) }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for n in 0..<1100 { events.emit(.warning("line \(n)")) }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "every event is emitted")
+        events.flush(until: Date().addingTimeInterval(10))
+        let messages = try EventLog.read(file).compactMap { $0["message"] as? String }
+        XCTAssertEqual(messages.filter { $0.hasPrefix("webhook http://127.0.0.1:\(port)/…: too far behind") }.count, 1, "\(messages.suffix(3))")
+        XCTAssertEqual(messages.filter { $0.hasPrefix("line ") }.count, 1100)
+        XCTAssertGreaterThanOrEqual(hook.drops.dropped, 90)
+        hook.drain(until: Date())
+    }
 }
