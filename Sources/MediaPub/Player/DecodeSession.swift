@@ -268,7 +268,9 @@ final class DecodeSession: Sendable {
         guard pipeline.seek(to: ClockTime(milliseconds: ms - offset), rate: rate) else { return false }
         state.withLock { s in
             s.decodedAllSent = false
-            s.reading = Reading(mediaStartMs: max(0, ms), rate: rate, lastVideo: s.reading.lastVideo)
+            var reading = Reading(mediaStartMs: max(0, ms), rate: rate, lastVideo: s.reading.lastVideo)
+            reading.seeks = s.reading.seeks &+ 1
+            s.reading = reading
         }
         return true
     }
