@@ -124,6 +124,15 @@ public final class MediaPlayer: Sendable {
         queue.async { handler(event) }
     }
 
+    /// Under the lock: reports the event `make` builds with `session`'s duration, after
+    /// those reported before it. The duration is a query of the session's pipeline: asked
+    /// on the queue, never under the lock.
+    func emit(_ make: @escaping @Sendable (_ durationMs: Int?) -> PlayerEvent, durationOf session: DecodeSession,
+              _ s: borrowing State) {
+        let handler = s.eventHandler
+        queue.async { handler(make(session.durationMs)) }
+    }
+
     // MARK: controls
 
     /// Loads the current item and plays it.
