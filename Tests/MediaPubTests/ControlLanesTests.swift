@@ -51,6 +51,22 @@ final class ControlLanesTests: XCTestCase {
         XCTAssertEqual(music, ["start a.mp3", "end a.mp3", "start b.mp3", "end b.mp3"], "one player's loads run one at a time, in order")
     }
 
+    /// Which commands wait for which: a player's commands share its lane, the run's their
+    /// own, and `status` (or a word that is no command) waits for none.
+    func testEachCommandHasItsLane() {
+        XCTAssertEqual(ControlLane.of(["status"]), .read)
+        XCTAssertEqual(ControlLane.of(["nonsense", "music"]), .read)
+        XCTAssertEqual(ControlLane.of([]), .read)
+        XCTAssertEqual(ControlLane.of(["load", "music", "x.mp3"]), .player("music"))
+        XCTAssertEqual(ControlLane.of(["seek", "jingle", "90s"]), .player("jingle"))
+        XCTAssertEqual(ControlLane.of(["pause", "music"]), .player("music"))
+        XCTAssertEqual(ControlLane.of(["play_volume", "music", "50"]), .player("music"))
+        XCTAssertEqual(ControlLane.of(["pause"]), .run)
+        XCTAssertEqual(ControlLane.of(["publish", "off"]), .run)
+        XCTAssertEqual(ControlLane.of(["reconnect", "music"]), .run, "an output's name is no player's")
+        XCTAssertEqual(ControlLane.of(["quit"]), .run)
+    }
+
     /// A `request_id` nested 500 deep cost seconds of CPU to decode; now it is refused
     /// before it is read, with a one-line error. Before: it was decoded and echoed.
     func testARequestNestedTooDeepIsRefusedUnread() throws {

@@ -261,6 +261,31 @@ final class SlowConsumerTests: XCTestCase {
         hook.drain(until: Date())
     }
 
+    /// Events emitted from several threads at once reach a listener in the order they were
+    /// stamped and written: the listener is called holding no lock, one event at a time.
+    func testListenersHearEventsInTheirOrderFromManyThreads() throws {
+        let dir = try makeTempDir()
+        let file = dir.appendingPathComponent("events.jsonl")
+        let events = Events()
+        try events.addDestination(path: file.path)
+        let heard = Collector<String>()
+        events.addListener { data in
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            heard.add(object?["message"] as? String ?? "?")
+        }
+        let group = DispatchGroup()
+        for t in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                for n in 0..<250 { events.emit(.warning("thread \(t) line \(n)")) }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
+        events.flush(until: Date().addingTimeInterval(10))
+        let written = try EventLog.read(file).compactMap { $0["message"] as? String }
+        XCTAssertEqual(written.count, 1000)
+        XCTAssertEqual(heard.all, written, "the listener hears them in the file's order")
+    }
+
     /// The same webhook fed by `Events`, as a run wires it: its warning that it is too far
     /// behind is an event, emitted from inside the listener that queues for it. Listeners
     /// are called holding no lock of the events, so that event goes out like any other
