@@ -23,7 +23,7 @@ final class ControlLoop: Sendable {
 
     private struct State {
         var stopRequested = false
-        /// Answers written by the command queue, for the poller to send.
+        /// Answers written by the lanes, for the poller to send.
         var completions: [(client: Int, line: String)] = []
     }
     private let state = Mutex(State())
