@@ -24,7 +24,7 @@ public final class Logger: Sendable {
     public enum Format: String, Sendable { case text, json }
     public let level: LogLevel
     public let format: Format
-    /// Where lines go instead of stderr (called under the logger's lock).
+    /// Where lines go instead of stderr (called holding no lock; from any thread).
     private let handler: (@Sendable (String) -> Void)?
     /// stderr's queue and writer (nil with a handler).
     private let stderrQueue: ConsumerQueue<Data>?
@@ -84,11 +84,9 @@ public final class Logger: Sendable {
 
     /// Writes one log line, clearing the status line first and drawing it again after.
     private func emit(_ line: String) {
+        // A handler draws no status line: it needs nothing of the lock.
+        if let handler { return handler(line) }
         let behind = state.withLock { s -> (@Sendable (String) -> Void)? in
-            if let handler {
-                handler(line)
-                return nil
-            }
             var chunk = s.status != nil ? "\r\u{1B}[K" : ""
             chunk += line + "\n"
             if let status = s.status { chunk += status }

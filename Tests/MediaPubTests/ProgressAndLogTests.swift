@@ -3,6 +3,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 final class ProgressAndLogTests: XCTestCase {
 
@@ -58,5 +59,21 @@ final class ProgressAndLogTests: XCTestCase {
         let loops = try EventLog.read(events).filter { $0["event"] as? String == "player.track" }.count
         XCTAssertGreaterThanOrEqual(loops, 6, "it went round several times")
         XCTAssertEqual(r.stderr.components(separatedBy: "player main: playing").count - 1, 1, r.stderr)
+    }
+
+    /// A logger's handler is called holding no lock of the logger's: one that logs again
+    /// (a line about a line) is heard. Before: the handler ran under the logger's lock and
+    /// the second line took it again, and the process died ("Recursive call to lock Mutex").
+    func testALogHandlerMayLogAgain() {
+        final class Held: @unchecked Sendable { var log: Logger? }
+        let held = Held()
+        let lines = Collector<String>()
+        held.log = Logger(level: .info, write: { line in
+            lines.add(line)
+            if line.hasSuffix("first") { held.log?.info("second") }
+        })
+        held.log?.info("first")
+        XCTAssertEqual(lines.all.count, 2, "\(lines.all)")
+        XCTAssertTrue(lines.all.last?.hasSuffix("second") ?? false, "\(lines.all)")
     }
 }

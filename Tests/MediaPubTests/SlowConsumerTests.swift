@@ -47,27 +47,7 @@ final class SlowConsumerTests: XCTestCase {
     /// SIGTERM ends the run with exit 0. Before: the recording froze, `ctl publish`
     /// timed out and SIGTERM was ignored.
     func testAPipeNobodyReadsHoldsNothingUp() throws {
-        let dir = try makeTempDir()
-        // testsrc2: a moving, colourful picture, so a frozen or black stretch shows.
-        let source = try TestMedia.makeVideo(in: dir, seconds: 6, size: "320x180")
-        let rec = dir.appendingPathComponent("rec.mp4")
-        let events = dir.appendingPathComponent("events.jsonl")
-        let socket = dir.appendingPathComponent("c.sock").path
-        let preset = try writeFile(dir, "t.yaml", PlayerPreset.video(name: "stall", players: [
-            PlayerPreset.player("main", source: source.path, ["video: true", "repeat: true", "progress_interval: 100ms"]),
-        ], output: rec))
-        let pipe = try smallPipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try CLI.binary())
-        process.environment = CLI.environment()
-        process.arguments = ["--preset", preset.path, "--realtime", "--events", "-", "--events", events.path,
-                             "--control", socket, "--log-level", "debug"]
-        process.standardInput = FileHandle.nullDevice
-        let writeEnd = FileHandle(fileDescriptor: pipe.write, closeOnDealloc: false)
-        process.standardOutput = writeEnd
-        process.standardError = writeEnd
-        try process.run()
-        addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        let (process, pipe, events, socket, rec) = try startIntoPipe()
 
         func progressCount() -> Int {
             ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "player.progress" }.count
@@ -88,6 +68,41 @@ final class SlowConsumerTests: XCTestCase {
         let publish = try CLI.run(["ctl", "--socket", socket, "publish", "on"], timeout: 20)
         XCTAssertEqual(publish.status, 0, publish.summary("ctl publish on during the stall"))
 
+        try stopAndCheck(process, events: events, recording: rec)
+    }
+
+    /// A realtime run of one player (a moving, colourful testsrc2 picture, so a frozen or
+    /// black stretch shows; progress every 100 ms) recording to `rec`, whose `--events -`
+    /// and log go into a pipe of 4096 bytes nobody reads; its events also to `events`,
+    /// controlled at `socket`. `extra`: preset lines added.
+    private func startIntoPipe(extra: String = "") throws
+        -> (process: Process, pipe: (read: Int32, write: Int32), events: URL, socket: String, rec: URL) {
+        let dir = try makeTempDir()
+        let source = try TestMedia.makeVideo(in: dir, seconds: 6, size: "320x180")
+        let rec = dir.appendingPathComponent("rec.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let preset = try writeFile(dir, "t.yaml", PlayerPreset.video(name: "stall", players: [
+            PlayerPreset.player("main", source: source.path, ["video: true", "repeat: true", "progress_interval: 100ms"]),
+        ], output: rec, extra: extra))
+        let pipe = try smallPipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try CLI.binary())
+        process.environment = CLI.environment()
+        process.arguments = ["--preset", preset.path, "--realtime", "--events", "-", "--events", events.path,
+                             "--control", socket, "--log-level", "debug"]
+        process.standardInput = FileHandle.nullDevice
+        let handle = FileHandle(fileDescriptor: pipe.write, closeOnDealloc: false)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        return (process, pipe, events, socket, rec)
+    }
+
+    /// SIGTERM ends the run with exit 0, `run.stopped` last; the recording is as long as
+    /// the run, with no frozen or black stretch.
+    private func stopAndCheck(_ process: Process, events: URL, recording rec: URL) throws {
         kill(process.processIdentifier, SIGTERM)
         guard Proc.waitForExit(process, timeout: 60) else { return XCTFail("SIGTERM ends the run") }
         XCTAssertEqual(process.terminationReason, .exit)
@@ -100,6 +115,45 @@ final class SlowConsumerTests: XCTestCase {
         let probe = try MediaProbe.probe(rec.path)
         XCTAssertEqual(probe.duration ?? 0, ended.timeIntervalSince(began), accuracy: 1.5, "the recording is as long as the run")
         XCTAssertEqual(try frozenAndBlack(rec.path), [], "no frozen or black stretch")
+    }
+
+    /// A connection waits in `listener`'s backlog, not accepted (a client reached it).
+    private func reached(_ listener: Int32) -> Bool {
+        var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) == 1
+    }
+
+    /// Everything slow at once (docs/control.md, "Ordering"): a `load` whose HTTP server
+    /// accepts and never answers, `--events -` and the log into a full pipe nobody reads,
+    /// and a webhook that accepts and never answers. `ctl status` is answered each time
+    /// while the load is still pending (its answer comes first, 5 times over; the
+    /// latencies are printed), and the recording plays on unbroken. Before: `status`
+    /// waited behind the load, whose answer came first.
+    func testStatusAnswersWhileALoadTheEventsAndTheWebhookAllStall() throws {
+        let hook = try Ports.listener(in: self), origin = try Ports.listener(in: self)
+        let (process, pipe, events, socket, rec) = try startIntoPipe(extra: "events:\n  webhook: \"http://127.0.0.1:\(hook.port)/hook\"")
+
+        XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { waiting(pipe.read) >= 4096 - 256 || !process.isRunning },
+                      "the pipe fills (\(waiting(pipe.read)) bytes waiting)")
+        XCTAssertTrue(reached(hook.fd), "the webhook was reached, and never answers")
+        let load = try CLI.start(["ctl", "--socket", socket, "load", "main", "http://127.0.0.1:\(origin.port)/stalls.mp4"])
+        defer { load.cleanUp() }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { reached(origin.fd) || !load.isRunning }, "the load reaches its server")
+        var latencies: [String] = []
+        for n in 0..<5 {
+            let asked = Date()
+            let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
+            latencies.append(String(format: "%.0f ms", Date().timeIntervalSince(asked) * 1000))
+            XCTAssertEqual(status.status, 0, status.summary("ctl status \(n)"))
+            XCTAssertTrue(status.stdout.contains(#""state":"publishing""#), status.stdout)
+            XCTAssertTrue(load.isRunning, "status \(n) is answered while the load is pending")
+        }
+        print("ctl status while a load, the events and the webhook stall: \(latencies.joined(separator: ", "))")
+        XCTAssertTrue(load.waitForExit(timeout: 30), "the load is answered in the end")
+        XCTAssertTrue(((try? String(contentsOf: load.stdoutURL, encoding: .utf8)) ?? "").contains(#""ok""#), "its answer")
+        XCTAssertGreaterThanOrEqual(waiting(pipe.read), 4096 - 256, "the pipe is still full")
+
+        try stopAndCheck(process, events: events, recording: rec)
     }
 
     /// Events into a pipe that is full and not read, with room for 8 lines queued: `emit`
@@ -204,6 +258,59 @@ final class SlowConsumerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(hook.drops.dropped, 99)
         XCTAssertEqual(hook.drops.consumer, "webhook")
         XCTAssertEqual(warnings.all.filter { $0.contains("too far behind") }.count, 1, "\(warnings.all)")
+        hook.drain(until: Date())
+    }
+
+    /// Events emitted from several threads at once reach a listener in the order they were
+    /// stamped and written: the listener is called holding no lock, one event at a time.
+    func testListenersHearEventsInTheirOrderFromManyThreads() throws {
+        let dir = try makeTempDir()
+        let file = dir.appendingPathComponent("events.jsonl")
+        let events = Events()
+        try events.addDestination(path: file.path)
+        let heard = Collector<String>()
+        events.addListener { data in
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            heard.add(object?["message"] as? String ?? "?")
+        }
+        let group = DispatchGroup()
+        for t in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                for n in 0..<250 { events.emit(.warning("thread \(t) line \(n)")) }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
+        events.flush(until: Date().addingTimeInterval(10))
+        let written = try EventLog.read(file).compactMap { $0["message"] as? String }
+        XCTAssertEqual(written.count, 1000)
+        XCTAssertEqual(heard.all, written, "the listener hears them in the file's order")
+    }
+
+    /// The same webhook fed by `Events`, as a run wires it: its warning that it is too far
+    /// behind is an event, emitted from inside the listener that queues for it. Listeners
+    /// are called holding no lock of the events, so that event goes out like any other
+    /// and every event is stamped. Before: the listener ran under the events' lock and the
+    /// warning's `emit` took it again: the run died ("Recursive call to lock Mutex")
+    /// at the webhook's first dropped event.
+    func testAWebhookFallingBehindIsAnEventEmittedFromItsListener() throws {
+        let dir = try makeTempDir()
+        let file = dir.appendingPathComponent("events.jsonl")
+        let (_, port) = try Ports.listener(in: self)
+        let events = Events()
+        try events.addDestination(path: file.path)
+        let hook = Webhook(url: "http://127.0.0.1:\(port)/hook", log: Logger(write: { _ in })) { events.emit(.warning($0)) }
+        events.addListener { hook.send($0) }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for n in 0..<1100 { events.emit(.warning("line \(n)")) }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "every event is emitted")
+        events.flush(until: Date().addingTimeInterval(10))
+        let messages = try EventLog.read(file).compactMap { $0["message"] as? String }
+        XCTAssertEqual(messages.filter { $0.hasPrefix("webhook http://127.0.0.1:\(port)/…: too far behind") }.count, 1, "\(messages.suffix(3))")
+        XCTAssertEqual(messages.filter { $0.hasPrefix("line ") }.count, 1100)
+        XCTAssertGreaterThanOrEqual(hook.drops.dropped, 90)
         hook.drain(until: Date())
     }
 }

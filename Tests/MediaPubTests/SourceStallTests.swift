@@ -271,6 +271,37 @@ final class SourceStallTests: XCTestCase {
                                                     rate: 16000, freq: 880), -25, "then the next item")
     }
 
+    /// As fast as possible, a source that stalls keeps the capture waiting up to 10 s for
+    /// its decoder; `ctl status` is answered meanwhile, three times, each before the stall
+    /// is reported. Before: the capture waited holding the player's lock, and `status`
+    /// waited with it, until the stall was over.
+    func testStatusIsAnsweredWhileTheCaptureWaitsForAStalledDecoder() throws {
+        let dir = try makeTempDir()
+        let song = try TestMedia.makeAudio(in: dir, name: "song.mp3", seconds: 6, freq: 440, ext: "mp3")
+        let server = try startServer(ScriptServer.midway, in: dir, args: [song.path])
+        let url = server.url("song.mp3")
+        let player = "  - id: music\n    progress_interval: 100ms\n    source: \"\(url)\"\n"
+        let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(players: [player], output: dir.appendingPathComponent("out.mp4")))
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let run = try startMediaPub(["--preset", preset.path, "--no-realtime", "--events", events.path, "--control", socket])
+        func read() -> [[String: Any]] { (try? EventLog.read(events)) ?? [] }
+        let stalled = "player music: \(url): sends nothing (stalled); retrying in 1s"
+        // What the server sent (40 % of 6 s) has played: the capture now waits for more.
+        XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) {
+            read().contains { $0["event"] as? String == "player.progress" && ($0["position_ms"] as? Int ?? 0) >= 2000 } || !run.isRunning
+        }, "the first two seconds play")
+        for n in 0..<3 {
+            let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 30)
+            XCTAssertEqual(status.status, 0, status.summary("ctl status \(n)"))
+            XCTAssertFalse(warnings(read()).contains(stalled), "status \(n) is answered before the stall is reported")
+        }
+        XCTAssertTrue(run.waitForExit(timeout: 60), "the source is retried and plays to its end")
+        XCTAssertEqual(run.result().status, 0, run.result().summary("mediapub"))
+        XCTAssertEqual(warnings(read()), [stalled])
+        XCTAssertEqual(tracks(read()), [0, 0], "played, then again after the retry")
+    }
+
     /// Before: "Found", and "cannot read from the server (connection refused, failed
     /// or dropped)" for both an untrusted certificate and an unknown host.
     func testRedirectLoopUntrustedCertificateAndUnknownHostSayWhatHappened() throws {

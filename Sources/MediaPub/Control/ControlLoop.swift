@@ -5,15 +5,16 @@ import Glibc
 #endif
 
 /// The control socket's event loop as other threads see it: the thread that
-/// polls (a `ControlPoller`, which alone touches the clients), the queue that
-/// runs commands one at a time, and the wake-up pipe through which answers and
-/// the stop request reach the poll.
+/// polls (a `ControlPoller`, which alone touches the clients), the lanes that run
+/// commands (`ControlLanes`: one at a time per lane, lanes side by side), and the
+/// wake-up pipe through which answers and the stop request reach the poll.
 final class ControlLoop: Sendable {
     let path: String
     let bound: UnixSocket.Identity?
     let limits: ControlServer.Limits
     private let handle: @Sendable ([String]) -> ControlReply
-    private let commands = DispatchQueue(label: "mediapub.control.commands")
+    private let lane: @Sendable ([String]) -> ControlLane
+    private let lanes = ControlLanes()
     let wakeRead: Int32
     private let wakeWrite: Int32
     private let finished = DispatchSemaphore(value: 0)
@@ -22,16 +23,18 @@ final class ControlLoop: Sendable {
 
     private struct State {
         var stopRequested = false
-        /// Answers written by the command queue, for the poller to send.
+        /// Answers written by the lanes, for the poller to send.
         var completions: [(client: Int, line: String)] = []
     }
     private let state = Mutex(State())
 
     init(path: String, listener: UnixSocket, bound: UnixSocket.Identity?, limits: ControlServer.Limits,
+         lane: @escaping @Sendable ([String]) -> ControlLane = ControlLane.of,
          handle: @escaping @Sendable ([String]) -> ControlReply) throws {
         self.path = path
         self.bound = bound
         self.limits = limits
+        self.lane = lane
         self.handle = handle
         var fds: [Int32] = [-1, -1]
         try syscall("pipe") { pipe(&fds) }
@@ -77,11 +80,14 @@ final class ControlLoop: Sendable {
         _ = Glibc.write(wakeWrite, &byte, 1)
     }
 
-    /// Runs one request line on the command queue; its answer comes back through `takeCompletions`.
+    /// Reads one request line and runs it in its lane; its answer comes back through `takeCompletions`.
     func dispatch(client: Int, line: String) {
         let handle = self.handle
-        commands.async { [weak self] in
-            let answer = ControlRequest.answer(line, handle: handle)
+        let request = ControlRequest(line: line)
+        // A line that is no request, or whose words are refused, is answered with an error at once.
+        let words = (try? request?.words.get()) ?? []
+        lanes.run(words.isEmpty ? .read : lane(words)) { [weak self] in
+            let answer = ControlRequest.answer(request, handle: handle)
             guard let self else { return }
             state.withLock { $0.completions.append((client, answer + "\n")) }
             wake()

@@ -13,7 +13,7 @@ final class ControlPoller {
         var output: [UInt8] = []
         /// Inside a line that was too long: bytes are dropped up to its newline.
         var discarding = false
-        /// A command of this client is on the queue; no other line is taken meanwhile.
+        /// A command of this client is in its lane; no other line is taken meanwhile.
         var busy = false
         var lastActivity: Double
         init(socket: UnixSocket, now: Double) { self.socket = socket; lastActivity = now }
@@ -160,7 +160,7 @@ final class ControlPoller {
 
     private var tooLong: String { "{\"ok\":false,\"error\":\"line too long (max \(limits.maxLine) bytes)\"}\n" }
 
-    /// Hands the next complete line to the command queue (one at a time per client).
+    /// Hands the next complete line to its lane (one at a time per client).
     private func process(_ id: Int, _ client: Client) {
         while !client.busy, let newline = client.input.firstIndex(of: 10) {
             let raw = client.input[..<newline]

@@ -2,17 +2,49 @@ import Foundation
 
 /// One request line as the control socket reads it: the command's words
 /// (strings, numbers or booleans as JSON has them), and a `request_id` to echo.
-struct ControlRequest {
+struct ControlRequest: Sendable {
     /// The words, or why there are none.
     let words: Result<[String], ControlFailure>
     /// Echoed as given, whatever JSON value it is.
     let requestID: JSONValue?
 
-    /// nil when `line` is not a JSON object.
+    /// How deep a request's arrays and objects may nest (`{"command":["status"]}` is 2):
+    /// a deeper one is refused before it is decoded, which would cost seconds.
+    static let maxDepth = 32
+
+    /// nil when `line` is not a JSON object. One nested deeper than `maxDepth` is
+    /// refused unread (and its `request_id` with it).
     init?(line: String) {
+        guard ControlRequest.depth(of: line, atMost: ControlRequest.maxDepth) <= ControlRequest.maxDepth else {
+            requestID = nil
+            words = .failure(ControlFailure("request nested too deep (at most \(ControlRequest.maxDepth) levels of arrays and objects)"))
+            return
+        }
         guard let value = JSONLine.decode(JSONValue.self, from: line), case .object(let object) = value else { return nil }
         requestID = object["request_id"]
         words = ControlRequest.words(object)
+    }
+
+    /// How deep `text`'s brackets and braces nest outside strings, counted up to one past `limit`.
+    static func depth(of text: String, atMost limit: Int) -> Int {
+        var depth = 0, deepest = 0
+        var inString = false, escaped = false
+        for byte in text.utf8 {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+                if deepest > limit { return deepest }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 
     /// `{"command":["seek","music","90s"]}`, or `{"command":"seek","args":["music","90s"]}`.
@@ -40,8 +72,13 @@ struct ControlRequest {
 
     /// The answer line (JSON, no newline) to `line`, `handle` running its words.
     static func answer(_ line: String, handle: ([String]) -> ControlReply) -> String {
+        answer(ControlRequest(line: line), handle: handle)
+    }
+
+    /// The answer line (JSON, no newline) to a request read (nil: not a JSON object), `handle` running its words.
+    static func answer(_ request: ControlRequest?, handle: ([String]) -> ControlReply) -> String {
         let answer: Answer
-        if let request = ControlRequest(line: line) {
+        if let request {
             switch request.words {
             case .success(let words): answer = Answer(reply: handle(words), requestID: request.requestID)
             case .failure(let failure): answer = Answer(reply: .failure(failure.message), requestID: request.requestID)

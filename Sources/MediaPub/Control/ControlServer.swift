@@ -5,9 +5,11 @@ import Glibc
 
 /// The control socket (docs/control.md), in the spirit of mpv's JSON IPC: one JSON
 /// object a line in, one JSON object a line out. One thread serves every
-/// client with poll(2) over non-blocking descriptors; commands run one at a
-/// time on a serial queue (a seek may take a while) and their answers are
-/// written back by that thread. Bounded: at most `maxClients` connections (a
+/// client with poll(2) over non-blocking descriptors; commands run in lanes
+/// (`ControlLane`: a player's commands one at a time, `status` behind none of
+/// them; a load or a seek may take a while) and their answers are written back
+/// by that thread. A request nested deeper than `ControlRequest.maxDepth` is
+/// refused unread. Bounded: at most `maxClients` connections (a
 /// new one closes the longest idle), a client idle for `idleTimeout` is
 /// closed, a line longer than `maxLine` bytes is answered with an error and
 /// discarded up to its newline.

@@ -25,6 +25,10 @@ public final class Events: Sendable {
         /// The last `ts` given: events are stamped, written and heard in one order, and
         /// their times never go back (not across threads, nor when the wall clock is set back).
         var lastStamp = Date.distantPast
+        /// Events stamped but not yet handed to the listeners, in order.
+        var unheard: [Data] = []
+        /// A thread is handing `unheard` to the listeners (outside the lock): the others leave it theirs.
+        var handing = false
     }
 
     private let state = Mutex(State())
@@ -95,23 +99,43 @@ public final class Events: Sendable {
     }
 
     /// Stamps, queues and hands out one event; never waits for a destination. Listeners
-    /// are called in event order, under the events' lock: they must only queue the
-    /// event (never emit one, never wait).
+    /// hear events in their order, never called holding the events' lock: the thread
+    /// that finds nobody handing them out hands out every event stamped meanwhile (an
+    /// event a listener emits included), the others return at once.
     public func emit(_ event: Event) {
-        let behind = state.withLock { s -> [String] in
+        let (behind, hands) = state.withLock { s -> ([String], Bool) in
             let now = max(Date(), s.lastStamp)
             s.lastStamp = now
-            guard let data = JSONLine.encode(StampedEvent(ts: Events.timestamp(now), event: event)) else { return [] }
+            guard let data = JSONLine.encode(StampedEvent(ts: Events.timestamp(now), event: event)) else { return ([], false) }
             let line = data + Data("\n".utf8)
             var behind: [String] = []
             for d in s.destinations where d.queue.push(line) == .droppedOldest(firstOfEpisode: true) {
                 behind.append(d.name)
             }
-            for listener in s.listeners { listener(data) }
-            return behind
+            guard !s.listeners.isEmpty else { return (behind, false) }
+            s.unheard.append(data)
+            defer { s.handing = true }
+            return (behind, !s.handing)
         }
+        if hands { handToListeners() }
         for name in behind {
             warn("events to \(name): the reader is behind; its oldest lines are dropped until it catches up")
+        }
+    }
+
+    /// Hands the events not heard yet to the listeners, outside the lock, until none is left.
+    private func handToListeners() {
+        while let (events, listeners) = state.withLock({ s -> ([Data], [@Sendable (Data) -> Void])? in
+            guard !s.unheard.isEmpty else {
+                s.handing = false
+                return nil
+            }
+            defer { s.unheard.removeAll() }
+            return (s.unheard, s.listeners)
+        }) {
+            for data in events {
+                for listener in listeners { listener(data) }
+            }
         }
     }
 

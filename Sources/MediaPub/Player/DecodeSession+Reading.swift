@@ -16,6 +16,8 @@ struct Reading {
     var videoDone = false
     /// Running time consumed so far on this session's own timeline.
     var playhead = ClockTime.zero
+    /// Counts the seeks: a sample pulled across one (from before its flush) is not taken.
+    var seeks = 0
 
     init(mediaStartMs: Int, rate: Double, lastVideo: Buffer? = nil) {
         self.mediaStartMs = mediaStartMs
@@ -28,7 +30,8 @@ struct Reading {
 }
 
 /// Consuming, on the capture thread: each call locks the session's state only
-/// between pulls, never while an appsink is waited for.
+/// between pulls, never while an appsink is waited for; what a pull gave is taken
+/// only if no seek came meanwhile.
 extension DecodeSession {
     /// Media position (ms) of what has been consumed.
     var positionMs: Int { state.withLock { $0.reading.positionMs } }
@@ -88,19 +91,21 @@ extension DecodeSession {
     /// The next decoded audio buffer as the one being read, waiting up to `wait`
     /// seconds; false when there is none (yet), `audioDone` set when the stream is over.
     private func pullAudio(_ sink: AppSink, wait: Double) -> Bool {
+        let seeks = state.withLock { $0.reading.seeks }
         guard let sample = sink.tryPull(timeout: wait) else {
             if sink.isEOS || state.withLock({ $0.broken }) { state.withLock { $0.reading.audioDone = true } }
             return false
         }
         guard let buffer = sample.buffer else { return true }  // nothing to read: the next one
         let time = sample.runningTime
-        state.withLock { s in
+        return state.withLock { s in
+            guard s.reading.seeks == seeks else { return false }   // a seek came meanwhile: from before it
             s.reading.pendingTime = time ?? s.reading.playhead
             s.reading.pendingOffset = 0
             s.reading.pending = buffer
             s.reading.pendingSamples = buffer.size / MemoryLayout<Float>.size
+            return true
         }
-        return true
     }
 
     /// Takes the first picture and the first sound in hand, waiting up to `wait`
@@ -124,15 +129,18 @@ extension DecodeSession {
     /// The next sample of `sink` for the picture, pulled when none waits: nil when
     /// there is none (yet); `videoDone` set when the stream is over.
     private func nextPicture(_ sink: AppSink, wait: Double) -> Sample? {
-        let (waiting, done, broken) = state.withLock { ($0.reading.nextVideo, $0.reading.videoDone, $0.broken) }
+        let (waiting, done, broken, seeks) = state.withLock { ($0.reading.nextVideo, $0.reading.videoDone, $0.broken, $0.reading.seeks) }
         if let waiting { return waiting }
         if done { return nil }
         guard let sample = sink.tryPull(timeout: broken ? 0 : wait) else {
             if sink.isEOS || broken { state.withLock { $0.reading.videoDone = true } }
             return nil
         }
-        state.withLock { $0.reading.nextVideo = sample }
-        return sample
+        return state.withLock { s in
+            guard s.reading.seeks == seeks else { return nil }   // a seek came meanwhile: from before it
+            s.reading.nextVideo = sample
+            return sample
+        }
     }
 
     /// Takes the waiting sample as the picture shown.

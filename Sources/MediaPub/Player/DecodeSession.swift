@@ -27,6 +27,9 @@ final class DecodeSession: Sendable {
     struct State {
         var audioSink: AppSink?
         var videoSink: AppSink?
+        /// A decoded stream took the audio (the video) branch: the next one goes to a fakesink.
+        var audioBranch = false
+        var videoBranch = false
         var closed = false
         var ready = false
         var decodedAllSent = false
@@ -122,33 +125,44 @@ final class DecodeSession: Sendable {
     }
 
     /// Streaming thread: link each decoded stream to its branch; streams the
-    /// run has no use for go to a fakesink so they never block the demuxer.
+    /// run has no use for go to a fakesink so they never block the demuxer. The branch
+    /// is chosen under the lock (two pads added at once never both take one), and built
+    /// and brought to the pipeline's state without it.
     private func padAdded(_ pad: Pad, isImage: Bool) {
         let type = pad.mediaType ?? ""
-        // Under the lock from choice to sink: two pads added at once never both take a branch.
-        let failure: String? = state.withLock { s in
+        let description: String? = state.withLock { s in
             guard !s.closed else { return nil }
-            let description: String
-            if type.hasPrefix("audio/") && s.audioSink == nil {
-                description = DecodeGraph.audioBranch(format: format, pitch: pitch)
-            } else if type.hasPrefix("video/") && wantsVideo && s.videoSink == nil {
-                description = DecodeGraph.videoBranch(format: format, still: isImage)
-            } else {
-                description = "fakesink sync=false async=false"
+            if type.hasPrefix("audio/") && !s.audioBranch {
+                s.audioBranch = true
+                return DecodeGraph.audioBranch(format: format, pitch: pitch)
+            } else if type.hasPrefix("video/") && wantsVideo && !s.videoBranch {
+                s.videoBranch = true
+                return DecodeGraph.videoBranch(format: format, still: isImage)
             }
-            do {
-                let bin = try pipeline.addBin(description: description)
-                guard let sinkPad = bin.staticPad("sink"), pad.link(to: sinkPad) else { return "cannot link \(type) stream" }
-                if description.contains("name=asink") {
-                    s.audioSink = pipeline.appSink(named: "asink")
-                    // At the branch's entry, before its 3 s queue: seconds of lead for the next item.
-                    watchEOS(sinkPad)
+            return "fakesink sync=false async=false"
+        }
+        guard let description else { return }
+        let failure: String?
+        do {
+            let bin = try pipeline.addBin(description: description)
+            // The sink is known before any data can reach it (before the link).
+            let audio = description.contains("name=asink") ? pipeline.appSink(named: "asink") : nil
+            let video = description.contains("name=vsink") ? pipeline.appSink(named: "vsink") : nil
+            if audio != nil || video != nil {
+                state.withLock { s in
+                    if let audio { s.audioSink = audio }
+                    if let video { s.videoSink = video }
                 }
-                if description.contains("name=vsink") { s.videoSink = pipeline.appSink(named: "vsink") }
-                return nil
-            } catch {
-                return "\(error)"
             }
+            if let sinkPad = bin.staticPad("sink") {
+                // At the branch's entry, before its 3 s queue: seconds of lead for the next item.
+                if audio != nil { watchEOS(sinkPad) }
+                failure = pad.link(to: sinkPad) ? nil : "cannot link \(type) stream"
+            } else {
+                failure = "cannot link \(type) stream"
+            }
+        } catch {
+            failure = "\(error)"
         }
         if let failure { onEvent(self, .failed(SourceFailure(failure, .unplayable))) }
     }
@@ -268,7 +282,9 @@ final class DecodeSession: Sendable {
         guard pipeline.seek(to: ClockTime(milliseconds: ms - offset), rate: rate) else { return false }
         state.withLock { s in
             s.decodedAllSent = false
-            s.reading = Reading(mediaStartMs: max(0, ms), rate: rate, lastVideo: s.reading.lastVideo)
+            var reading = Reading(mediaStartMs: max(0, ms), rate: rate, lastVideo: s.reading.lastVideo)
+            reading.seeks = s.reading.seeks &+ 1
+            s.reading = reading
         }
         return true
     }

@@ -2,7 +2,10 @@ import Foundation
 
 /// The capture side: each tick, the capture thread takes a player's audio and the
 /// picture due, from the current item and (gaplessly) the ones after it. The
-/// player's lock is held while it reads, and let go whenever it waits for an item.
+/// current session is taken under the player's lock, read (its appsinks pulled,
+/// which may wait for the decoder) without it, and what was read is committed under
+/// the lock again only if that session is still the current one: `status`, `/metrics`
+/// and the controls never wait for a decoder.
 extension MediaPlayer {
     struct Rendered: Sendable {
         var audioFrames: Int
@@ -58,9 +61,22 @@ extension MediaPlayer {
                 state.wait(until: Date().addingTimeInterval(wait)) { $0.awaitingItem }
                 guard state.withLock({ $0.phase == .playing && $0.currentReady }) else { break }
             }
-            step = state.withLock { s in readItem(&tick, into: out, wait: wait, &s) }
+            guard let session = state.withLock({ s in tick.hops < 3 ? s.current : nil }) else { break }
+            let over = read(session, &tick, into: out, wait: wait)
+            step = state.withLock { s in
+                // Replaced while it was read (a load took over, a stop, a reopen): what it gave
+                // stays in the tick, the rest of which comes from what is current now.
+                guard s.current === session else {
+                    tick.hops += 1
+                    return s.phase == .playing && s.currentReady ? .again : .done
+                }
+                return itemRead(session, over: over, &tick, wait: wait, &s)
+            }
         }
-        let (rendered, deliveries) = state.withLock { s in finishTick(tick, audio: out, wait: wait, &s) }
+        // The picture due is pulled without the lock too (the session may wait for its decoder).
+        let pictured = state.withLock { s in (feedsVideo || s.taps.wantsVideo) ? s.current : nil }
+        let decoded = pictured?.videoFrame(lag: tick.length.scaled(by: 1, 2), wait: wait)
+        let (rendered, deliveries) = state.withLock { s in finishTick(tick, picture: decoded, audio: out, &s) }
         // Tap handlers run outside the lock: they may ask the player anything.
         for deliver in deliveries { deliver() }
         return rendered
@@ -74,9 +90,8 @@ extension MediaPlayer {
         return r
     }
 
-    /// Reads the current item into the tick; at its end, hands over to the next one.
-    private func readItem(_ t: inout Tick, into out: UnsafeMutablePointer<Float>, wait: Double, _ s: inout State) -> Step {
-        guard let session = s.current, t.hops < 3 else { return .done }
+    /// Without the player's lock: reads `session` into the tick. Returns whether the item is over.
+    private func read(_ session: DecodeSession, _ t: inout Tick, into out: UnsafeMutablePointer<Float>, wait: Double) -> Bool {
         if session.hasAudio && !session.audioExhausted {
             t.filled += session.readAudio(frames: t.frames - t.filled, into: out + t.filled * format.channels, wait: wait)
         } else {
@@ -87,9 +102,13 @@ extension MediaPlayer {
         }
         // Audio is the item's clock: when it runs out the item is over (a picture
         // that goes on longer plays out first), and the next one fills the same tick.
-        let over = session.hasAudio
+        return session.hasAudio
             ? session.audioExhausted && session.videoEndsWithAudio(slack: ClockTime(milliseconds: 100), wait: wait)
             : session.isDrained
+    }
+
+    /// Under the lock, `session` still current: at the item's end, hands over to the next one.
+    private func itemRead(_ session: DecodeSession, over: Bool, _ t: inout Tick, wait: Double, _ s: inout State) -> Step {
         guard t.filled < t.frames || !session.hasAudio, over else { return .done }
         // The item ending now spans the tick's middle: its picture is this tick's.
         if (t.changedAt ?? 0) * 2 <= t.frames && t.filled * 2 > t.frames { t.pictureAtMiddle = session.lastVideo }
@@ -101,12 +120,13 @@ extension MediaPlayer {
     }
 
     /// The tick's picture, the stall watch, the taps and progress.
-    private func finishTick(_ t: Tick, audio out: UnsafeMutablePointer<Float>, wait: Double,
+    /// `picture`: the frame due at the tick's middle, pulled without the lock.
+    private func finishTick(_ t: Tick, picture: Buffer?, audio out: UnsafeMutablePointer<Float>,
                             _ s: inout State) -> (Rendered, [@Sendable () -> Void]) {
         // The tick's picture is the one due at its middle, so a picture is never more than
         // half a frame from its sound: an item that began in the second half of the tick
         // shows its first frame from the next tick on.
-        var decoded = (feedsVideo || s.taps.wantsVideo) ? s.current?.videoFrame(lag: t.length.scaled(by: 1, 2), wait: wait) : nil
+        var decoded = picture
         if let changedAt = t.changedAt, changedAt * 2 > t.frames, let picture = t.pictureAtMiddle { decoded = picture }
         // A source that gives nothing (network stall, buffering) has no picture to show: the slate stands in.
         let progressed = t.filled > 0 || (s.current.map { !$0.hasAudio || $0.audioExhausted } ?? false)

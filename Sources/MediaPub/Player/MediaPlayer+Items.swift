@@ -129,9 +129,9 @@ extension MediaPlayer {
             // goes on as playing (the capture waits for it, `awaitingItem`), and gets its
             // player.track once ready.
             if s.currentReady {
-                s.sentTags = next.currentTags
-                emit(.track(index: s.playlist.index, source: s.playlist.current,
-                            durationMs: next.durationMs, tags: next.currentTags), s)
+                let (index, source, tags) = (s.playlist.index, s.playlist.current, next.currentTags)
+                s.sentTags = tags
+                emit({ .track(index: index, source: source, durationMs: $0, tags: tags) }, durationOf: next, s)
             }
             return true
         }
@@ -151,13 +151,14 @@ extension MediaPlayer {
         let step = max(100, Int(s.config.progressInterval * 1000))
         if let last = s.lastProgressMs, position >= last, position - last < step { return }
         s.lastProgressMs = position - position % step
-        emit(.progress(positionMs: position, durationMs: session.durationMs), s)
+        emit({ .progress(positionMs: position, durationMs: $0) }, durationOf: session, s)
     }
 
     /// On the player's queue: what a session reported, decided and acted on under
     /// one hold of the lock (the capture thread may promote `upcoming` any time).
     func sessionEvent(_ event: DecodeSession.Event, from session: DecodeSession) {
-        let track: PlayerEvent? = state.withLock { s in
+        // A track event, built once the lock is let go (its duration is a query of the pipeline).
+        let track: (@Sendable (Int?) -> PlayerEvent)? = state.withLock { s in
             if let pending = s.pendingLoad, session === pending.session {
                 pendingLoadEvent(event, pending, &s)
                 return nil
@@ -173,8 +174,9 @@ extension MediaPlayer {
                 s.sentTags = session.currentTags
                 s.waiters.wakeAll()  // a capture may wait for a prerolled item to be ready
                 defer { s.continuing = false }
-                return s.continuing ? nil : .track(index: s.playlist.index, source: s.playlist.current,
-                                                   durationMs: session.durationMs, tags: session.currentTags)
+                guard !s.continuing else { return nil }
+                let (index, source, tags) = (s.playlist.index, s.playlist.current, session.currentTags)
+                return { .track(index: index, source: source, durationMs: $0, tags: tags) }
             case .decodedAll:
                 if isCurrent { preloadNext(&s) }
             case .failed(let failure):
@@ -183,9 +185,9 @@ extension MediaPlayer {
                 // Kept by the session (now-playing). Tags that come after the item's
                 // player.track was sent go out as an updated player.track.
                 guard isCurrent, s.currentReady, let sent = s.sentTags, session.currentTags != sent else { return nil }
-                s.sentTags = session.currentTags
-                return .track(index: s.playlist.index, source: s.playlist.current,
-                              durationMs: session.durationMs, tags: session.currentTags)
+                let (index, source, tags) = (s.playlist.index, s.playlist.current, session.currentTags)
+                s.sentTags = tags
+                return { .track(index: index, source: source, durationMs: $0, tags: tags) }
             case .warning(let text):
                 emit(.warning("player \(id): \(text)"), s)
             case .restarted(let how):
@@ -197,6 +199,6 @@ extension MediaPlayer {
             }
             return nil
         }
-        if let track { state.withLock { emit(track, $0) } }
+        if let track { state.withLock { emit(track, durationOf: session, $0) } }
     }
 }

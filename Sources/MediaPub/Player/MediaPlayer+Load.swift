@@ -118,9 +118,9 @@ extension MediaPlayer {
         s.policy.itemPlays()
         setState(.playing, &s)
         s.playedSinceStart = true
-        s.sentTags = session.currentTags
-        emit(.track(index: s.playlist.index, source: s.playlist.current, durationMs: session.durationMs,
-                    tags: session.currentTags), s)
+        let (index, source, tags) = (s.playlist.index, s.playlist.current, session.currentTags)
+        s.sentTags = tags
+        emit({ .track(index: index, source: source, durationMs: $0, tags: tags) }, durationOf: session, s)
         // A short item may have decoded to its end while it was prepared.
         if session.hasDecodedAll { preloadNext(&s) }
         s.waiters.wakeAll()

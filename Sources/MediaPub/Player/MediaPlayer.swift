@@ -129,6 +129,15 @@ public final class MediaPlayer: Sendable {
         queue.async { handler(event) }
     }
 
+    /// Under the lock: reports the event `make` builds with `session`'s duration, after
+    /// those reported before it. The duration is a query of the session's pipeline: asked
+    /// on the queue, never under the lock.
+    func emit(_ make: @escaping @Sendable (_ durationMs: Int?) -> PlayerEvent, durationOf session: DecodeSession,
+              _ s: borrowing State) {
+        let handler = s.eventHandler
+        queue.async { handler(make(session.durationMs)) }
+    }
+
     // MARK: controls
 
     /// Loads the current item and plays it.
@@ -197,23 +206,38 @@ public final class MediaPlayer: Sendable {
         }
     }
 
+    private enum SeekPlan {
+        case refused
+        /// Not ready: the item is opened again at the position.
+        case reopened
+        case seek(DecodeSession, rate: Double)
+    }
+
     /// Seeks the current item to `ms` of media time; returns once the seek is done.
+    /// The flushing seek waits for the decoder's threads: it is made without the lock.
     @discardableResult
     public func seek(toMs ms: Int) -> Bool {
-        state.withLock { s in
-            // Beyond MediaTime.maxDuration the position in nanoseconds would overflow.
-            guard ms >= 0, Double(ms) <= MediaTime.maxDuration * 1000 else { return false }
+        // Beyond MediaTime.maxDuration the position in nanoseconds would overflow.
+        guard ms >= 0, Double(ms) <= MediaTime.maxDuration * 1000 else { return false }
+        let plan = state.withLock { s -> SeekPlan in
             guard let session = s.current, s.currentReady else {
-                guard s.phase == .loading || s.phase == .paused || s.phase == .playing else { return false }
+                guard s.phase == .loading || s.phase == .paused || s.phase == .playing else { return .refused }
                 reopenCurrent(atMs: ms, &s)
-                return true
+                return .reopened
             }
             dropUpcoming(&s)
-            let ok = session.seek(toMs: ms, rate: s.config.speed)
-            s.lastProgressMs = nil
+            return .seek(session, rate: s.config.speed)
+        }
+        switch plan {
+        case .refused: return false
+        case .reopened: return true
+        case .seek(let session, let rate):
+            let ok = session.seek(toMs: ms, rate: rate)
+            state.withLock { s in if s.current === session { s.lastProgressMs = nil } }
             return ok
         }
     }
+
 
     /// `value` when it lies in `range`, else a usage error that names `name` and the range.
     private static func checked(_ value: Double, in range: ClosedRange<Double>, _ name: String) throws -> Double {
@@ -227,11 +251,13 @@ public final class MediaPlayer: Sendable {
     /// Play speed 0.5...4.0 with the pitch kept (a rate seek through scaletempo).
     public func setSpeed(_ speed: Double) throws {
         let speed = try MediaPlayer.checked(speed, in: PlayerConfig.speedRange, "speed")
-        state.withLock { s in
+        let session = state.withLock { s in
             s.config.speed = speed
             dropUpcoming(&s)
-            if let session = s.current, s.currentReady { _ = session.seek(toMs: session.positionMs, rate: speed) }
+            return s.currentReady ? s.current : nil
         }
+        // A rate seek, made without the lock (as `seek`).
+        if let session { _ = session.seek(toMs: session.positionMs, rate: speed) }
     }
 
     /// Voice changer: -12...12 semitones, 0 is off.

@@ -12,11 +12,9 @@ import Synchronization
 /// the watch run on the output's own serial `queue`; anyone reads `status`. All that
 /// changes is in `state`.
 ///
-/// Lock order: a connection's `audioPush`, then `state`, then `shown`. `onState`
-/// callbacks run outside `state` but may run while `audioPush` is held (a
-/// recording's first sample): they must never take `state` (that deadlocked at a
-/// recording's first keyframe). What they read, `shownURL`, is in the leaf Mutex
-/// `shown`, taken last and holding nothing.
+/// Lock order: a connection's `audioPush`, then `state`, then `shown` (a leaf).
+/// `onState` and `onRecording` are called holding none of them: a change is
+/// recorded under the lock and told once it is released.
 final class Output: Sendable {
     let url: String
     let maskedURL: String
@@ -32,7 +30,7 @@ final class Output: Sendable {
     private let hasVideo: Bool
     /// AAC encoders prime with 1024 samples: pictures are stamped as late (ns).
     private let videoDelay: Int
-    /// Called on every state change, never holding `state` (see the lock order above).
+    /// Called on every state change, holding no lock of the output's.
     let onState: @Sendable (Output, OutputState, String?) -> Void
     /// A file output cut into files of this much output time (OutputRotation.swift).
     let segment: TimeInterval?
@@ -51,7 +49,7 @@ final class Output: Sendable {
 
     /// All that changes (Output+State.swift).
     let state: Mutex<State>
-    /// The file a recording writes, for `shownURL`: a leaf lock (see the lock order above).
+    /// The file a recording writes, for `shownURL`: a leaf lock, taken holding nothing else or last.
     let shown = Mutex<String?>(nil)
     /// An SRT output's hold on libsrt, given back at the end of `finish`.
     let srtLibrary: SRTLibraryHold?
@@ -171,8 +169,15 @@ final class Output: Sendable {
         guard let (connection, generation) = state.withLock({ s in
             s.supervision.finishing ? nil : s.connection.map { ($0, s.connectionGeneration) }
         }) else { return }
-        connection.offer(sample, isVideo: isVideo, accepted: { accepted($0, connection: generation) },
-                         overflowed: { diskStalled(connection: generation) })
+        // `accepted` may run holding the connection's `audioPush`: it only records that the
+        // output became publishing, which is told here, once that lock is released.
+        var becamePublishing = false
+        connection.offer(sample, isVideo: isVideo, accepted: { delivery in
+            guard let publishing = accepted(delivery, connection: generation) else { return false }
+            becamePublishing = becamePublishing || publishing
+            return true
+        }, overflowed: { diskStalled(connection: generation) })
+        if becamePublishing { onState(self, .publishing, nil) }
     }
 
     /// A paced recording whose disk has taken nothing while a backlog built up (a hung
@@ -193,18 +198,19 @@ final class Output: Sendable {
     /// acknowledges data (the watch). An SRT listener has no peer until a viewer calls:
     /// one whose socket holds a moment after the first data is publishing.
     /// A sample of a connection that failed since (its disk filled) makes nothing publishing.
-    private func accepted(_ delivery: OutputConnection.Delivery, connection: Int) -> Bool {
+    /// Returns nil when the sample is refused (finishing), else whether the output became
+    /// publishing: told by the caller, after the connection's lock is released.
+    private func accepted(_ delivery: OutputConnection.Delivery, connection: Int) -> Bool? {
         let taken = state.withLock { s -> (becamePublishing: Bool, generation: Int)? in
             guard !s.supervision.finishing else { return nil }
             s.bytes += UInt64(delivery.bytes)
             return (!target.isNetwork && s.supervision.publishing(connection: connection), s.supervision.generation)
         }
-        guard let taken else { return false }
+        guard let taken else { return nil }
         if delivery.fixedBase, isSRTListener {
             queue.asyncAfter(deadline: .now() + 1.5) { [weak self] in self?.markPublishing(connection: taken.generation) }
         }
-        if taken.becamePublishing { onState(self, .publishing, nil) }
-        return true
+        return taken.becamePublishing
     }
 
     /// srtsink's thread: a caller of this listener connected (`added`) or went.

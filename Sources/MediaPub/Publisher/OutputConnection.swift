@@ -118,7 +118,8 @@ final class OutputConnection: Sendable {
     /// Encoder streaming thread: places the sample on this connection's timeline and pushes
     /// it, moved back by its shift. `accepted` is called for each sample that goes out,
     /// before it is pushed; false stops it. For audio (and the keyframe that fixes the
-    /// base) that call is made holding `audioPush`. Never blocks on a network peer, nor
+    /// base) that call is made holding `audioPush`: it only records, and calls nobody
+    /// (what it records is told once `offer` returns). Never blocks on a network peer, nor
     /// (paced) on a disk: a recording whose disk has taken nothing while `backlogLimit`
     /// waits gets `overflowed` instead (its output gives it up).
     func offer(_ sample: Sample, isVideo: Bool, accepted: (Delivery) -> Bool, overflowed: () -> Void = {}) {
