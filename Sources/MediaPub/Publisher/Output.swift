@@ -217,7 +217,8 @@ final class Output: Sendable {
 
     /// Takes the current connection down (never holding `state`: its bus handler takes it).
     /// `superseded`: a retry or `ctl reconnect` replaces it, and nothing of it is wanted:
-    /// an RTMP connection's socket is closed first (`releaseSocket`).
+    /// an RTMP connection's sockets are closed first, and its connect is over before it
+    /// stops (`RTMPSocketRelease`).
     func teardown(superseded: Bool = false) {
         let (connection, probe) = state.withLock { s in
             let connection = s.connection
@@ -225,9 +226,9 @@ final class Output: Sendable {
             s.tcpAcked = nil   // what the server acknowledged is about the current connection: none now
             return (connection, s.probe)
         }
-        if superseded, connection != nil, let probe { releaseSocket(probe) }
+        if superseded, let connection, let probe { releaseSocket(of: connection, probe) }
         TCPSocketClaims.shared.release(ObjectIdentifier(self))
-        connection?.stop()
+        connection?.stop()   // stopped already when its socket was released: returns at once
     }
 
     /// Connects; a failure is reported (state and event, as for any failure) and returned.
@@ -283,8 +284,7 @@ final class Output: Sendable {
 
     /// Reconnects at once (control `reconnect`), one reconnect at a time: asked while a
     /// connect is under way, or while another reconnect waits its turn, that one is the
-    /// reconnect and nothing more is done (rtmp2sink stopped halfway through a connect
-    /// keeps its socket for ever). Decided, and said, before it returns.
+    /// reconnect and nothing more is done. Decided, and said, before it returns.
     func reconnectNow() {
         let go = state.withLock { s -> Bool in
             let connecting = s.connection != nil && s.supervision.state != .publishing
