@@ -40,11 +40,14 @@ final class ReconnectBurstTests: XCTestCase {
 
     /// Twelve bursts of five `ctl reconnect` at once (60 in all): they are carried out one
     /// at a time (one asked while a connect is under way, or while the connection it
-    /// replaces is being closed, is that connect), and once the output publishes again
-    /// mediapub holds exactly one connection to nginx and exactly the descriptors it held
-    /// before the bursts. Before: rtmp2sink stopped while its RTMP `connect` was under way
-    /// kept that socket and its main context for ever: descriptors went 27 → 29…33 and now
-    /// and then a second connection to nginx stayed open.
+    /// replaces is being closed, is that connect), none fails, and once the output
+    /// publishes again mediapub holds exactly one connection to nginx and exactly the
+    /// descriptors it held before the bursts. Before: a reconnect asked while the last one
+    /// closed its connection went ahead and took down the connect just begun, whose end
+    /// was reported as the output's failure ("rejected: the server refused the
+    /// application", its socket shut down under its `connect`); and rtmp2sink stopped
+    /// there kept its socket and its main context for ever: descriptors went 27 → 29…33
+    /// and now and then a second connection to nginx stayed open.
     func testBurstsOfParallelReconnectsLeaveNothingBehind() throws {
         let dir = try makeTempDir()
         let rtmp = try startRTMPServer()
@@ -83,6 +86,9 @@ final class ReconnectBurstTests: XCTestCase {
         // One at a time: those asked while a connect was under way were that connect.
         XCTAssertGreaterThanOrEqual(asked(), 2, "the first burst came while publishing: it reconnected")
         XCTAssertLessThan(asked(), 61)
+        // Nor did one take down the connect another had just begun: no connect failed.
+        let failures = states(events).filter { $0["state"] as? String != "publishing" && $0["error"] as? String != "asked to reconnect (ctl reconnect)" }
+        XCTAssertEqual(failures.compactMap { $0["error"] as? String }, [], "every reconnect publishes again, none fails")
         // What a stopped pipeline gives back may come a moment after its stop returned:
         // waited for, with no slack.
         XCTAssertTrue(Ports.waitUntil(timeout: 20) { connections(of: mp.pid, to: rtmp.port) == conns && fdCount(mp.pid) == fds },

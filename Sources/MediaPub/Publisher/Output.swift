@@ -283,8 +283,9 @@ final class Output: Sendable {
     }
 
     /// Reconnects at once (control `reconnect`), one reconnect at a time: asked while a
-    /// connect is under way, or while another reconnect waits its turn, that one is the
-    /// reconnect and nothing more is done. Decided, and said, before it returns.
+    /// connect is under way, or while another reconnect waits its turn or is being carried
+    /// out (the connection it replaces closing), that one is the reconnect and nothing more
+    /// is done. Decided, and said, before it returns.
     func reconnectNow() {
         let go = state.withLock { s -> Bool in
             let connecting = s.connection != nil && s.supervision.state != .publishing
@@ -295,8 +296,9 @@ final class Output: Sendable {
         guard go else { return }
         onState(self, .reconnecting, "asked to reconnect (ctl reconnect)")
         queue.async { [self] in
-            state.withLock { $0.reconnectQueued = false }
             connectOrFail()
+            // Only now: asked meanwhile, a second one would have taken the connect just begun down.
+            state.withLock { $0.reconnectQueued = false }
         }
     }
 }
