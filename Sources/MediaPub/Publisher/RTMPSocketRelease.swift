@@ -23,9 +23,10 @@ import Glibc
 /// within `deadline` (a server that never answers the TCP handshake) is stopped where
 /// stopping does cancel it.
 ///
-/// Which sockets are this output's: those it claimed (`TCPSocketClaims`) and those
-/// nobody claimed that were not there before its connection began. Descriptors are
-/// only ever shut down, never closed: each belongs to rtmp2sink, which closes it.
+/// Which sockets are this output's: the one it claimed (`TCPSocketClaims`) or, when it
+/// has claimed none yet, those nobody claimed that were not there before its connection
+/// began. Descriptors are only ever shut down, never closed: each belongs to rtmp2sink,
+/// which closes it.
 struct RTMPSocketRelease {
     /// The server's addresses.
     let probe: TCPAcknowledged
@@ -43,9 +44,10 @@ struct RTMPSocketRelease {
     /// over (rtmp2sink said it failed and closed every socket it had), and stops it.
     func stop(_ connection: OutputConnection) {
         var shut: [TCPAcknowledged.Connection] = []
+        var claimed = false
         let end = Date().addingTimeInterval(Self.deadline)
         while true {
-            for socket in sockets() where !shut.contains(where: { $0.inode == socket.inode }) {
+            for socket in sockets(claimed: &claimed) where !shut.contains(where: { $0.inode == socket.inode }) {
                 TCPAcknowledged.shutDown(socket)
                 shut.append(socket)
             }
@@ -56,12 +58,19 @@ struct RTMPSocketRelease {
         // Stopped, rtmp2sink has closed whatever it could: a connection still up now (one
         // that came up in the last moment of the deadline) is nobody's. Its server sees it
         // close; its descriptor stays, as no one may close what rtmp2sink holds.
-        for socket in sockets() { TCPAcknowledged.shutDown(socket) }
+        for socket in sockets(claimed: &claimed) { TCPAcknowledged.shutDown(socket) }
     }
 
-    /// This output's established connections to the server that are not shut down yet.
-    private func sockets() -> [TCPAcknowledged.Connection] {
-        TCPSocketClaims.shared.candidates(for: owner, among: probe.connections(), before: before)
+    /// This output's established connections to the server that are not shut down yet:
+    /// the one it claimed; until it has claimed one (`claimed`), those nobody claimed that
+    /// came since its connection began. Once it has, no other: one that nobody claimed yet
+    /// may be another output's, its connect just begun.
+    private func sockets(claimed: inout Bool) -> [TCPAcknowledged.Connection] {
+        let all = probe.connections()
+        let claims = TCPSocketClaims.shared
+        let mine = claims.candidates(for: owner, among: all, before: Set(all.map(\.inode)))
+        claimed = claimed || !mine.isEmpty
+        return claimed ? mine : claims.candidates(for: owner, among: all, before: before)
     }
 }
 
