@@ -11,41 +11,6 @@ import XCTest
 
 final class ConnectDeadlineTests: XCTestCase {
 
-    /// Three servers that take TCP connections: `silent` answers nothing, `garbage`
-    /// answers 8 KB of random bytes, `handshake` answers the RTMP handshake (S0, S1, S2)
-    /// and then nothing. Each reads all that comes. Their ports, by name.
-    private func startBadServers() throws -> [String: UInt16] {
-        let ports = ["silent": try Ports.free(), "garbage": try Ports.free(), "handshake": try Ports.free()]
-        let script = """
-        import os, socket, sys, threading
-        def serve(c, mode):
-            try:
-                if mode == "garbage":
-                    c.sendall(os.urandom(8192))
-                elif mode == "handshake":
-                    got = b""
-                    while len(got) < 1537:
-                        d = c.recv(1537 - len(got))
-                        if not d: return
-                        got += d
-                    c.sendall(b"\\x03" + bytes(1536) + got[1:])
-                while c.recv(65536): pass
-            except OSError: pass
-        def listen(mode, port):
-            s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind(("127.0.0.1", port)); s.listen(16)
-            while True:
-                c, _ = s.accept()
-                threading.Thread(target=serve, args=(c, mode), daemon=True).start()
-        for mode, port in zip(sys.argv[1::2], sys.argv[2::2]):
-            threading.Thread(target=listen, args=(mode, int(port)), daemon=True).start()
-        threading.Event().wait(300)
-        """
-        _ = try startTool(try Tools.path("python3"), ["-c", script] + ports.flatMap { [$0.key, "\($0.value)"] })
-        for port in ports.values { XCTAssertTrue(Ports.waitForTCP(port), "a bad server listens on \(port)") }
-        return ports
-    }
-
     /// One output to each bad server: each is retried (reconnecting, with why, the
     /// reconnect count growing) and given up on after `give_up_after`: failed, and the
     /// run, whose every output failed, exits 1. Before: the garbage and handshake
@@ -53,7 +18,7 @@ final class ConnectDeadlineTests: XCTestCase {
     /// failed only at rtmp2sink's own deadline, as "Socket I/O timed out".
     func testAServerThatTakesTheConnectionAndNeverAnswersInRTMPIsRetriedThenGivenUp() throws {
         let dir = try makeTempDir()
-        let ports = try startBadServers()
+        let ports = try startBadRTMPServers()
         let outputs = ports.keys.sorted().map { "  - url: \"rtmp://127.0.0.1:\(ports[$0]!)/live/key\"\n    id: \($0)" }
         let events = dir.appendingPathComponent("events.jsonl")
         let socket = dir.appendingPathComponent("c.sock").path

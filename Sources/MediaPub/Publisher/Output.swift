@@ -227,7 +227,8 @@ final class Output: Sendable {
 
     /// Takes the current connection down (never holding `state`: its bus handler takes it).
     /// `superseded`: a retry or `ctl reconnect` replaces it, and nothing of it is wanted:
-    /// an RTMP connection's socket is closed first (`releaseSocket`).
+    /// an RTMP connection's sockets are closed first, and its connect is over before it
+    /// stops (`RTMPSocketRelease`).
     func teardown(superseded: Bool = false) {
         let (connection, probe) = state.withLock { s in
             let connection = s.connection
@@ -236,9 +237,9 @@ final class Output: Sendable {
             return (connection, s.probe)
         }
         // shout2send closes its own socket however it stops (an Icecast output's probe only reads).
-        if superseded, connection != nil, let probe, case .rtmp = target { releaseSocket(probe) }
+        if superseded, let connection, let probe, case .rtmp = target { releaseSocket(of: connection, probe) }
         TCPSocketClaims.shared.release(ObjectIdentifier(self))
-        connection?.stop()
+        connection?.stop()   // stopped already when its socket was released: returns at once
     }
 
     /// Connects; a failure is reported (state and event, as for any failure) and returned.
@@ -293,9 +294,9 @@ final class Output: Sendable {
     }
 
     /// Reconnects at once (control `reconnect`), one reconnect at a time: asked while a
-    /// connect is under way, or while another reconnect waits its turn, that one is the
-    /// reconnect and nothing more is done (rtmp2sink stopped halfway through a connect
-    /// keeps its socket for ever). Decided, and said, before it returns.
+    /// connect is under way, or while another reconnect waits its turn or is being carried
+    /// out (the connection it replaces closing), that one is the reconnect and nothing more
+    /// is done. Decided, and said, before it returns.
     func reconnectNow() {
         let go = state.withLock { s -> Bool in
             let connecting = s.connection != nil && s.supervision.state != .publishing
@@ -306,8 +307,9 @@ final class Output: Sendable {
         guard go else { return }
         onState(self, .reconnecting, "asked to reconnect (ctl reconnect)")
         queue.async { [self] in
-            state.withLock { $0.reconnectQueued = false }
             connectOrFail()
+            // Only now: asked meanwhile, a second one would have taken the connect just begun down.
+            state.withLock { $0.reconnectQueued = false }
         }
     }
 }

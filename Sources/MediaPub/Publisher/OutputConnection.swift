@@ -23,6 +23,7 @@ final class OutputConnection: Sendable {
     private let audioPush = Mutex(())
     private let stopped = Mutex(false)
     private let pushed = Atomic<UInt64>(0)
+    private let sinkErrored = Atomic<Bool>(false)
     /// A recording that must not hold the encoder back (a paced run): the bytes it may
     /// have waiting for its disk before it is given up (nil: it holds the encoder back).
     let backlogLimit: UInt64?
@@ -84,9 +85,15 @@ final class OutputConnection: Sendable {
             stop()
             return why
         }
-        bus.start(name: "output", handler: onMessage)
+        bus.start(name: "output", onPostingThread: { [weak self] message in
+            if case .error(let error) = message, error.source == "sink" { self?.sinkErrored.store(true, ordering: .relaxed) }
+        }, handler: onMessage)
         return nil
     }
+
+    /// The sink has posted an error (told on its own thread, as it posts it): rtmp2sink's
+    /// connect failed, or the connection it had was lost. Its connect is over either way.
+    var sinkFailed: Bool { sinkErrored.load(ordering: .relaxed) }
 
     /// Bytes pushed into either stream, and those of them taken downstream (a
     /// recording: by its disk's side); what waits is the difference.

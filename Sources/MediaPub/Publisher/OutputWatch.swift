@@ -201,23 +201,6 @@ extension Output {
         }
     }
 
-    /// Closes the RTMP connection's socket before its pipeline stops, and waits (up to
-    /// `socketRelease`) for rtmp2sink to let it go. rtmp2sink stopped in the middle of a
-    /// connect (a server that never answers, a `ctl reconnect` while connecting) keeps
-    /// its socket open for ever: each such connection was one more descriptor and one
-    /// more connection to the server. Shut down first, the connect fails as any that
-    /// loses its server does, and rtmp2sink closes the socket itself.
-    func releaseSocket(_ probe: TCPAcknowledged) {
-        let before = state.withLock { $0.socketsBefore }
-        let sockets = TCPSocketClaims.shared.candidates(for: ObjectIdentifier(self), among: probe.connections(), before: before)
-        for socket in sockets { TCPAcknowledged.shutDown(socket) }
-        let deadline = Date().addingTimeInterval(Self.socketRelease)
-        while sockets.contains(where: TCPAcknowledged.isOpen), Date() < deadline { usleep(10_000) }
-    }
-
-    /// How long a superseded connection's socket may take to be let go once shut down.
-    static let socketRelease: TimeInterval = 1
-
     /// The RTMP server's addresses: resolved again (off the queue: a slow resolver stalls
     /// nobody) for each connection, as rtmp2sink resolves for each; meanwhile, or when
     /// that fails, the last ones found.
