@@ -1,4 +1,5 @@
 import CGStreamer
+import CShim
 
 /// An element's state (GstState).
 enum State: Sendable, CustomStringConvertible {
