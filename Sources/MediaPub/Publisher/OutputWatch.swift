@@ -81,10 +81,9 @@ extension Output {
         let now = Date()
         let (stalled, file) = state.withLock { s -> (Bool, String?) in
             guard s.supervision.isCurrent(generation) else { return (false, nil) }
-            let took = taken > s.diskTaken || taken >= pushed
-            s.diskTaken = taken
-            return (s.stall.observe(acknowledged: took, sending: true, publishing: s.supervision.state == .publishing, at: now),
-                    s.recording?.path)
+            let publishing = s.supervision.state == .publishing
+            let verdict = s.link.disk { $0.observe(pushed: pushed, taken: taken, publishing: publishing, at: now) }
+            return (verdict?.stalled ?? false, s.recording?.path)
         }
         guard stalled else { return }
         var written = file ?? "?"
@@ -107,13 +106,9 @@ extension Output {
         let now = Date()
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
             guard s.supervision.isCurrent(generation) else { return (false, false) }
-            let previous = s.srtStats ?? SRTStats()
-            let acked = stats.acksReceived > previous.acksReceived
-            s.srtStats = stats
             let current = s.supervision.state
-            let stalled = s.stall.observe(acknowledged: acked, sending: stats.packetsSent > previous.packetsSent,
-                                          publishing: current == .publishing, at: now)
-            return (acked && (current == .connecting || current == .reconnecting), stalled)
+            let verdict = s.link.srtCaller { $0.observe(stats, publishing: current == .publishing, at: now) } ?? LinkVerdict()
+            return (verdict.acknowledged && (current == .connecting || current == .reconnecting), verdict.stalled)
         }
         if firstAck { markPublishing(connection: generation) }
         if stalled {
@@ -129,9 +124,9 @@ extension Output {
     /// acknowledged the commands written before our first media (`rtmpCommandBytes`).
     func checkRTMP() {
         let produced = state.withLock { s in
-            defer { s.bytesAtCheck = s.bytes }
             Self.setWatchInterval(s.supervision.state == .publishing ? Self.linkCheckInterval : Self.linkArrivalInterval, &s)
-            return s.bytes > s.bytesAtCheck
+            let handed = s.stats.bytes
+            return s.link.rtmp { $0.produced(handed) } ?? false
         }
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
         // Looked up as it connected (Output.connect); again here if that lookup failed.
@@ -144,24 +139,19 @@ extension Output {
             return
         }
         guard written > 0 else { return }
-        if !mediaPushed {
-            state.withLock { s in
-                if s.supervision.isCurrent(generation) { s.rtmpCommandBytes = max(s.rtmpCommandBytes, written) }
-            }
-            return
+        var reading = RTMPProbe.Reading(written: written, mediaPushed: mediaPushed)
+        if mediaPushed {
+            reading.serverAcked = sink.structure("stats")?.uint64("out-bytes-acked").map { Int(clamping: $0) } ?? 0
+            let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
+            reading.unacknowledged = socket?.sendQueue
         }
-        let serverAcked = sink.structure("stats")?.uint64("out-bytes-acked").map { Int(clamping: $0) } ?? 0
-        let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
-        let acked = max(serverAcked, socket.map { max(0, written - $0.sendQueue) } ?? 0)
         let now = Date()
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
             guard s.supervision.isCurrent(generation) else { return (false, false) }
-            let grew = acked > (s.tcpAcked ?? 0)
-            if s.tcpAcked == nil { s.stall.restart(at: now) }   // a first reading
-            s.tcpAcked = acked
             let current = s.supervision.state
-            let stalled = s.stall.observe(acknowledged: grew, sending: produced, publishing: current == .publishing, at: now)
-            return (acked > s.rtmpCommandBytes && (current == .connecting || current == .reconnecting), stalled)
+            let verdict = s.link.rtmp { $0.observe(reading, produced: produced, publishing: current == .publishing, at: now) }
+                ?? LinkVerdict()
+            return (verdict.acknowledged && (current == .connecting || current == .reconnecting), verdict.stalled)
         }
         if firstAck { markPublishing(connection: generation) }
         if stalled {
@@ -189,7 +179,7 @@ extension Output {
         let now = Date()
         return state.withLock { s in
             guard s.supervision.isCurrent(generation) else { return nil }
-            return s.connect.observe(stage, at: now) ? s.connect.failure : nil
+            return s.link.rtmp { $0.connect.observe(stage, at: now) ? $0.connect.failure : nil } ?? nil
         }
     }
 
@@ -233,5 +223,5 @@ extension Output {
         return probe
     }
 
-    private var stallLimit: TimeInterval { state.withLock { $0.stall.limit } }
+    private var stallLimit: TimeInterval { state.withLock { $0.link.stallLimit } }
 }
