@@ -46,6 +46,55 @@ final class LinkProbeTests: XCTestCase {
         XCTAssertEqual(stalls, [], "the server acknowledged more every other second")
     }
 
+    /// Readings every 0.25 s for `seconds` of 12.5 KB/s acknowledged by the server's TCP
+    /// stack, its window given by `window` (nil: none told); the seconds at which a stall
+    /// was decided.
+    private func rtmpStalls(limit: TimeInterval = 3, seconds: Double, window: (Double) -> Int?,
+                            acknowledging: (Double) -> Bool = { _ in true }) -> [Double] {
+        var probe = RTMPProbe(limit: limit, now: t0)
+        var acked = 1000
+        return stride(from: 0.25, through: seconds, by: 0.25).filter { t in
+            if acknowledging(t) { acked += 3125 }
+            var reading = rtmp(acked + 500, queued: 500)
+            reading.window = window(t)
+            return probe.observe(reading, produced: true, publishing: true, at: t0 + t).stalled
+        }
+    }
+
+    func testRTMPServerThatStopsReadingIsStalledThoughItsKernelStillAcknowledges() {
+        // nginx-rtmp frozen at 10 s and 100 kb/s: its TCP stack goes on taking the stream
+        // in, and its window shrinks (a KB every 2 s) and never opens again.
+        let frozen = rtmpStalls(seconds: 20) { t in t < 10 ? 113_664 : 113_664 - 1024 * (1 + Int((t - 10) / 2)) }
+        XCTAssertEqual(frozen.first, 12.75, "3 s after the last reading that saw it reading (9.75 s): \(frozen)")
+        XCTAssertEqual(frozen.last, 20)
+        // Without the window, the kernel's acknowledgements alone: never stalled.
+        XCTAssertEqual(rtmpStalls(seconds: 20) { _ in nil }, [])
+    }
+
+    func testRTMPServerThatReadsIsNeverStalled() {
+        XCTAssertEqual(rtmpStalls(seconds: 60) { _ in 113_664 }, [], "an open window that stays open")
+        // A server that falls behind for a moment and catches up: the window shrinks and opens again.
+        XCTAssertEqual(rtmpStalls(seconds: 60) { t in 113_664 - 4096 * (Int(t * 4) % 8) }, [])
+        // Its window grew (the kernel tunes it), and stays there.
+        XCTAssertEqual(rtmpStalls(seconds: 60) { t in t < 5 ? 65_536 : 131_072 }, [])
+    }
+
+    func testRTMPServerWhoseBufferIsFullIsStalled() {
+        // nginx-rtmp frozen at 10 s and 6 Mb/s: its buffer fills at once, the window is 0, nothing more is acknowledged.
+        XCTAssertEqual(rtmpStalls(seconds: 14, window: { t in t < 10 ? 156_672 : 0 }, acknowledging: { $0 < 10 }).first, 12.75)
+    }
+
+    func testRTMPServerOwnAcknowledgementsAreReading() {
+        var probe = RTMPProbe(limit: 2, now: t0)
+        let stalls = (1...20).filter { second in
+            // Its window shrinks all along, but it acknowledges in RTMP every other second.
+            var reading = rtmp(1000 * second, queued: 0, serverAcked: 400 * (second / 2))
+            reading.window = 100_000 - 1000 * second
+            return probe.observe(reading, produced: true, publishing: true, at: t0 + Double(second)).stalled
+        }
+        XCTAssertEqual(stalls, [])
+    }
+
     func testRTMPNewConnectionCountsFromZero() {
         var probe = RTMPProbe(limit: 2, now: t0)
         _ = probe.observe(rtmp(9000, queued: 0), produced: true, publishing: true, at: t0 + 1)

@@ -144,6 +144,7 @@ extension Output {
             reading.serverAcked = sink.structure("stats")?.uint64("out-bytes-acked").map { Int(clamping: $0) } ?? 0
             let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
             reading.unacknowledged = socket?.sendQueue
+            reading.window = socket.flatMap(TCPAcknowledged.window(of:))
         }
         let now = Date()
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
@@ -155,7 +156,7 @@ extension Output {
         }
         if firstAck { markPublishing(connection: generation) }
         if stalled {
-            fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
+            fail("stalled: the server read nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
         }
     }
 

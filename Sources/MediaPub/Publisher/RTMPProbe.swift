@@ -1,12 +1,16 @@
 import Foundation
 
-/// An RTMP output's health: what the server acknowledged of what rtmp2sink wrote, its
-/// own RTMP acknowledgements (rtmp2sink's `out-bytes-acked`) or, when it sends those
-/// rarely (nginx-rtmp: every 5 MB), its TCP stack's (the bytes written less those its
-/// socket still holds). rtmp2sink writes nothing until the server has answered the
-/// handshake; the commands it writes before our first media (`commandBytes`) being
-/// acknowledged is not the stream being acknowledged. Also the deadline of a connect
-/// under way (`ConnectDeadline`).
+/// An RTMP output's health: whether the server's application reads what rtmp2sink
+/// writes, not only whether its kernel takes it in. Read from its own RTMP
+/// acknowledgements (rtmp2sink's `out-bytes-acked`) or, when it sends those rarely
+/// (nginx-rtmp: every 5 MB), from its TCP stack: what it acknowledged (the bytes
+/// written less those the socket still holds) and the receive window it advertises
+/// (TCP_INFO's `tcpi_snd_wnd`). A server that stops reading goes on acknowledging
+/// until its receive buffer is full, minutes at a low bitrate, but its window shrinks
+/// from then on and never opens again; one that reads keeps it open, or opens it again.
+/// rtmp2sink writes nothing until the server has answered the handshake; the commands
+/// it writes before our first media (`commandBytes`) being acknowledged is not the
+/// stream being acknowledged. Also the deadline of a connect under way (`ConnectDeadline`).
 struct RTMPProbe: Equatable {
     /// One look at the link (OutputWatch.swift reads it).
     struct Reading: Equatable {
@@ -19,6 +23,9 @@ struct RTMPProbe: Equatable {
         /// What the connection's socket holds that the server's TCP stack has not
         /// acknowledged (nil when its socket is not found).
         var unacknowledged: Int?
+        /// The receive window the server advertises on that socket (nil when its socket is
+        /// not found, or the kernel does not tell it: then its acknowledgements alone judge).
+        var window: Int?
     }
 
     /// What the server acknowledged on this connection (nil before a first reading).
@@ -26,6 +33,11 @@ struct RTMPProbe: Equatable {
     /// What rtmp2sink had written on this connection before any of our media went in
     /// (the `connect`, `createStream` and `publish` commands).
     private(set) var commandBytes = 0
+    /// The server's own RTMP acknowledgements at the last reading.
+    private(set) var serverAcked = 0
+    /// The window the server advertised when it was last seen reading, and at the last reading.
+    private(set) var windowWhenRead: Int?
+    private(set) var lastWindow: Int?
     /// The bytes handed to the output at the last reading (`produced`).
     private(set) var handedAtCheck: UInt64 = 0
     private(set) var stall: StallWatch
@@ -40,6 +52,9 @@ struct RTMPProbe: Equatable {
     mutating func restart(at now: Date) {
         acked = nil
         commandBytes = 0
+        serverAcked = 0
+        windowWhenRead = nil
+        lastWindow = nil
         stall.restart(at: now)
         connect.restart(at: now)
     }
@@ -56,8 +71,9 @@ struct RTMPProbe: Equatable {
     }
 
     /// One reading: `acknowledged` once the server acknowledged more than the commands
-    /// (the stream reached it); stalled when it acknowledged nothing for the limit while
-    /// more was `produced`. Before any media went in, the bytes written are commands.
+    /// (the stream reached it); stalled when its application read nothing (`reads`) for
+    /// the limit while more was `produced`. Before any media went in, the bytes written
+    /// are commands.
     mutating func observe(_ reading: Reading, produced: Bool, publishing: Bool, at now: Date) -> LinkVerdict {
         guard reading.written > 0 else { return LinkVerdict() }
         guard reading.mediaPushed else {
@@ -69,7 +85,24 @@ struct RTMPProbe: Equatable {
         let grew = sum > (acked ?? 0)
         if acked == nil { stall.restart(at: now) }   // a first reading
         acked = sum
-        let stalled = stall.observe(acknowledged: grew, sending: produced, publishing: publishing, at: now)
+        let read = reads(reading, kernelAcknowledged: grew)
+        let stalled = stall.observe(acknowledged: read, sending: produced, publishing: publishing, at: now)
         return LinkVerdict(acknowledged: sum > commandBytes, stalled: stalled)
+    }
+
+    /// Whether the server's application read since the last reading: its own RTMP
+    /// acknowledgements grew; or its TCP stack acknowledged more (`kernelAcknowledged`)
+    /// with its window as open as when it was last seen reading, or opening again.
+    /// Without a window, its TCP stack's acknowledgements are all there is to go by.
+    private mutating func reads(_ reading: Reading, kernelAcknowledged: Bool) -> Bool {
+        defer { serverAcked = max(serverAcked, reading.serverAcked) }
+        if reading.serverAcked > serverAcked { return true }
+        guard let window = reading.window else { return kernelAcknowledged }
+        defer { lastWindow = window }
+        let open = windowWhenRead.map { window >= $0 } ?? true
+        let opening = lastWindow.map { window > $0 } ?? false
+        guard kernelAcknowledged, open || opening else { return false }
+        windowWhenRead = window
+        return true
     }
 }
