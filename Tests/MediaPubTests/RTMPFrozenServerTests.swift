@@ -61,16 +61,18 @@ final class RTMPFrozenServerTests: XCTestCase {
         return try XCTUnwrap((reply["status"] as? [String: Any])?["outputs"] as? [[String: Any]], r.stdout)
     }
 
-    /// /metrics' value of `name` for each output id.
-    private func metric(_ name: String, port: UInt16) throws -> [String: Double] {
+    /// One scrape of /metrics: the values of `names`, each by output id.
+    private func metrics(_ names: [String], port: UInt16) throws -> [String: [String: Double]] {
         let scrape = try Proc.run(try Tools.path("python3"), ["-c",
             "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())",
             "http://127.0.0.1:\(port)/metrics"], timeout: 15)
-        var values: [String: Double] = [:]
-        for line in scrape.stdout.split(separator: "\n") where line.hasPrefix(name + "{") {
-            guard let id = line.split(separator: "\"").dropFirst().first, let value = line.split(separator: " ").last.flatMap({ Double($0) })
-            else { continue }
-            values[String(id)] = value
+        var values: [String: [String: Double]] = [:]
+        for name in names {
+            for line in scrape.stdout.split(separator: "\n") where line.hasPrefix(name + "{") {
+                guard let id = line.split(separator: "\"").dropFirst().first,
+                      let value = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
+                values[name, default: [:]][String(id)] = value
+            }
         }
         return values
     }
@@ -93,11 +95,31 @@ final class RTMPFrozenServerTests: XCTestCase {
             }, "\(run.label) publishing: \(run.states) \(run.process.stderr)")
         }
 
-        // 60 s of media while both servers read.
+        // 60 s of media while both servers read: the counters looked at as often as the events come.
         let healthyFrom = runs.map(\.position)
+        var looks = 0
+        var problems: [String] = []
         XCTAssertTrue(Ports.waitUntil(timeout: 120, watching: slow.events) {
-            zip(runs, healthyFrom).allSatisfy { $0.position >= $1 + 60 } || runs.contains { !$0.process.isRunning }
+            for run in runs {
+                for output in (try? outputs(run)) ?? [] {
+                    let id = output["id"] as? String ?? "?"
+                    let sent = output["bytes_sent"] as? Int ?? -1
+                    let acked = output["bytes_acked"] as? Int ?? 0
+                    if acked > sent { problems.append("\(run.label) \(id): acked \(acked) > sent \(sent)") }
+                    if id == "1", sent != 0 || acked != 0 { problems.append("never connected, yet sent \(sent), acked \(acked)") }
+                }
+            }
+            if looks % 10 == 0,
+               let scrape = try? metrics(["mediapub_output_bytes_sent_total", "mediapub_output_bytes_acked_total"], port: metricsPort),
+               let sent = scrape["mediapub_output_bytes_sent_total"], let acked = scrape["mediapub_output_bytes_acked_total"] {
+                for (id, value) in acked where value > sent[id] ?? -1 { problems.append("/metrics \(id): acked \(value) > sent \(sent[id] ?? -1)") }
+                if sent["1"] != 0 || (acked["1"] ?? 0) != 0 { problems.append("/metrics: never connected, yet \(sent) \(acked)") }
+            }
+            looks += 1
+            return zip(runs, healthyFrom).allSatisfy { $0.position >= $1 + 60 } || runs.contains { !$0.process.isRunning }
         }, "60 s of media: \(runs.map(\.position))")
+        XCTAssertEqual(problems, [], "over \(looks) looks")
+        XCTAssertGreaterThan(looks, 20)
         for run in runs {
             XCTAssertEqual(run.states.compactMap { $0["state"] as? String }, ["publishing"],
                            "\(run.label): never stalled while its server reads: \(run.states)")
@@ -115,6 +137,7 @@ final class RTMPFrozenServerTests: XCTestCase {
             let noticed = try XCTUnwrap(run.states.first { $0["state"] as? String == "reconnecting" })
             XCTAssertTrue((noticed["error"] as? String)?.hasPrefix("stalled") == true, "\(run.label): \(noticed)")
             let after = try XCTUnwrap(EventLog.time(noticed)).timeIntervalSince(frozenAt)
+            print("\(run.label): noticed \(after) s after the freeze")
             XCTAssertLessThanOrEqual(after, stall + 5, "\(run.label): noticed \(after) s after the freeze")
         }
         for run in runs {

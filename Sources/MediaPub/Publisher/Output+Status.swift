@@ -17,9 +17,10 @@ extension Output {
             let rate = s.stats.bitrateKbps(at: Date())
             let current = s.supervision.state
             return OutputStatus(id: id, url: s.recording.map { "file://" + $0.path } ?? maskedURL, state: current,
-                                bytesSent: s.stats.bytes, reconnects: s.supervision.reconnects,
+                                bytesSent: s.stats.sent, reconnects: s.supervision.reconnects,
                                 bitrateKbps: current == .publishing ? rate : 0, error: s.supervision.lastError,
-                                srt: s.link.srtStats, bytesAcked: s.link.bytesAcked, callers: s.link.callers)
+                                srt: s.link.srtStats, bytesAcked: countsWrittenBytes ? Int(clamping: s.stats.acked) : nil,
+                                callers: s.link.callers)
         }
     }
 

@@ -134,6 +134,7 @@ final class Output: Sendable {
         let generation = state.withLock { s -> Int? in
             guard !s.supervision.finishing || !target.isNetwork else { return nil }   // too late: the run is ending
             s.connection = connection
+            s.stats.connectionEnded()
             s.link.restart(at: Date())   // a new socket counts from zero
             s.socketsBefore = before
             s.connectionGeneration = s.supervision.connected()
@@ -187,8 +188,10 @@ final class Output: Sendable {
     private func accepted(_ delivery: OutputConnection.Delivery, connection: Int) -> Bool {
         let taken = state.withLock { s -> (becamePublishing: Bool, generation: Int)? in
             guard !s.supervision.finishing else { return nil }
-            s.stats.bytes += UInt64(delivery.bytes)
-            return (!target.isNetwork && s.supervision.publishing(connection: connection), s.supervision.generation)
+            s.stats.handed += UInt64(delivery.bytes)
+            let becamePublishing = !target.isNetwork && s.supervision.publishing(connection: connection)
+            if !countsWrittenBytes, s.supervision.state == .publishing { s.stats.delivered(delivery.bytes) }
+            return (becamePublishing, s.supervision.generation)
         }
         guard let taken else { return false }
         if delivery.fixedBase, isSRTListener {
@@ -218,6 +221,7 @@ final class Output: Sendable {
             let connection = s.connection
             s.connection = nil
             s.link.rtmp { $0.connectionGone() }   // what the server acknowledged is about the current connection: none now
+            s.stats.connectionEnded()
             return (connection, s.probe)
         }
         if superseded, connection != nil, let probe { releaseSocket(probe) }

@@ -125,7 +125,7 @@ extension Output {
     func checkRTMP() {
         let produced = state.withLock { s in
             Self.setWatchInterval(s.supervision.state == .publishing ? Self.linkCheckInterval : Self.linkArrivalInterval, &s)
-            let handed = s.stats.bytes
+            let handed = s.stats.handed
             return s.link.rtmp { $0.produced(handed) } ?? false
         }
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
@@ -152,6 +152,8 @@ extension Output {
             let current = s.supervision.state
             let verdict = s.link.rtmp { $0.observe(reading, produced: produced, publishing: current == .publishing, at: now) }
                 ?? LinkVerdict()
+            // Counted once the server took the stream: a connection refused or never answered sent nothing.
+            if verdict.acknowledged { s.stats.connection(written: reading.written, acknowledged: s.link.bytesAcked ?? 0) }
             return (verdict.acknowledged && (current == .connecting || current == .reconnecting), verdict.stalled)
         }
         if firstAck { markPublishing(connection: generation) }
