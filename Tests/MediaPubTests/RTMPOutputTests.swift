@@ -116,7 +116,7 @@ final class RTMPOutputTests: XCTestCase {
         kill(rtmp.process.pid, SIGSTOP)
         XCTAssertTrue(Ports.waitUntil(timeout: 90, watching: events) { states().last == "reconnecting" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         let stalled = try EventLog.read(events).last { $0["state"] as? String == "reconnecting" }
-        XCTAssertEqual(stalled?["error"] as? String, "stalled: the server acknowledged nothing for 3s")
+        XCTAssertEqual(stalled?["error"] as? String, "stalled: the server read nothing for 3s")
         kill(rtmp.process.pid, SIGCONT)
         XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { states().last == "publishing" || !mp.isRunning }, "\(states()) \(mp.stderr)")
         mp.terminate()

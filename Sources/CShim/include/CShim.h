@@ -99,4 +99,8 @@ long cshim_curl_response_code(CURL *curl);
    bucket of the host's hash table, some 15 ms a read here). */
 int cshim_tcp_peer(int fd, int *family, unsigned char address[16], int *port, int *unacked);
 
+/* The receive window the peer of TCP socket `fd` last advertised (TCP_INFO's tcpi_snd_wnd,
+   Linux 5.4), in bytes; -1 when the kernel does not tell it (tcp_window.c). */
+int cshim_tcp_send_window(int fd);
+
 #endif

@@ -21,12 +21,12 @@ enum MetricsExposition {
             ("player=\"\(label($0.id))\",state=\"\(label($0.state.rawValue))\"", 1) })
         let outputs = status.outputs
         func o(_ value: (OutputStatus) -> Double) -> [(String, Double)] { outputs.map { (outputLabels($0), value($0)) } }
-        metric("output_bytes_sent_total", "Encoded bytes handed to the output.", "counter", o { Double($0.bytesSent) })
+        metric("output_bytes_sent_total", "Bytes that reached a connection of the output (docs/status.md, bytes_sent).", "counter", o { Double($0.bytesSent) })
         metric("output_bitrate_kbps", "Recent bitrate of the output.", "gauge", o { Double($0.bitrateKbps) })
         metric("output_reconnects_total", "Reconnections of the output.", "counter", o { Double($0.reconnects) })
         metric("output_state", "1 for the output's current state.", "gauge", outputs.map {
             (outputLabels($0) + ",state=\"\(label($0.state.rawValue))\"", 1) })
-        metric("output_bytes_acked_total", "Bytes the RTMP server acknowledged on the current connection.", "counter",
+        metric("output_bytes_acked_total", "Of the bytes sent, those the RTMP server acknowledged.", "counter",
                outputs.compactMap { o in o.bytesAcked.map { (outputLabels(o), Double($0)) } })
         metric("output_error_info", "1, with the output's last error, while it is reconnecting or failed.", "gauge",
                outputs.compactMap { o in o.error.map { (outputLabels(o) + ",error=\"\(label($0))\"", 1) } })

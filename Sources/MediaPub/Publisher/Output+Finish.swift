@@ -38,7 +38,7 @@ extension Output {
         publishPlaylist(last: true)   // what hlssink2 wrote as it stopped (#EXT-X-ENDLIST)
         let (final, why, wroteNothing, recording) = state.withLock { s in
             let (final, why) = s.supervision.stop()
-            return (final, why, s.bytes == 0, s.recording)
+            return (final, why, s.stats.handed == 0, s.recording)
         }
         if wroteNothing {
             // A recording that never got a picture or a sound is no file at all; only

@@ -17,29 +17,24 @@ extension Output {
     }
 
     func checkIcecast() {
-        let produced = linkCheckStarts()
+        let produced = linkCheckStarts { link, handed in link.icecast { $0.produced(handed) } }
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
         let probe = serverAddresses(for: generation)
         let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
-        let rendered = sink.structure("stats")?.uint64("rendered") ?? 0
-        let taken = Int(clamping: connection.flow.taken)
+        let reading = IcecastProbe.Reading(rendered: sink.structure("stats")?.uint64("rendered") ?? 0,
+                                           taken: Int(clamping: connection.flow.taken),
+                                           socketFound: socket != nil, unacknowledged: socket?.sendQueue ?? 0)
         let now = Date()
         let (loggedIn, stalled, overdue) = state.withLock { s -> (Bool, Bool, String?) in
             guard s.supervision.isCurrent(generation) else { return (false, false, nil) }
             let current = s.supervision.state
             let connecting = current == .connecting || current == .reconnecting
-            if connecting, rendered == 0 {
-                // No socket yet, or no answer to the login: each stage has `reconnect.stall`.
-                let stage: ConnectDeadline.Stage = socket == nil ? .tcp : .media
-                return (false, false, s.connect.observe(stage, at: now) ? s.connect.failure : nil)
-            }
-            guard let socket else { return (connecting, false, nil) }
-            let acked = max(0, taken - socket.sendQueue)
-            let grew = acked > (s.tcpAcked ?? 0)
-            if s.tcpAcked == nil { s.stall.restart(at: now) }   // a first reading
-            s.tcpAcked = acked
-            let stalled = s.stall.observe(acknowledged: grew, sending: produced, publishing: current == .publishing, at: now)
-            return (connecting, stalled, nil)
+            guard let (verdict, overdue) = s.link.icecast({
+                $0.observe(reading, produced: produced, connecting: connecting, publishing: current == .publishing, at: now)
+            }) else { return (false, false, nil) }
+            // Counted once the server took the login: a connection refused sent nothing.
+            if verdict.acknowledged { s.stats.connection(written: reading.taken, acknowledged: s.link.bytesAcked ?? 0) }
+            return (verdict.acknowledged && connecting, verdict.stalled, overdue)
         }
         if let overdue {
             fail(overdue, connection: generation)
@@ -47,7 +42,7 @@ extension Output {
             markPublishing(connection: generation)
             sendTitle(to: connection)
         } else if stalled {
-            fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(state.withLock { $0.stall.limit }))",
+            fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(state.withLock { $0.link.stallLimit }))",
                  connection: generation)
         }
     }

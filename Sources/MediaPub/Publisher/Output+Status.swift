@@ -14,17 +14,13 @@ extension Output {
 
     var status: OutputStatus {
         state.withLock { s in
-            // Bitrate over the last few seconds.
-            let now = Date()
-            if now.timeIntervalSince(s.rateMark.at) >= 2 {
-                s.rateKbps = Int(Double(s.bytes - s.rateMark.bytes) * 8 / now.timeIntervalSince(s.rateMark.at) / 1000)
-                s.rateMark = (now, s.bytes)
-            }
+            let rate = s.stats.bitrateKbps(at: Date())
             let current = s.supervision.state
             return OutputStatus(id: id, url: s.recording.map { "file://" + $0.path } ?? maskedURL, state: current,
-                                bytesSent: s.bytes, reconnects: s.supervision.reconnects,
-                                bitrateKbps: current == .publishing ? s.rateKbps : 0, error: s.supervision.lastError,
-                                srt: s.srtStats, bytesAcked: s.tcpAcked, callers: s.srtCallers)
+                                bytesSent: s.stats.sent, reconnects: s.supervision.reconnects,
+                                bitrateKbps: current == .publishing ? rate : 0, error: s.supervision.lastError,
+                                srt: s.link.srtStats, bytesAcked: countsWrittenBytes ? Int(clamping: s.stats.acked) : nil,
+                                callers: s.link.callers)
         }
     }
 

@@ -79,7 +79,7 @@ final class Output: Sendable {
         self.onRecording = onRecording
         self.streamTitle = streamTitle
         state = Mutex(State(supervision: OutputSupervision(reconnect: reconnect, retries: target.isNetwork),
-                            stall: StallWatch(limit: reconnect.stall), connect: ConnectDeadline(limit: reconnect.stall)))
+                            link: LinkProbe(target: target, stall: reconnect.stall)))
     }
 
     /// A network output starts connecting, on its own queue (a slow server stalls
@@ -136,12 +136,8 @@ final class Output: Sendable {
         let generation = state.withLock { s -> Int? in
             guard !s.supervision.finishing || !target.isNetwork else { return nil }   // too late: the run is ending
             s.connection = connection
-            s.srtStats = nil        // a new socket counts from zero
-            s.srtCallers = isSRTListener ? 0 : nil
-            s.tcpAcked = nil
-            s.rtmpCommandBytes = 0
-            s.stall.restart()
-            s.connect.restart()
+            s.stats.connectionEnded()
+            s.link.restart(at: Date())   // a new socket counts from zero
             s.socketsBefore = before
             s.connectionGeneration = s.supervision.connected()
             return s.connectionGeneration
@@ -203,8 +199,10 @@ final class Output: Sendable {
     private func accepted(_ delivery: OutputConnection.Delivery, connection: Int) -> Bool? {
         let taken = state.withLock { s -> (becamePublishing: Bool, generation: Int)? in
             guard !s.supervision.finishing else { return nil }
-            s.bytes += UInt64(delivery.bytes)
-            return (!target.isNetwork && s.supervision.publishing(connection: connection), s.supervision.generation)
+            s.stats.handed += UInt64(delivery.bytes)
+            let becamePublishing = !target.isNetwork && s.supervision.publishing(connection: connection)
+            if !countsWrittenBytes, s.supervision.state == .publishing { s.stats.delivered(delivery.bytes) }
+            return (becamePublishing, s.supervision.generation)
         }
         guard let taken else { return nil }
         if delivery.fixedBase, isSRTListener {
@@ -216,8 +214,8 @@ final class Output: Sendable {
     /// srtsink's thread: a caller of this listener connected (`added`) or went.
     private func callerCounted(_ added: Bool, connection: Int) {
         state.withLock { s in
-            guard s.supervision.isCurrent(connection), let callers = s.srtCallers else { return }
-            s.srtCallers = added ? callers + 1 : max(0, callers - 1)
+            guard s.supervision.isCurrent(connection) else { return }
+            _ = s.link.srtListener { $0.observe(callerAdded: added) }
         }
     }
 
@@ -233,7 +231,8 @@ final class Output: Sendable {
         let (connection, probe) = state.withLock { s in
             let connection = s.connection
             s.connection = nil
-            s.tcpAcked = nil   // what the server acknowledged is about the current connection: none now
+            s.link.rtmp { $0.connectionGone() }   // what the server acknowledged is about the current connection: none now
+            s.stats.connectionEnded()
             return (connection, s.probe)
         }
         // shout2send closes its own socket however it stops (an Icecast output's probe only reads).

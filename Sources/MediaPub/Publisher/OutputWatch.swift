@@ -27,12 +27,12 @@ extension Output {
     }
 
     /// A link check begins: the watch's pace set for the state (`linkCheckInterval` once
-    /// publishing, `linkArrivalInterval` until then); whether data went out since the last.
-    func linkCheckStarts() -> Bool {
+    /// publishing, `linkArrivalInterval` until then); whether data went out since the last
+    /// (`produced`, asked of the link's probe with all the output was handed).
+    func linkCheckStarts(_ produced: (inout LinkProbe, UInt64) -> Bool?) -> Bool {
         state.withLock { s in
-            defer { s.bytesAtCheck = s.bytes }
             Self.setWatchInterval(s.supervision.state == .publishing ? Self.linkCheckInterval : Self.linkArrivalInterval, &s)
-            return s.bytes > s.bytesAtCheck
+            return produced(&s.link, s.stats.handed) ?? false
         }
     }
 
@@ -93,10 +93,9 @@ extension Output {
         let now = Date()
         let (stalled, file) = state.withLock { s -> (Bool, String?) in
             guard s.supervision.isCurrent(generation) else { return (false, nil) }
-            let took = taken > s.diskTaken || taken >= pushed
-            s.diskTaken = taken
-            return (s.stall.observe(acknowledged: took, sending: true, publishing: s.supervision.state == .publishing, at: now),
-                    s.recording?.path)
+            let publishing = s.supervision.state == .publishing
+            let verdict = s.link.disk { $0.observe(pushed: pushed, taken: taken, publishing: publishing, at: now) }
+            return (verdict?.stalled ?? false, s.recording?.path)
         }
         guard stalled else { return }
         var written = file ?? "?"
@@ -119,13 +118,9 @@ extension Output {
         let now = Date()
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
             guard s.supervision.isCurrent(generation) else { return (false, false) }
-            let previous = s.srtStats ?? SRTStats()
-            let acked = stats.acksReceived > previous.acksReceived
-            s.srtStats = stats
             let current = s.supervision.state
-            let stalled = s.stall.observe(acknowledged: acked, sending: stats.packetsSent > previous.packetsSent,
-                                          publishing: current == .publishing, at: now)
-            return (acked && (current == .connecting || current == .reconnecting), stalled)
+            let verdict = s.link.srtCaller { $0.observe(stats, publishing: current == .publishing, at: now) } ?? LinkVerdict()
+            return (verdict.acknowledged && (current == .connecting || current == .reconnecting), verdict.stalled)
         }
         if firstAck { markPublishing(connection: generation) }
         if stalled {
@@ -140,7 +135,7 @@ extension Output {
     /// that accepts and never answers is never publishing; nor is one that has only
     /// acknowledged the commands written before our first media (`rtmpCommandBytes`).
     func checkRTMP() {
-        let produced = linkCheckStarts()
+        let produced = linkCheckStarts { link, handed in link.rtmp { $0.produced(handed) } }
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
         // Looked up as it connected (Output.connect); again here if that lookup failed.
         let probe = serverAddresses(for: generation)
@@ -152,28 +147,26 @@ extension Output {
             return
         }
         guard written > 0 else { return }
-        if !mediaPushed {
-            state.withLock { s in
-                if s.supervision.isCurrent(generation) { s.rtmpCommandBytes = max(s.rtmpCommandBytes, written) }
-            }
-            return
+        var reading = RTMPProbe.Reading(written: written, mediaPushed: mediaPushed)
+        if mediaPushed {
+            reading.serverAcked = sink.structure("stats")?.uint64("out-bytes-acked").map { Int(clamping: $0) } ?? 0
+            let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
+            reading.unacknowledged = socket?.sendQueue
+            reading.window = socket.flatMap(TCPAcknowledged.window(of:))
         }
-        let serverAcked = sink.structure("stats")?.uint64("out-bytes-acked").map { Int(clamping: $0) } ?? 0
-        let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
-        let acked = max(serverAcked, socket.map { max(0, written - $0.sendQueue) } ?? 0)
         let now = Date()
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
             guard s.supervision.isCurrent(generation) else { return (false, false) }
-            let grew = acked > (s.tcpAcked ?? 0)
-            if s.tcpAcked == nil { s.stall.restart(at: now) }   // a first reading
-            s.tcpAcked = acked
             let current = s.supervision.state
-            let stalled = s.stall.observe(acknowledged: grew, sending: produced, publishing: current == .publishing, at: now)
-            return (acked > s.rtmpCommandBytes && (current == .connecting || current == .reconnecting), stalled)
+            let verdict = s.link.rtmp { $0.observe(reading, produced: produced, publishing: current == .publishing, at: now) }
+                ?? LinkVerdict()
+            // Counted once the server took the stream: a connection refused or never answered sent nothing.
+            if verdict.acknowledged { s.stats.connection(written: reading.written, acknowledged: s.link.bytesAcked ?? 0) }
+            return (verdict.acknowledged && (current == .connecting || current == .reconnecting), verdict.stalled)
         }
         if firstAck { markPublishing(connection: generation) }
         if stalled {
-            fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
+            fail("stalled: the server read nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
         }
     }
 
@@ -197,7 +190,7 @@ extension Output {
         let now = Date()
         return state.withLock { s in
             guard s.supervision.isCurrent(generation) else { return nil }
-            return s.connect.observe(stage, at: now) ? s.connect.failure : nil
+            return s.link.rtmp { $0.connect.observe(stage, at: now) ? $0.connect.failure : nil } ?? nil
         }
     }
 
@@ -224,5 +217,5 @@ extension Output {
         return probe
     }
 
-    private var stallLimit: TimeInterval { state.withLock { $0.stall.limit } }
+    private var stallLimit: TimeInterval { state.withLock { $0.link.stallLimit } }
 }

@@ -132,6 +132,13 @@ extension TCPAcknowledged {
     static func written(by sink: Element) -> Int? {
         sink.structure("stats")?.uint64("out-bytes-total").map { Int(clamping: $0) }
     }
+
+    /// The receive window the server advertises on `connection` (TCP_INFO), nil when the
+    /// kernel does not tell it or its descriptor is another socket by now.
+    static func window(of connection: Connection) -> Int? {
+        let window = cshim_tcp_send_window(connection.fd)
+        return window >= 0 && isOpen(connection) ? Int(window) : nil
+    }
 }
 
 /// Which output's connection each socket is: an output claims the socket it watches,

@@ -1,0 +1,67 @@
+import Foundation
+
+/// An Icecast output's health (docs/presets.md, Icecast). shout2send logs in (HTTP
+/// PUT/SOURCE with the password) at its first buffer and blocks while it does: a buffer
+/// rendered is a login the server accepted. From then on what the server's TCP stack
+/// acknowledges of the bytes the sink took is its health, as for RTMP: nothing
+/// acknowledged for `reconnect.stall` while sound goes out is a stall. Also the
+/// deadline of a connect under way (`ConnectDeadline`): no socket, or no answer to the
+/// login, for `reconnect.stall`.
+struct IcecastProbe: Equatable {
+    /// One look at the link (Output+Icecast.swift reads it).
+    struct Reading: Equatable {
+        /// Buffers shout2send rendered on this connection (its `stats`' `rendered`).
+        var rendered: UInt64
+        /// The encoded bytes the sink took on this connection.
+        var taken: Int
+        /// Whether the connection's socket to the server was found.
+        var socketFound: Bool
+        /// What that socket holds that the server's TCP stack has not acknowledged.
+        var unacknowledged = 0
+    }
+
+    /// What the server acknowledged on this connection (nil before a first reading).
+    private(set) var acked: Int?
+    /// The bytes handed to the output at the last reading (`produced`).
+    private(set) var handedAtCheck: UInt64 = 0
+    private(set) var stall: StallWatch
+    /// The connect under way, stage by stage.
+    private(set) var connect: ConnectDeadline
+
+    init(limit: TimeInterval, now: Date = Date()) {
+        stall = StallWatch(limit: limit, now: now)
+        connect = ConnectDeadline(limit: limit, now: now)
+    }
+
+    mutating func restart(at now: Date) {
+        acked = nil
+        stall.restart(at: now)
+        connect.restart(at: now)
+    }
+
+    /// Whether more was handed to the output (`handed`: all it was handed) since the last look.
+    mutating func produced(_ handed: UInt64) -> Bool {
+        defer { handedAtCheck = handed }
+        return handed > handedAtCheck
+    }
+
+    /// What one reading tells: `overdue` (why the connect under way failed) while it is
+    /// `connecting` and its stage made no progress for the limit; else acknowledged once
+    /// the login was accepted, and stalled when the server's TCP stack acknowledged
+    /// nothing for the limit while more was `produced`.
+    mutating func observe(_ reading: Reading, produced: Bool, connecting: Bool, publishing: Bool,
+                          at now: Date) -> (verdict: LinkVerdict, overdue: String?) {
+        if connecting, reading.rendered == 0 {
+            let stage: ConnectDeadline.Stage = reading.socketFound ? .media : .tcp
+            return (LinkVerdict(), connect.observe(stage, at: now) ? connect.failure : nil)
+        }
+        guard reading.rendered > 0 else { return (LinkVerdict(), nil) }
+        guard reading.socketFound else { return (LinkVerdict(acknowledged: true), nil) }
+        let sum = max(0, reading.taken - reading.unacknowledged)
+        let grew = sum > (acked ?? 0)
+        if acked == nil { stall.restart(at: now) }   // a first reading
+        acked = sum
+        return (LinkVerdict(acknowledged: true,
+                            stalled: stall.observe(acknowledged: grew, sending: produced, publishing: publishing, at: now)), nil)
+    }
+}

@@ -1,0 +1,164 @@
+import XCTest
+@testable import MediaPub
+
+/// Each transport's health signal, fed readings by hand (no socket, no element): what
+/// it calls acknowledged and when it calls the link stalled.
+final class LinkProbeTests: XCTestCase {
+    private let t0 = Date(timeIntervalSince1970: 1_000_000)
+
+    /// An RTMP reading with media in: `written` by rtmp2sink, `queued` still in the socket.
+    private func rtmp(_ written: Int, queued: Int?, serverAcked: Int = 0) -> RTMPProbe.Reading {
+        RTMPProbe.Reading(written: written, mediaPushed: true, serverAcked: serverAcked, unacknowledged: queued)
+    }
+
+    func testRTMPCommandsAcknowledgedAreNotTheStream() {
+        var probe = RTMPProbe(limit: 3, now: t0)
+        // Written before any media went in: the connect, createStream and publish commands.
+        XCTAssertEqual(probe.observe(RTMPProbe.Reading(written: 400, mediaPushed: false), produced: false, publishing: false, at: t0 + 1),
+                       LinkVerdict())
+        XCTAssertEqual(probe.commandBytes, 400)
+        XCTAssertFalse(probe.observe(rtmp(400, queued: 0), produced: true, publishing: false, at: t0 + 2).acknowledged,
+                       "only the commands are acknowledged")
+        XCTAssertTrue(probe.observe(rtmp(5000, queued: 100), produced: true, publishing: false, at: t0 + 3).acknowledged)
+        XCTAssertEqual(probe.acked, 4900)
+    }
+
+    func testRTMPServerThatAcknowledgesNothingStallsAfterTheLimit() {
+        var probe = RTMPProbe(limit: 3, now: t0)
+        XCTAssertFalse(probe.observe(rtmp(1000, queued: 0), produced: true, publishing: true, at: t0 + 1).stalled)
+        // Acknowledged up to 1500 at second 2; from then on the socket holds all that is written.
+        let stalls = (2...6).filter { second in
+            probe.observe(rtmp(1000 + second * 500, queued: second * 500 - 500), produced: true, publishing: true,
+                          at: t0 + Double(second)).stalled
+        }
+        XCTAssertEqual(stalls, [5, 6])
+        XCTAssertEqual(probe.acked, 1500)
+    }
+
+    func testRTMPServerAcknowledgementsCountBesideItsTCPStack() {
+        var probe = RTMPProbe(limit: 2, now: t0)
+        _ = probe.observe(rtmp(1000, queued: nil), produced: true, publishing: true, at: t0 + 1)
+        // No socket found: only the server's own acknowledgements tell.
+        let stalls = (2...8).filter { second in
+            probe.observe(rtmp(1000 * second, queued: nil, serverAcked: second % 2 == 0 ? 500 * second : 0), produced: true,
+                          publishing: true, at: t0 + Double(second)).stalled
+        }
+        XCTAssertEqual(stalls, [], "the server acknowledged more every other second")
+    }
+
+    /// Readings every 0.25 s for `seconds` of 12.5 KB/s acknowledged by the server's TCP
+    /// stack, its window given by `window` (nil: none told); the seconds at which a stall
+    /// was decided.
+    private func rtmpStalls(limit: TimeInterval = 3, seconds: Double, window: (Double) -> Int?,
+                            acknowledging: (Double) -> Bool = { _ in true }) -> [Double] {
+        var probe = RTMPProbe(limit: limit, now: t0)
+        var acked = 1000
+        return stride(from: 0.25, through: seconds, by: 0.25).filter { t in
+            if acknowledging(t) { acked += 3125 }
+            var reading = rtmp(acked + 500, queued: 500)
+            reading.window = window(t)
+            return probe.observe(reading, produced: true, publishing: true, at: t0 + t).stalled
+        }
+    }
+
+    func testRTMPServerThatStopsReadingIsStalledThoughItsKernelStillAcknowledges() {
+        // nginx-rtmp frozen at 10 s and 100 kb/s: its TCP stack goes on taking the stream
+        // in, and its window shrinks (a KB every 2 s) and never opens again.
+        let frozen = rtmpStalls(seconds: 20) { t in t < 10 ? 113_664 : 113_664 - 1024 * (1 + Int((t - 10) / 2)) }
+        XCTAssertEqual(frozen.first, 12.75, "3 s after the last reading that saw it reading (9.75 s): \(frozen)")
+        XCTAssertEqual(frozen.last, 20)
+        // Without the window, the kernel's acknowledgements alone: never stalled.
+        XCTAssertEqual(rtmpStalls(seconds: 20) { _ in nil }, [])
+    }
+
+    func testRTMPServerThatReadsIsNeverStalled() {
+        XCTAssertEqual(rtmpStalls(seconds: 60) { _ in 113_664 }, [], "an open window that stays open")
+        // A server that falls behind for a moment and catches up: the window shrinks and opens again.
+        XCTAssertEqual(rtmpStalls(seconds: 60) { t in 113_664 - 4096 * (Int(t * 4) % 8) }, [])
+        // Its window grew (the kernel tunes it), and stays there.
+        XCTAssertEqual(rtmpStalls(seconds: 60) { t in t < 5 ? 65_536 : 131_072 }, [])
+    }
+
+    func testRTMPServerWhoseBufferIsFullIsStalled() {
+        // nginx-rtmp frozen at 10 s and 6 Mb/s: its buffer fills at once, the window is 0, nothing more is acknowledged.
+        XCTAssertEqual(rtmpStalls(seconds: 14, window: { t in t < 10 ? 156_672 : 0 }, acknowledging: { $0 < 10 }).first, 12.75)
+    }
+
+    func testRTMPServerOwnAcknowledgementsAreReading() {
+        var probe = RTMPProbe(limit: 2, now: t0)
+        let stalls = (1...20).filter { second in
+            // Its window shrinks all along, but it acknowledges in RTMP every other second.
+            var reading = rtmp(1000 * second, queued: 0, serverAcked: 400 * (second / 2))
+            reading.window = 100_000 - 1000 * second
+            return probe.observe(reading, produced: true, publishing: true, at: t0 + Double(second)).stalled
+        }
+        XCTAssertEqual(stalls, [])
+    }
+
+    func testRTMPNewConnectionCountsFromZero() {
+        var probe = RTMPProbe(limit: 2, now: t0)
+        _ = probe.observe(rtmp(9000, queued: 0), produced: true, publishing: true, at: t0 + 1)
+        probe.restart(at: t0 + 5)
+        XCTAssertNil(probe.acked)
+        XCTAssertEqual(probe.commandBytes, 0)
+        XCTAssertFalse(probe.observe(rtmp(100, queued: 100), produced: true, publishing: true, at: t0 + 6).stalled,
+                       "the silence counts from the new connection")
+        XCTAssertTrue(probe.observe(rtmp(200, queued: 200), produced: true, publishing: true, at: t0 + 8).stalled)
+    }
+
+    func testRTMPProducedIsMoreHandedOver() {
+        var probe = RTMPProbe(limit: 2, now: t0)
+        XCTAssertTrue(probe.produced(10))
+        XCTAssertFalse(probe.produced(10))
+        XCTAssertTrue(probe.produced(11))
+    }
+
+    func testSRTCallerAcknowledgementsAndStall() {
+        var probe = SRTCallerProbe(limit: 2, now: t0)
+        func stats(sent: Int64, acks: Int64) -> SRTStats {
+            var s = SRTStats()
+            s.packetsSent = sent
+            s.acksReceived = acks
+            return s
+        }
+        XCTAssertEqual(probe.observe(stats(sent: 10, acks: 3), publishing: false, at: t0 + 1), LinkVerdict(acknowledged: true))
+        XCTAssertEqual(probe.stats?.acksReceived, 3)
+        XCTAssertEqual(probe.observe(stats(sent: 20, acks: 3), publishing: true, at: t0 + 2), LinkVerdict())
+        XCTAssertEqual(probe.observe(stats(sent: 30, acks: 3), publishing: true, at: t0 + 3), LinkVerdict(stalled: true))
+        // Nothing sent: no stall, whatever the silence.
+        XCTAssertEqual(probe.observe(stats(sent: 30, acks: 3), publishing: true, at: t0 + 9), LinkVerdict())
+        probe.restart(at: t0 + 10)
+        XCTAssertNil(probe.stats)
+    }
+
+    func testSRTListenerCountsItsCallersAndNeverStalls() {
+        var probe = SRTListenerProbe()
+        XCTAssertEqual(probe.observe(callerAdded: true), LinkVerdict(acknowledged: true))
+        XCTAssertEqual(probe.observe(callerAdded: true).acknowledged, true)
+        XCTAssertEqual(probe.callers, 2)
+        _ = probe.observe(callerAdded: false)
+        XCTAssertEqual(probe.observe(callerAdded: false), LinkVerdict())
+        XCTAssertEqual(probe.observe(callerAdded: false), LinkVerdict(), "never below none")
+        XCTAssertEqual(probe.callers, 0)
+    }
+
+    func testDiskThatTakesNothingWhileDataWaitsStalls() {
+        var probe = DiskProbe(limit: 2, now: t0)
+        XCTAssertEqual(probe.observe(pushed: 100, taken: 100, publishing: true, at: t0 + 1), LinkVerdict(acknowledged: true))
+        XCTAssertEqual(probe.observe(pushed: 200, taken: 100, publishing: true, at: t0 + 2), LinkVerdict())
+        XCTAssertEqual(probe.observe(pushed: 300, taken: 100, publishing: true, at: t0 + 3), LinkVerdict(stalled: true))
+        XCTAssertEqual(probe.observe(pushed: 300, taken: 150, publishing: true, at: t0 + 4), LinkVerdict(acknowledged: true))
+    }
+
+    func testEachTargetGetsItsProbe() throws {
+        func probe(_ url: String) throws -> LinkProbe {
+            LinkProbe(target: try OutputURL(url).target, stall: 4, now: t0)
+        }
+        guard case .rtmp = try probe("rtmp://127.0.0.1:1935/live/k") else { return XCTFail("rtmp") }
+        guard case .srtCaller = try probe("srt://127.0.0.1:9000") else { return XCTFail("srt caller") }
+        guard case .srtListener = try probe("srt://:9000?mode=listener") else { return XCTFail("srt listener") }
+        guard case .disk = try probe("/tmp/x.mp4") else { return XCTFail("file") }
+        XCTAssertEqual(try probe("rtmp://127.0.0.1:1935/live/k").stallLimit, 4)
+        XCTAssertEqual(try probe("srt://:9000?mode=listener").callers, 0)
+    }
+}
