@@ -179,9 +179,8 @@ public final class Broadcast: Sendable {
         state.withLock { $0.phase.capture }?.requestStop()
     }
 
-    /// An output's state change. It can come while the output holds `audioPush`
-    /// (Output.offer): nothing here may take an output's main lock, except
-    /// `allOutputsFailed` once an output failed (offer never reports `.failed`).
+    /// An output's state change, told holding none of the output's locks (Output.offer
+    /// tells it once `audioPush` is released; docs/design.md, Lock order).
     private func outputState(_ output: Output, _ outputState: OutputState, _ error: String?) {
         let publisher = state.withLock { $0.phase.publisher }
         reporter.output(output, outputState, error)

@@ -53,6 +53,22 @@ final class IcecastOutputTests: XCTestCase {
         XCTAssertTrue(EventLog.waitFor(events, of: mp, state("wrong", "reconnecting", error: "rejected")),
                       "a wrong password is rejected: \(mp.stderr.suffix(3000))")
 
+        // What status counts: the server acknowledged part of what was sent; the refused output sent nothing.
+        func outputs() -> [String: [String: Any]] {
+            let r = try? CLI.run(["ctl", "--socket", dir.appendingPathComponent("c.sock").path, "status"], timeout: 20)
+            let json = (try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8))) as? [String: Any]
+            let list = ((json?["status"] as? [String: Any])?["outputs"] as? [[String: Any]]) ?? []
+            return Dictionary(list.compactMap { o in (o["id"] as? String).map { ($0, o) } }, uniquingKeysWith: { a, _ in a })
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 20) { (outputs()["mp3"]?["bytes_acked"] as? Int ?? 0) > 0 }, "\(outputs())")
+        let counted = outputs()
+        for id in ["mp3", "opus"] {
+            let sent = counted[id]?["bytes_sent"] as? Int ?? -1, acked = counted[id]?["bytes_acked"] as? Int ?? -1
+            XCTAssertTrue(sent > 0 && acked >= 0 && acked <= sent, "\(id): acked \(acked) of \(sent)")
+        }
+        XCTAssertEqual(counted["wrong"]?["bytes_sent"] as? Int, 0, "a refused login sent nothing: \(counted)")
+        XCTAssertEqual(counted["wrong"]?["bytes_acked"] as? Int, 0, "\(counted)")
+
         // A listener reads both mounts from the server.
         let mp3 = try MediaProbe.probe(server.listenURL("radio.mp3"), inputOptions: ["-rw_timeout", "5000000"], timeout: 20)
         XCTAssertEqual(mp3.codecNames, ["mp3"], mp3.rawJSON)

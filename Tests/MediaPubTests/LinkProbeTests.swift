@@ -150,6 +150,46 @@ final class LinkProbeTests: XCTestCase {
         XCTAssertEqual(probe.observe(pushed: 300, taken: 150, publishing: true, at: t0 + 4), LinkVerdict(acknowledged: true))
     }
 
+    /// An Icecast reading: `rendered` buffers, `taken` bytes, `queued` still in the socket (nil: no socket found).
+    private func icecast(_ rendered: UInt64, _ taken: Int, queued: Int?) -> IcecastProbe.Reading {
+        IcecastProbe.Reading(rendered: rendered, taken: taken, socketFound: queued != nil, unacknowledged: queued ?? 0)
+    }
+
+    func testIcecastConnectHasADeadlinePerStageAndALoginIsAcknowledged() {
+        var probe = IcecastProbe(limit: 2, now: t0)
+        // No socket for the TCP stage's deadline (no less than twice a sink's own 5 s): that stage failed.
+        XCTAssertNil(probe.observe(icecast(0, 0, queued: nil), produced: true, connecting: true, publishing: false, at: t0 + 9).overdue)
+        let overdue = probe.observe(icecast(0, 0, queued: nil), produced: true, connecting: true, publishing: false, at: t0 + 10).overdue
+        XCTAssertEqual(overdue, "connect: no TCP connection to the server for 10s")
+        probe.restart(at: t0 + 3)
+        // A socket, and no answer to the login yet: not acknowledged, and in time until the limit.
+        let waiting = probe.observe(icecast(0, 0, queued: 0), produced: true, connecting: true, publishing: false, at: t0 + 4)
+        XCTAssertEqual(waiting.verdict, LinkVerdict())
+        XCTAssertNil(waiting.overdue)
+        var silent = probe
+        XCTAssertEqual(silent.observe(icecast(0, 0, queued: 0), produced: true, connecting: true, publishing: false, at: t0 + 6).overdue,
+                       "connect: the server acknowledged none of the stream for 2s")
+        // A buffer rendered: the login was accepted.
+        let in_ = probe.observe(icecast(1, 4000, queued: 1000), produced: true, connecting: true, publishing: false, at: t0 + 4.5)
+        XCTAssertEqual(in_.verdict, LinkVerdict(acknowledged: true))
+        XCTAssertEqual(probe.acked, 3000)
+    }
+
+    func testIcecastServerThatAcknowledgesNothingStalls() {
+        var probe = IcecastProbe(limit: 2, now: t0)
+        _ = probe.observe(icecast(1, 1000, queued: 0), produced: true, connecting: false, publishing: true, at: t0 + 1)
+        // From here the socket holds all that is taken.
+        let stalls = (2...5).filter { second in
+            probe.observe(icecast(UInt64(second), 1000 + second * 100, queued: second * 100 - 100), produced: true,
+                          connecting: false, publishing: true, at: t0 + Double(second)).verdict.stalled
+        }
+        XCTAssertEqual(stalls, [4, 5])
+        // Nothing produced (the run paused) is no stall.
+        var idle = IcecastProbe(limit: 2, now: t0)
+        _ = idle.observe(icecast(1, 1000, queued: 0), produced: true, connecting: false, publishing: true, at: t0 + 1)
+        XCTAssertFalse(idle.observe(icecast(1, 1000, queued: 0), produced: false, connecting: false, publishing: true, at: t0 + 9).verdict.stalled)
+    }
+
     func testEachTargetGetsItsProbe() throws {
         func probe(_ url: String) throws -> LinkProbe {
             LinkProbe(target: try OutputURL(url).target, stall: 4, now: t0)
@@ -158,6 +198,7 @@ final class LinkProbeTests: XCTestCase {
         guard case .srtCaller = try probe("srt://127.0.0.1:9000") else { return XCTFail("srt caller") }
         guard case .srtListener = try probe("srt://:9000?mode=listener") else { return XCTFail("srt listener") }
         guard case .disk = try probe("/tmp/x.mp4") else { return XCTFail("file") }
+        guard case .icecast = try probe("icecast://source:pw@127.0.0.1:8000/radio.mp3") else { return XCTFail("icecast") }
         XCTAssertEqual(try probe("rtmp://127.0.0.1:1935/live/k").stallLimit, 4)
         XCTAssertEqual(try probe("srt://:9000?mode=listener").callers, 0)
     }

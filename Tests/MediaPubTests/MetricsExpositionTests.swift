@@ -21,7 +21,7 @@ final class MetricsExpositionTests: XCTestCase {
             family("output_reconnects_total", "Reconnections of the output.", "counter", [rtmp + " 0.0", srt + " 3.0"]),
             family("output_state", "1 for the output's current state.", "gauge",
                    [#"{output="0",url="rtmp://h/app/****",state="publishing"} 1.0"#, #"{output="srt",url="srt://h:9000",state="reconnecting"} 1.0"#]),
-            family("output_bytes_acked_total", "Of the bytes sent, those the RTMP server acknowledged.", "counter",
+            family("output_bytes_acked_total", "Of the bytes sent, those the server acknowledged (RTMP, Icecast).", "counter",
                    [srt + " 1024.0"]),
             family("output_error_info", "1, with the output's last error, while it is reconnecting or failed.", "gauge",
                    [#"{output="srt",url="srt://h:9000",error="stalled"} 1.0"#]),

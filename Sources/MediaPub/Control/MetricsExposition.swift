@@ -26,7 +26,7 @@ enum MetricsExposition {
         metric("output_reconnects_total", "Reconnections of the output.", "counter", o { Double($0.reconnects) })
         metric("output_state", "1 for the output's current state.", "gauge", outputs.map {
             (outputLabels($0) + ",state=\"\(label($0.state.rawValue))\"", 1) })
-        metric("output_bytes_acked_total", "Of the bytes sent, those the RTMP server acknowledged.", "counter",
+        metric("output_bytes_acked_total", "Of the bytes sent, those the server acknowledged (RTMP, Icecast).", "counter",
                outputs.compactMap { o in o.bytesAcked.map { (outputLabels(o), Double($0)) } })
         metric("output_error_info", "1, with the output's last error, while it is reconnecting or failed.", "gauge",
                outputs.compactMap { o in o.error.map { (outputLabels(o) + ",error=\"\(label($0))\"", 1) } })
