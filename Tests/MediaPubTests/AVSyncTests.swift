@@ -1,4 +1,4 @@
-// Custom capture (issue 4): A/V sync holds over many item changes. A short
+// Custom capture: A/V sync holds over many item changes. A short
 // item with a white flash and a 1 kHz beep at its start, listed 100 times in
 // a playlist: in the recording, every flash (luma jump, ffmpeg signalstats)
 // and its beep (onset in PCM decoded by ffmpeg) are within half a frame, both

@@ -1,4 +1,4 @@
-// Custom capture (issue 4): a preset without `video:` produces an audio-only
+// Custom capture: a preset without `video:` produces an audio-only
 // stream, even when the source has a picture.
 
 import Foundation

@@ -1,4 +1,4 @@
-// Custom capture (issue 4; docs/design.md): every aux player's audio is mixed into
+// Custom capture (docs/design.md): every aux player's audio is mixed into
 // the stream at its publish volume. Verified on the recording with Goertzel
 // tone levels of PCM decoded by ffmpeg.
 

@@ -1,4 +1,4 @@
-// ClockTime (issue 9): GStreamer's nanosecond times as a value, nil for NONE;
+// ClockTime: GStreamer's nanosecond times as a value, nil for NONE;
 // arithmetic that never traps on outside input, and GST_TIME_FORMAT printing.
 
 import CGStreamer

@@ -1,4 +1,4 @@
-// Issue 20: every connect has a deadline. An RTMP server that takes the TCP
+// Every connect has a deadline. An RTMP server that takes the TCP
 // connection and then says nothing, sends garbage, or answers the handshake and
 // then nothing, fails each connect within `reconnect.stall` (rtmp2sink's own 5 s
 // for a server that answers nothing at all), with an error that says what

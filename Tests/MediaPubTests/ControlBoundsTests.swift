@@ -1,4 +1,4 @@
-// The control socket and the metrics endpoint are bounded (issue 7; README, Control):
+// The control socket and the metrics endpoint are bounded (README, Control):
 // many idle clients, an oversize line, a client that dribbles, a control path
 // that names something mediapub did not create. Driven from outside through
 // real sockets; outputs checked with ffprobe/ffmpeg.

@@ -1,4 +1,4 @@
-// Issue 7, "Crashes": any number from the socket, a preset or the
+// Crashes: any number from the socket, a preset or the
 // command line is range-checked (never a trap); a consumer that goes away or
 // a destination that fills costs its own output, never the broadcast; a
 // preset is read with a size cap. Driven from outside like a user would; the

@@ -1,4 +1,4 @@
-// Issue 21: libcurl goes through one typed wrapper (EasyHandle): every option is
+// libcurl goes through one typed wrapper (EasyHandle): every option is
 // checked, a refused one is an error naming it, and each handle is freed once.
 // Real server: nginx on loopback.
 

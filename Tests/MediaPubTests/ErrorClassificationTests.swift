@@ -1,4 +1,4 @@
-// Error classification (issue 9): what a player does about a failed source is
+// Error classification: what a player does about a failed source is
 // decided from GStreamer's error domain and code (and the HTTP status), or from
 // the transfer problem libcurl names, never from the words of the message.
 

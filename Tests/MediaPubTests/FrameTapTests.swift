@@ -1,4 +1,4 @@
-// Players (issue 3): frame taps in the library API hand out decoded PCM at
+// Players: frame taps in the library API hand out decoded PCM at
 // the preset's rate and channels, and video frames in I420, NV12 and RGBA,
 // tightly packed, with content that matches the (red, 440 Hz) source. The
 // source differs from the output (320x240, 48 kHz vs 320x180, 44.1 kHz).

@@ -1,4 +1,4 @@
-// Gapless item changes (issue 8): a prerolled next item starts on the frame and
+// Gapless item changes: a prerolled next item starts on the frame and
 // the sample its predecessor ends, and is never reported as loading; MP3 items
 // lose their encoder delay and padding (as ffmpeg trims them from the LAME tag),
 // so a playlist of MP3 cuts of one continuous tone, or a repeating MP3, plays as

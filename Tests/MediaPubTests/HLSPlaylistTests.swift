@@ -1,5 +1,5 @@
 // The HLS playlist reader behind segment skipping, live restarts and
-// `memory: true` (issue 8): relative URIs resolved, master playlists followed,
+// `memory: true`: relative URIs resolved, master playlists followed,
 // hostile numbers kept in range (never a trap), errors' segments and HTTP
 // statuses found.
 

@@ -1,4 +1,4 @@
-// HLS sources (issue 8; README, HLS sources): a VOD playlist with a segment that
+// HLS sources (README, HLS sources): a VOD playlist with a segment that
 // answers 404 skips that segment and goes on (one clean warning line); a
 // VOD playlist with `memory: true` is fetched whole (playlist and segments)
 // and decoded from memory, a live one is refused with a clear line; a live

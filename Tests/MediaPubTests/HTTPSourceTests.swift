@@ -1,4 +1,4 @@
-// HTTP sources (issue 3; README, sources that fail; issue 4 standby): progressive HTTP from
+// HTTP sources (README, sources that fail; standby): progressive HTTP from
 // a real nginx on loopback, `memory: true` for a file and an HTTP source,
 // clear errors for a 404 and a non-media file, and a source whose first byte
 // comes late (a small python3 server) showing the slate first, then content.
@@ -83,7 +83,7 @@ final class HTTPSourceTests: XCTestCase {
         try assertUnplayable(server.url("notes.mp3"), in: dir)
     }
 
-    /// Issue 4: a source whose first byte comes 2 s late, in realtime: the
+    /// A source whose first byte comes 2 s late, in realtime: the
     /// output starts on the standby slate at once, then shows the content,
     /// one frame every 40 ms throughout.
     func testSlowHTTPSourceGivesSlateFirstThenContentWithNoGap() throws {

@@ -1,5 +1,5 @@
 // The metrics endpoint serves clients side by side and bounds each one
-// (issue 7): a client that dribbles its request head never holds up
+// (docs/metrics.md): a client that dribbles its request head never holds up
 // another's scrape, and is closed after the request timeout; many idle
 // connections are capped.
 

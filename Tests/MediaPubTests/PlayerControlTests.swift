@@ -1,4 +1,4 @@
-// Players (issue 3, issue 4): run-time controls through the library API,
+// Players: run-time controls through the library API,
 // verified on the recording. Pause holds the last picture with silent audio
 // and resume continues from there; load(data:) decodes a resource from
 // memory; out-of-range speed and pitch are refused and change nothing.

@@ -1,4 +1,4 @@
-// Players (issue 3; docs/events.md): state changes are events. A short file played
+// Players (docs/events.md): state changes are events. A short file played
 // to its end gives loading → playing → ended in the --events file, then the
 // run stops with exit code 0.
 

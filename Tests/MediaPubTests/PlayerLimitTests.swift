@@ -1,4 +1,4 @@
-// Players (issue 3; docs/presets.md, Players): up to four players; a fifth is refused — by the
+// Players (docs/presets.md, Players): up to four players; a fifth is refused — by the
 // library (Broadcast init throws) and by the preset loader (exit 2, naming
 // the file, line and key).
 

@@ -1,4 +1,4 @@
-// Players (issue 3; docs/presets.md, Players: `pitch:`, `speed:`): the voice changer shifts the
+// Players (docs/presets.md, Players: `pitch:`, `speed:`): the voice changer shifts the
 // tone's frequency without changing the duration; the play speed changes the
 // duration without changing the frequency. Verified on the recorded output
 // with ffprobe and an FFT of PCM decoded by ffmpeg.

@@ -1,4 +1,4 @@
-// Players (issue 3): repeat plays a source back to back with no gap, and a
+// Players: repeat plays a source back to back with no gap, and a
 // seek lands where it was asked to. Verified on the recording: windowed RMS
 // of PCM decoded by ffmpeg, and per-frame luma (ffmpeg signalstats) of a
 // source whose picture encodes its own time.

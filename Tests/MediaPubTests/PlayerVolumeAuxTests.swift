@@ -1,4 +1,4 @@
-// Players (issue 3; docs/presets.md, Players: `publish_volume:`, `aux:`): the publish volume
+// Players (docs/presets.md, Players: `publish_volume:`, `aux:`): the publish volume
 // scales the player's level in the stream, aux off keeps it out of the mix.
 // Verified on the recording with ffmpeg volumedetect and Goertzel tone levels.
 

@@ -1,4 +1,4 @@
-// Issue 7: every number a preset, `--set` or code gives is checked before a
+// Every number a preset, `--set` or code gives is checked before a
 // run uses it; a preset file is read with a size cap; messages stay short.
 
 import Foundation

@@ -1,4 +1,4 @@
-// Custom capture (issue 4; docs/control.md, `publish`): the publishing flag. Turned off from
+// Custom capture (docs/control.md, `publish`): the publishing flag. Turned off from
 // 2 s to 5 s of output (library schedule, exact in output time) during an
 // 8 s recording: the file stays one unbroken timeline, the red standby slate
 // shows in the off window and only there, and the standby ringtone sounds

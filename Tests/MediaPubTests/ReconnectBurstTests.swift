@@ -1,4 +1,4 @@
-// Issue 20: reconnects never leak. `ctl reconnect` in bursts, some arriving while
+// Reconnects never leak. `ctl reconnect` in bursts, some arriving while
 // the output is still connecting, against nginx-rtmp on loopback, and connects given
 // up at their deadline against servers that take the TCP connection and answer no
 // RTMP: each superseded connection is closed, so mediapub's descriptors and its

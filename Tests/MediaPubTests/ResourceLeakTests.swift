@@ -1,4 +1,4 @@
-// Leaks (issue 7: over any run length, open file descriptors, threads
+// Leaks (over any run length, open file descriptors, threads
 // and memory stay flat): what a playlist item allocates is freed when it ends
 // (its pipeline, bus and the bus's GstPoll socket pair, its threads), and the
 // memory a player uses follows the output's size, not the source's.

@@ -120,7 +120,7 @@ final class RunCLITests: XCTestCase {
 }
 
 final class MonitorTests: XCTestCase {
-    /// `monitor: true` on a machine without a sound device keeps publishing (docs/presets.md, top level; issue 3).
+    /// `monitor: true` on a machine without a sound device keeps publishing (docs/presets.md, top level).
     func testMonitorOnAHeadlessMachineKeepsTheRunGoing() throws {
         let dir = try makeTempDir()
         let out = dir.appendingPathComponent("out.mp4")

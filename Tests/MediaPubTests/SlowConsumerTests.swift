@@ -1,4 +1,4 @@
-// Issue 20: nothing downstream can stall the broadcast. A reader of the events
+// Nothing downstream can stall the broadcast. A reader of the events
 // or the log that stops reading (a pipe nobody reads) costs its own lines, never
 // the capture, the players, the control socket or the stop (docs/events.md,
 // "Slow readers"). The recording is checked with ffprobe and ffmpeg's

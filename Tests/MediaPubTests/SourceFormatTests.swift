@@ -1,4 +1,4 @@
-// Sources (issue 3; docs/presets.md, How values are written: a path or URL): every listed format decodes as a player source.
+// Sources (docs/presets.md, How values are written: a path or URL): every listed format decodes as a player source.
 // Each source carries a distinct tone (and, for video, a distinct colour); the
 // recording is checked with ffprobe, ffmpeg signalstats and an FFT of the
 // decoded PCM. HLS is made by ffmpeg's hls muxer and served by a real nginx.

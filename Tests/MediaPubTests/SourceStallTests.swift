@@ -1,4 +1,4 @@
-// Issue 8: sources that deliver nothing, and errors said in our words.
+// Sources that deliver nothing, and errors said in our words.
 // A server that sends its headers and then nothing, a FIFO nobody writes to
 // and one whose writer goes quiet mid-way are each reported within seconds
 // ("sends nothing (stalled)") and retried/skipped like any failed source; a

@@ -1,4 +1,4 @@
-// Issue 22: one TLS trust path. SSL_CERT_FILE (a private CA) is honoured for
+// One TLS trust path. SSL_CERT_FILE (a private CA) is honoured for
 // streamed HLS (the playlist and every segment), `mediapub probe`, `memory: true`,
 // plain HTTPS files and webhooks alike; without it each says the certificate is
 // not trusted. Real servers: nginx over TLS on loopback with a CA and certificate

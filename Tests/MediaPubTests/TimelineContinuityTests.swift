@@ -1,4 +1,4 @@
-// Custom capture (issue 4; docs/design.md, the frame's path): nothing a player does breaks the output
+// Custom capture (docs/design.md, the frame's path): nothing a player does breaks the output
 // timeline. In one realtime recording the video player is paused, resumed,
 // seeked, sped up, slowed down, given a missing source (refused: it plays on) and
 // then a good one; the file must stay one unbroken timeline (checked with

@@ -367,7 +367,7 @@ extension XCTestCase {
 // MARK: - One unbroken output timeline
 
 extension XCTestCase {
-    /// The recording is one unbroken timeline (issue 4): `seconds` × 25 frames,
+    /// The recording is one unbroken timeline: `seconds` × 25 frames,
     /// each 40 ms after the last, none backwards, and audio sample for sample.
     /// Returns the per-frame colour statistics for further checks.
     @discardableResult
