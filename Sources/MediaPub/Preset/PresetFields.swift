@@ -215,7 +215,7 @@ extension ReconnectConfig: PresetSection {
                 doc: "An output failing this long is given up (failed); never retries for ever.", read: { d, n, k, _ in
             n.scalarValue?.lowercased() == "never" ? .infinity : d.duration(n, k, also: "or never")
         }, show: { v, _ in MediaTime.formatDuration(v) }),
-        .duration("stall", \.stall, atLeast: "at least 1s", "A network output whose peer acknowledges nothing this long is reconnected, and a stage of an RTMP connect (TCP, the server's RTMP answer, its first acknowledgement) that gets no further this long fails; in a realtime run, a recording whose disk takes nothing this long fails.") { d, n, k, v, _ in
+        .duration("stall", \.stall, atLeast: "at least 1s", "A network output whose peer acknowledges nothing this long (an RTMP server: whose application reads nothing, though its TCP stack may still take data in) is reconnected, and a stage of an RTMP connect (TCP, the server's RTMP answer, its first acknowledgement) that gets no further this long fails; in a realtime run, a recording whose disk takes nothing this long fails.") { d, n, k, v, _ in
             if v < 1 { d.report(n, k, "\(d.text(n)) is too short (at least 1s)") }
         },
     ]
