@@ -49,11 +49,31 @@ final class Pipeline: Element, @unchecked Sendable {
 
     /// Ends the pipeline: the bus watch removed, then NULL (every streaming thread
     /// joined). Never from one of the pipeline's own streaming threads.
+    ///
+    /// A pipeline that does not reach NULL (an element refused its change, as rtmp2sink
+    /// stopped in the middle of its connect can, half a minute later) is asked again; one
+    /// that still does not is kept for the life of the process: released, GStreamer would
+    /// free elements whose streaming threads still run, and the process would crash.
     func stop() {
         bus.stop()
-        _ = try? super.setState(.null)
+        for _ in 0..<2 where !isNull { _ = try? super.setState(.null) }
+        if !isNull {
+            Pipeline.unreleasable.withLock { $0.append(self) }
+            LibraryLog.internalWarning("a pipeline did not stop (an element refused to): it is kept, never freed, "
+                                       + "so that its threads cannot run on freed memory")
+        }
         stopped.withLock { $0 = true }
     }
+
+    /// The pipeline is in NULL now (no state change pending).
+    private var isNull: Bool {
+        var current = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
+        _ = gst_element_get_state(raw, &current, &pending, 0)
+        return current == GST_STATE_NULL && pending == GST_STATE_VOID_PENDING
+    }
+
+    /// Pipelines that could not be brought to NULL (`stop`): never released.
+    private static let unreleasable = Mutex<[Pipeline]>([])
 
     private var bin: UnsafeMutablePointer<GstBin> { cshim_as_bin(raw) }
 
