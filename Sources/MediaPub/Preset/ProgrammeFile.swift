@@ -14,7 +14,7 @@ extension ScheduleConfig {
         let path = PathResolution.absolutePath(file, base: FileManager.default.currentDirectoryPath, environment: environment)
         var parent = PresetDecoder(file: path, base: base, environment: environment, checksSources: checksSources)
         for (i, id) in (players ?? []).enumerated() { parent.playerIDs[id] = i }
-        var decoder = parent.programmeDecoder(file: path)
+        var decoder = parent.programmeDecoder(file: file)
         guard var config = decoder.decodeProgramme() else { throw PresetError(problems: decoder.problems) }
         config.file = path
         if config.player == nil { config.player = defaultPlayer }

@@ -45,7 +45,7 @@ extension PresetDecoder {
         switch (a.at, b.at) {
         case (.daily, .daily):
             let both = a.days.intersection(b.days)
-            return both.isEmpty ? nil : "at \(clock) on \(ScheduleBlock.daysText(both))"
+            return both.isEmpty ? nil : "at \(clock) \(both.count == 7 ? "every day" : "on " + ScheduleBlock.daysText(both))"
         case (.once(let when), .daily), (.daily, .once(let when)):
             let daily = a.at == .once(when) ? b : a
             return daily.days.contains(when.date.weekday) ? "on \(when)" : nil
