@@ -10,8 +10,8 @@ usage:
   mediapub --preset FILE [RUN OPTIONS]   run a broadcast (also: mediapub run FILE)
   mediapub validate FILE [--set K=V]     check a preset, print the resolved preset, exit 0 or 2
   mediapub probe SOURCE                  print duration, streams and tags of a source as JSON
-  mediapub schedule FILE [--from "YYYY-MM-DD HH:MM"] [--hours N]
-                                         list a preset's (or a programme file's) programme from then, N hours (24)
+  mediapub schedule FILE [--from "YYYY-MM-DD HH:MM"] [--hours N] [--set K=V]
+                                         list a preset's (or a programme file's) programme, N hours (24) from then (now)
   mediapub ctl [--socket PATH] CMD ...   send a control command to a running instance:
       status | publish on|off | pause|resume|stop|start [PLAYER] | next|prev [PLAYER]
       seek PLAYER 90s (a bare number is seconds) | volume PLAYER 40 | play-volume PLAYER 40
@@ -177,7 +177,7 @@ case "validate":
 
 case "schedule":
     guard let file = args.positional.first ?? args.presetFile else { fail("schedule needs a FILE (a preset or a programme file)\n\(usage)") }
-    let schedule = loadPreset(file) { try ScheduleListing.load(file: file) }
+    let schedule = loadPreset(file) { try ScheduleListing.load(file: file, overrides: args.overrides) }
     var from = Date()
     if let text = args.from {
         switch ScheduleListing.instant(text, in: schedule.zone) {

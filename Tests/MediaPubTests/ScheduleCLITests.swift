@@ -49,6 +49,9 @@ final class ScheduleCLITests: XCTestCase {
         let bad = try CLI.run(["schedule", file.path, "--from", "tomorrow"], timeout: 30)
         XCTAssertEqual(bad.status, 2, bad.summary("bad --from"))
         XCTAssertTrue(bad.stderr.contains("--from \"tomorrow\": expected a date and time in Europe/Paris"), bad.stderr)
+        let set = try CLI.run(["schedule", file.path, "--set", "timezone=UTC"], timeout: 30)
+        XCTAssertEqual(set.status, 2, set.summary("--set on a programme file"))
+        XCTAssertTrue(set.stderr.contains("--set:0: timezone: --set changes a preset; \(file.path) is a programme file"), set.stderr)
     }
 
     func testValidateRefusesAnOverlapAndAnImpossibleTime() throws {

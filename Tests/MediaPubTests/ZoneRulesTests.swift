@@ -101,4 +101,12 @@ final class ZoneRulesTests: XCTestCase {
         XCTAssertEqual(ZoneRules.offsetText(-5 * 3600), "-05:00")
         XCTAssertEqual(ZoneRules.offsetText(37_800), "+10:30")
     }
+
+    /// Any instant is read without trapping: the far future, and no instant at all.
+    func testInstantsFarOffAreRead() throws {
+        let paris = try ZoneRules.named("Europe/Paris", tzdir: tzdir)
+        XCTAssertEqual(paris.local(.distantFuture).date.year, 4001)
+        XCTAssertEqual(paris.local(Date(timeIntervalSince1970: .nan)).description, "1970-01-01 01:00:00 +01:00")
+        XCTAssertEqual(paris.utcOffset(at: Date(timeIntervalSince1970: .infinity)), paris.utcOffset(at: Date(timeIntervalSince1970: 1e12)))
+    }
 }

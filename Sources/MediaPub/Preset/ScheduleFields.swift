@@ -115,7 +115,7 @@ extension ScheduleBlock: PresetSection {
             case .success(let start): c.at = start
             case .failure(let why): d.report(n, at.key, why.message)
             }
-        }, write: { c, w in .scalar(w.quote(c.at.text)) }),
+        }, write: { c, _ in .scalar("\"\(c.at.text)\"") }),
         PresetField(key: "days", type: "days", range: "mon..sun, ranges like mon-fri, lists", defaultText: "every day",
                     doc: "The days a block given a time of day plays on.", decode: { d, at, c in
             guard let n = at.node, !n.isNull else { return }
@@ -139,9 +139,9 @@ extension ScheduleBlock: PresetSection {
             if let t = ScheduleBlock.clock(s) { c.end = .until(secondOfDay: t) } else {
                 d.report(n, at.key, "\"\(s.clipped())\" is not a time of day (HH:MM or HH:MM:SS, from 00:00 to 23:59:59)")
             }
-        }, write: { c, w in
+        }, write: { c, _ in
             guard case .until(let t) = c.end else { return nil }
-            return .scalar(w.quote(LocalDateTime.clock(t)))
+            return .scalar("\"\(LocalDateTime.clock(t))\"")
         }),
         PresetField(key: "duration", type: "duration", range: "1s..87600h", defaultText: "none: until the next block",
                     doc: "How long the block lasts (exclusive with until).", decode: { d, at, c in

@@ -8,16 +8,22 @@ public enum ScheduleListing {
     public static let maxHours = 8784
 
     /// The programme of `file`: a preset's `schedule:`, or a programme file (one whose top
-    /// level has `blocks` and no `players`), read and checked as `validate` reads it.
-    public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ScheduleConfig {
+    /// level has `blocks` and no `players`), read and checked as `validate` reads it, with a
+    /// preset's `--set` overrides.
+    public static func load(file: String, overrides: [String] = [],
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ScheduleConfig {
         let text = try PresetLoader.readText(file)
         if let root = try? YAMLNode.parse(text), root["blocks"] != nil, root["players"] == nil {
+            guard overrides.isEmpty else {
+                throw PresetError(problems: [PresetProblem(file: "--set", line: 0, key: overrides[0].prefix { $0 != "=" }.description,
+                                                           message: "--set changes a preset; \(file) is a programme file")])
+            }
             let absolute = PathResolution.absolutePath(file, base: FileManager.default.currentDirectoryPath, environment: environment)
             let folder = (absolute as NSString).deletingLastPathComponent
             return try ScheduleConfig.load(file: file, relativeTo: folder.isEmpty ? "/" : folder,
                                            environment: environment, checksSources: true)
         }
-        let preset = try PresetLoader.validate(file: file, environment: environment).preset
+        let preset = try PresetLoader.validate(file: file, environment: environment, overrides: overrides).preset
         guard let schedule = preset.schedule else {
             throw PresetError(problems: [PresetProblem(file: file, line: 0, key: "schedule",
                                                        message: "the preset has no schedule (nothing to list)")])

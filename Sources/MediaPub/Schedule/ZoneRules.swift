@@ -81,7 +81,13 @@ public struct ZoneRules: Sendable, Equatable, CustomStringConvertible {
     // MARK: - Reading the rules
 
     /// The offset from UTC, in seconds, in force at `instant`.
-    public func utcOffset(at instant: Date) -> Int { offset(Int64(instant.timeIntervalSince1970.rounded(.down))) }
+    public func utcOffset(at instant: Date) -> Int { offset(Self.seconds(instant)) }
+
+    /// Whole seconds since 1970 (rounded down), within ±10^12 s (some 30,000 years) whatever the date.
+    private static func seconds(_ instant: Date) -> Int64 {
+        let s = instant.timeIntervalSince1970
+        return s.isFinite ? Int64(min(max(s, -1e12), 1e12).rounded(.down)) : 0
+    }
 
     private func offset(_ t: Int64) -> Int {
         let i = g_time_zone_find_interval(zone.pointer, G_TIME_TYPE_UNIVERSAL, gint64(t))
@@ -90,7 +96,7 @@ public struct ZoneRules: Sendable, Equatable, CustomStringConvertible {
 
     /// The wall time the zone's clocks show at `instant` (to the second, rounded down), with its offset.
     public func local(_ instant: Date) -> ZonedTime {
-        let t = Int64(instant.timeIntervalSince1970.rounded(.down))
+        let t = Self.seconds(instant)
         let o = offset(t)
         return ZonedTime(local: LocalDateTime(wallSeconds: t + Int64(o)), utcOffset: o)
     }
