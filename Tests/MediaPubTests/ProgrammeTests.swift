@@ -89,6 +89,18 @@ final class ProgrammeTests: XCTestCase {
         XCTAssertEqual(once.upcoming(after: instant(once, "2020-01-01 00:00"), count: 3).map(\.blockID), ["only"])
     }
 
+    /// A block that finishes its item keeps its own end, days after later starts: still listed.
+    func testALongBlockThatFinishesIsFoundDaysLater() throws {
+        let p = try programme("UTC", [block("weekly", "00:00", days: [.mon], end: .duration(60 * 3600), overrun: .finish),
+                                      block("news", "12:00")])
+        let wednesday = p.entries(from: instant(p, "2026-06-03 10:00"), to: instant(p, "2026-06-03 11:00"))
+        XCTAssertEqual(listing(wednesday, p), [
+            "2026-06-01 00:00:00 +00:00 weekly@2026-06-01 until 2026-06-03 12:00:00 +00:00",
+            "2026-06-02 12:00:00 +00:00 news@2026-06-02 until 2026-06-03 12:00:00 +00:00",
+        ])
+        XCTAssertEqual(p.onAir(at: instant(p, "2026-06-03 10:00"))?.blockID, "news", "the later start")
+    }
+
     func testAYearIsExpandedInOrder() throws {
         let p = try programme("Europe/Paris", [block("a", "00:00"), block("b", "08:00", days: [.sat, .sun]), block("c", "02:30")])
         let year = p.entries(from: instant(p, "2026-01-01 00:00"), to: instant(p, "2027-01-01 00:00"))

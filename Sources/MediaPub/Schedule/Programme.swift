@@ -7,7 +7,14 @@ public struct Programme: Sendable {
 
     public init(_ config: ScheduleConfig) {
         self.config = config
+        longestFinish = config.blocks.reduce(0) { longest, b in
+            guard b.overrun == .finish, case .duration(let d) = b.end else { return longest }
+            return max(longest, min(d, MediaTime.maxDuration))
+        }
     }
+
+    /// The longest `duration` of a block that finishes its item (its end may pass the next starts).
+    private let longestFinish: TimeInterval
 
     public var zone: ZoneRules { config.zone }
 
@@ -16,9 +23,15 @@ public struct Programme: Sendable {
     public func entries(from: Date, to: Date) -> [ProgrammeEntry] {
         guard to > from else { return [] }
         let first = zone.local(from).date, last = zone.local(to).date
-        // A daily block recurs within a week: looking a week back finds what is in progress
-        // at `from`, a week ahead what ends the last one. Dated blocks are all looked at.
-        let starts = occurrences(from: first.adding(days: -8), to: last.adding(days: 8))
+        // What is in progress at `from` started at the latest start before it, and what ends the
+        // last entry is the first start after `to`: a day either side mostly holds both. Else a
+        // week (a daily block recurs within one), and as far back as a block that finishes its
+        // item may last; dated blocks are all looked at.
+        var starts = occurrences(from: first.adding(days: -1), to: last.adding(days: 1))
+        if longestFinish > 86400 || !starts.contains(where: { $0.start <= from }) || !starts.contains(where: { $0.start >= to }) {
+            let back = 8 + Int((longestFinish / 86400).rounded(.up))
+            starts = occurrences(from: first.adding(days: -back), to: last.adding(days: 8))
+        }
         var out: [ProgrammeEntry] = []
         for (i, s) in starts.enumerated() {
             guard s.start < to else { break }
