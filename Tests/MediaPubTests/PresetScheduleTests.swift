@@ -143,6 +143,26 @@ final class PresetScheduleTests: XCTestCase {
                        ["presets/t.yaml:9: schedule.file: cannot find \(dir)/none.yaml"])
     }
 
+    /// `validate` looks for a block's local media as for a player's: a missing source is an
+    /// error, a missing playlist item (or filler item) a warning.
+    func testValidateLooksForABlocksMedia() throws {
+        let dir = try K.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        K.touch(dir + "/here.mp4")
+        let file = dir + "/p.yaml"
+        K.touch(file, "players:\n  - source: here.mp4\nschedule:\n  filler: [gone-f.mp4, here.mp4]\n  blocks:\n"
+                + "    - {id: a, at: \"01:00\", source: gone.mp4}\n    - {id: b, at: \"02:00\", playlist: [here.mp4, gone-b.mp4]}\n")
+        XCTAssertThrowsError(try PresetLoader.validate(file: file, environment: [:])) { e in
+            XCTAssertEqual((e as? PresetError)?.problems.map(\.description), ["\(file):6: schedule.blocks[0].source: cannot find \(dir)/gone.mp4"])
+        }
+        K.touch(file, "players:\n  - source: here.mp4\nschedule:\n  filler: [gone-f.mp4, here.mp4]\n  blocks:\n"
+                + "    - {id: b, at: \"02:00\", playlist: [here.mp4, gone-b.mp4]}\n")
+        let (preset, warnings) = try PresetLoader.validate(file: file, environment: [:])
+        XCTAssertEqual(preset.schedule?.blocks.count, 1)
+        XCTAssertEqual(warnings.map(\.key), ["schedule.filler[0]", "schedule.blocks[0].playlist[1]"])
+        XCTAssertNoThrow(try PresetLoader.load(file: file, environment: [:]), "a run does not look")
+    }
+
     func testDaysAndTimesAsWritten() {
         XCTAssertEqual(try ScheduleBlock.days(["sat-mon"]).get(), [.sat, .sun, .mon])
         XCTAssertEqual(try ScheduleBlock.days(["mon, wed", "fri"]).get(), [.mon, .wed, .fri])
