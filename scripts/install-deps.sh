@@ -9,9 +9,10 @@ packages=(
   libcurl4-openssl-dev libsrt-gnutls-dev libyaml-dev libsoup-3.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools
+  tzdata
 )
 if [ "${1:-}" = "--test" ]; then
-  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg systemd openssl python3 e2fsprogs util-linux mount liquidsoap icecast2)
+  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg systemd openssl python3 e2fsprogs util-linux mount liquidsoap icecast2 libc-bin)
 fi
 
 # PyYAML reads the Kubernetes manifests in the deploy tests (PyPI, for the python3 on PATH).

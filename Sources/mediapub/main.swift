@@ -10,6 +10,8 @@ usage:
   mediapub --preset FILE [RUN OPTIONS]   run a broadcast (also: mediapub run FILE)
   mediapub validate FILE [--set K=V]     check a preset, print the resolved preset, exit 0 or 2
   mediapub probe SOURCE                  print duration, streams and tags of a source as JSON
+  mediapub schedule FILE [--from "YYYY-MM-DD HH:MM"] [--hours N] [--set K=V]
+                                         list a preset's (or a programme file's) programme, N hours (24) from then (now)
   mediapub ctl [--socket PATH] CMD ...   send a control command to a running instance:
       status | publish on|off | pause|resume|stop|start [PLAYER] | next|prev [PLAYER]
       seek PLAYER 90s (a bare number is seconds) | volume PLAYER 40 | play-volume PLAYER 40
@@ -48,6 +50,8 @@ struct Arguments {
     var logLevel = LogLevel.info
     var control: String?
     var lock: String?
+    var from: String?
+    var hours: String?
 }
 
 func parse(_ argv: [String]) -> Arguments {
@@ -58,7 +62,7 @@ func parse(_ argv: [String]) -> Arguments {
         guard i < argv.count else { fail("\(flag) needs a value\n\(usage)") }
         return argv[i]
     }
-    if let first = argv.first, ["run", "validate", "probe", "ctl"].contains(first) {
+    if let first = argv.first, ["run", "validate", "probe", "ctl", "schedule"].contains(first) {
         args.command = first
         i = 1
     }
@@ -118,6 +122,8 @@ func parse(_ argv: [String]) -> Arguments {
         case "--control", "--socket": args.control = value(arg)
         case "--lock": args.lock = value(arg)
         case "--metrics": args.options.metrics = value(arg)
+        case "--from" where args.command == "schedule": args.from = value(arg)
+        case "--hours" where args.command == "schedule": args.hours = value(arg)
         default:
             if arg.hasPrefix("-") && arg != "-" { fail("unknown option \(arg)\n\(usage)") }
             args.positional.append(arg)
@@ -167,6 +173,28 @@ case "validate":
     // A playlist's missing items: one line each on stderr; the preset still validates.
     for warning in warnings { FDWrite.all(STDERR_FILENO, Data("mediapub: warning: \(warning)\n".utf8)) }
     print(preset.resolvedYAML(), terminator: "")
+    exit(ExitCode.finished.rawValue)
+
+case "schedule":
+    guard let file = args.positional.first ?? args.presetFile else { fail("schedule needs a FILE (a preset or a programme file)\n\(usage)") }
+    let schedule = loadPreset(file) { try ScheduleListing.load(file: file, overrides: args.overrides) }
+    var from = Date()
+    if let text = args.from {
+        switch ScheduleListing.instant(text, in: schedule.zone) {
+        case .success(let t): from = t
+        case .failure(let why): fail("--from \(why.message)")
+        }
+    }
+    var hours = 24
+    if let text = args.hours {
+        guard let h = Int(text), (1...ScheduleListing.maxHours).contains(h) else {
+            fail("--hours \(text.prefix(80)): expected a whole number of hours, 1..\(ScheduleListing.maxHours)")
+        }
+        hours = h
+    }
+    let lines = ScheduleListing.lines(Programme(schedule), from: from, to: from.addingTimeInterval(Double(hours) * 3600))
+    print("# \(schedule.zone.name), \(hours)h from \(schedule.zone.local(from))")
+    for line in lines { print(line) }
     exit(ExitCode.finished.rawValue)
 
 case "probe":

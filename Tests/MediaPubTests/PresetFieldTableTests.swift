@@ -14,6 +14,8 @@ final class PresetFieldTableTests: XCTestCase {
         rows(PlayerConfig.self, "players[]."), rows(PlaylistConfig.self, "players[].playlist."),
         rows(StandbyConfig.self, "standby."), rows(OutputConfig.self, "outputs[]."),
         rows(ReconnectConfig.self, "reconnect."), rows(StopConfig.self, "stop."), rows(EventsConfig.self, "events."),
+        rows(ScheduleConfig.self, "schedule."), rows(PlaylistConfig.self, "schedule.filler."),
+        rows(ScheduleBlock.self, "schedule.blocks[]."), rows(PlaylistConfig.self, "schedule.blocks[].playlist."),
     ]
 
     /// The reference row of each field: `| key | type | values | default | meaning |`.
@@ -79,7 +81,31 @@ final class PresetFieldTableTests: XCTestCase {
         "reconnect.give_up_after": ["reconnect.give_up_after=never"], "reconnect.stall": ["reconnect.stall=5s"],
         "stop.after": ["stop.after=1h"], "stop.at_end": ["stop.at_end=false"],
         "events.webhook": ["events.webhook=https://hooks.example.com/mp"],
+        "schedule.file": ["schedule.file=programme.yaml"],
+        "schedule.timezone": [block, "schedule.timezone=Europe/Paris"],
+        "schedule.player": [block, "schedule.player=player2"],
+        "schedule.filler.items": [block, "schedule.filler.items=[x.mp3]"],
+        "schedule.filler.file": [block, "schedule.filler.file=list.m3u"],
+        "schedule.filler.dir": [block, "schedule.filler.dir=media"],
+        "schedule.filler.mode": [block, "schedule.filler={items: [x.mp3], mode: once}"],
+        "schedule.blocks.0.id": [block, "schedule.blocks.0.id=b"],
+        "schedule.blocks.0.at": [block, "schedule.blocks.0.at=2026-12-24 20:00:30"],
+        "schedule.blocks.0.days": [block, "schedule.blocks.0.days=[mon-fri, sun]"],
+        "schedule.blocks.0.until": [block, "schedule.blocks.0.until=09:00"],
+        "schedule.blocks.0.duration": [block, "schedule.blocks.0.duration=90m"],
+        "schedule.blocks.0.source": [block, "schedule.blocks.0.source=\"testsrc:\""],
+        "schedule.blocks.0.playlist": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: [x.mp3]}"],
+        "schedule.blocks.0.playlist.items": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {items: [x.mp3]}}"],
+        "schedule.blocks.0.playlist.file": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {file: list.m3u}}"],
+        "schedule.blocks.0.playlist.dir": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {dir: media}}"],
+        "schedule.blocks.0.playlist.mode": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {items: [x.mp3], mode: once}}"],
+        "schedule.blocks.0.publish_volume": [block, "schedule.blocks.0.publish_volume=50"],
+        "schedule.blocks.0.play_volume": [block, "schedule.blocks.0.play_volume=150%"],
+        "schedule.blocks.0.overrun": [block, "schedule.blocks.0.overrun=finish"],
     ]
+
+    /// A programme of one block, that the `schedule` samples change.
+    static let block = "schedule.blocks.0={id: a, at: \"07:00\", source: x.mp3}"
 
     /// Values out of what a key allows, and the key the problem names.
     static let refused: [String: String] = [
@@ -100,6 +126,7 @@ final class PresetFieldTableTests: XCTestCase {
             K.touch(dir + "/" + file)
         }
         K.touch(dir + "/list.m3u", "x.mp3\n")
+        K.touch(dir + "/programme.yaml", "blocks: [{id: a, at: \"07:00\", source: x.mp3}]\n")
         try body(dir)
     }
 
@@ -109,14 +136,14 @@ final class PresetFieldTableTests: XCTestCase {
 
     /// `players.0.speed` → `players[].speed`: the settable path as the reference names it.
     private static func tableKey(_ setPath: String) -> String {
-        setPath.replacingOccurrences(of: #"^(players|outputs)\.\d+"#, with: "$1[]", options: .regularExpression)
+        setPath.replacingOccurrences(of: #"^(players|outputs|schedule\.blocks)\.\d+"#, with: "$1[]", options: .regularExpression)
     }
 
     func testEveryLeafKeyHasASampleAndEverySampleNamesAKey() {
         let leaves = Set(Self.sections.flatMap(\.rows).map(\.key).filter { key in
-            !Self.sections.contains { $0.prefix == key + "." } && key != "players" && key != "outputs"
+            !Self.sections.contains { $0.prefix == key + "." || $0.prefix == key + "[]." }
         })
-        let sampled = Set(Self.samples.keys.map(Self.tableKey)).subtracting(["players[].playlist"])
+        let sampled = Set(Self.samples.keys.map(Self.tableKey)).subtracting(["players[].playlist", "schedule.blocks[].playlist"])
         XCTAssertEqual(sampled, leaves)
     }
 

@@ -21,6 +21,8 @@ public struct Preset: Equatable, Sendable {
     /// Play the mix on the local sound device.
     public var monitor: Bool
     public var events: EventsConfig
+    /// The clock-time programme (docs/presets.md, Schedule); nil: none.
+    public var schedule: ScheduleConfig?
     /// Path of the preset file as given.
     public var file: String
     /// Absolute folder of the preset file; relative paths were resolved against it.
@@ -30,7 +32,7 @@ public struct Preset: Equatable, Sendable {
                 players: [PlayerConfig], standby: StandbyConfig = StandbyConfig(), publishing: Bool = true,
                 outputs: [OutputConfig] = [], reconnect: ReconnectConfig = ReconnectConfig(),
                 stop: StopConfig = StopConfig(), monitor: Bool = false, events: EventsConfig = EventsConfig(),
-                file: String = "", baseDirectory: String = "") {
+                schedule: ScheduleConfig? = nil, file: String = "", baseDirectory: String = "") {
         self.name = name
         self.video = video
         self.audio = audio
@@ -42,6 +44,7 @@ public struct Preset: Equatable, Sendable {
         self.stop = stop
         self.monitor = monitor
         self.events = events
+        self.schedule = schedule
         self.file = file
         self.baseDirectory = baseDirectory
     }

@@ -43,6 +43,7 @@ extension Preset: PresetSection {
         .section("stop", \.stop, "When the run ends by itself."),
         .flag("monitor", \.monitor, "Play the mix on the local sound device too."),
         .section("events", \.events, "Where events are sent besides `--events`."),
+        ScheduleConfig.presetField,
     ]
 }
 
@@ -54,8 +55,7 @@ extension VideoConfig: PresetSection {
                     doc: "Picture size; or give width and height.", decode: { d, at, c in
             guard let s = at.node, let text = d.string(s, at.key) else { return }
             if let (w, h) = parseSize(text) {
-                c.width = w
-                c.height = h
+                (c.width, c.height) = (w, h)
             } else {
                 d.report(s, at.key, "\"\(text.clipped())\" is not a size like 1280x720 (or 480p, 720p, 1080p, 1440p, 2160p)")
             }

@@ -81,6 +81,8 @@ struct PresetDecoder {
     var firstVideoExplicit = false
     var playerIDs: [String: Int] = [:]
     var outputIDs: [String: Int] = [:]
+    /// Reading a programme file (docs/presets.md, Schedule), which cannot name another.
+    var inProgrammeFile = false
 
     init(file: String, base: String, environment: [String: String], checksSources: Bool = false) {
         self.file = file
@@ -148,6 +150,12 @@ struct PresetDecoder {
 
     mutating func report(_ node: YAMLNode, _ key: String, _ message: String) {
         problems.append(problem(node, key, message))
+    }
+
+    /// Another decoder's problems and warnings (a programme file's), as they are.
+    mutating func absorb(_ other: PresetDecoder) {
+        problems += other.problems
+        warnings += other.warnings
     }
 
     /// Something worth saying that does not stop the preset from loading.

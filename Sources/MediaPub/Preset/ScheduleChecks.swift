@@ -1,0 +1,56 @@
+import Foundation
+
+/// A programme's blocks, read and checked across each other (docs/presets.md, Schedule):
+/// ids are unique, and no two blocks start at the same instant on any day.
+extension PresetDecoder {
+    mutating func decodeBlocks(_ node: YAMLNode?, _ key: String, section: YAMLNode) -> [ScheduleBlock] {
+        guard let node, !node.isNull, let items = node.items, !items.isEmpty else {
+            let got = node.map { $0.isNull || $0.items != nil ? "" : ", got \($0.kindName)" } ?? ""
+            report(node ?? section, key, "a programme needs a list of blocks\(got)")
+            return []
+        }
+        var blocks: [ScheduleBlock] = []
+        var clean: [Int] = []
+        for (i, item) in items.enumerated() {
+            let before = problems.count
+            var block = ScheduleBlock.presetDefault
+            decodeSection(item, "\(key)[\(i)]", into: &block, index: i, count: items.count)
+            blocks.append(block)
+            if problems.count == before { clean.append(i) }
+        }
+        var ids: [String: Int] = [:]
+        for (i, block) in blocks.enumerated() where !block.id.isEmpty {
+            if let other = ids[block.id] {
+                report(items[i]["id"] ?? items[i], "\(key)[\(i)].id", "duplicate block id \"\(block.id)\" (also \(key)[\(other)])")
+            } else {
+                ids[block.id] = i
+            }
+        }
+        // Starts are compared between blocks read without a problem.
+        for i in clean {
+            for j in clean where j < i {
+                if let when = Self.collision(blocks[j], blocks[i]) {
+                    report(items[i]["at"] ?? items[i], "\(key)[\(i)].at",
+                           "starts at the same time as \"\(blocks[j].id)\" (\(key)[\(j)]) \(when); give one of them another time")
+                }
+            }
+        }
+        return blocks
+    }
+
+    /// When two blocks start at the same wall time: "on 2026-12-24", "at 12:00:00 on mon-fri"; nil: never.
+    static func collision(_ a: ScheduleBlock, _ b: ScheduleBlock) -> String? {
+        guard a.secondOfDay == b.secondOfDay else { return nil }
+        let clock = LocalDateTime.clock(a.secondOfDay)
+        switch (a.at, b.at) {
+        case (.daily, .daily):
+            let both = a.days.intersection(b.days)
+            return both.isEmpty ? nil : "at \(clock) \(both.count == 7 ? "every day" : "on " + ScheduleBlock.daysText(both))"
+        case (.once(let when), .daily), (.daily, .once(let when)):
+            let daily = a.at == .once(when) ? b : a
+            return daily.days.contains(when.date.weekday) ? "on \(when)" : nil
+        case (.once(let x), .once(let y)):
+            return x == y ? "on \(x)" : nil
+        }
+    }
+}

@@ -1,0 +1,80 @@
+// `mediapub schedule FILE [--from …] [--hours N]` and `validate` on a programme
+// (docs/presets.md, Schedule; docs/exit-codes.md): the listing as printed, and the
+// refusals with their file:line: key, exit 2.
+
+import Foundation
+import XCTest
+
+final class ScheduleCLITests: XCTestCase {
+    private let programme = """
+        timezone: Europe/Paris
+        filler: { items: [filler.mp4] }
+        blocks:
+          - id: night
+            at: "02:30"
+            duration: 1h
+            source: news.mp4
+          - id: morning
+            at: "07:00"
+            until: "09:00"
+            playlist: { items: [a.mp4, b.mp4], mode: shuffle }
+
+        """
+
+    private func folder() throws -> URL {
+        let dir = try makeTempDir()
+        for name in ["filler.mp4", "news.mp4", "a.mp4", "b.mp4"] { _ = try writeFile(dir, name, "") }
+        return dir
+    }
+
+    func testTheProgrammeIsListedWithEachStartsOffset() throws {
+        let dir = try folder()
+        let file = try writeFile(dir, "programme.yaml", programme)
+        let r = try CLI.run(["schedule", file.path, "--from", "2026-03-29 00:00", "--hours", "10"], timeout: 30)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub schedule"))
+        XCTAssertEqual(r.stdout, """
+            # Europe/Paris, 10h from 2026-03-29 00:00:00 +01:00
+            2026-03-29 00:00:00 +01:00  (filler)  until 2026-03-29 03:00:00 +02:00  filler: 1 item, loop: filler.mp4
+            2026-03-29 03:00:00 +02:00  night     until 2026-03-29 04:00:00 +02:00  source: news.mp4 (set for 02:30:00, which the clocks skip that night)
+            2026-03-29 04:00:00 +02:00  (filler)  until 2026-03-29 07:00:00 +02:00  filler: 1 item, loop: filler.mp4
+            2026-03-29 07:00:00 +02:00  morning   until 2026-03-29 09:00:00 +02:00  playlist: 2 items, shuffle: a.mp4, b.mp4
+            2026-03-29 09:00:00 +02:00  (filler)  until 2026-03-29 11:00:00 +02:00  filler: 1 item, loop: filler.mp4
+
+            """)
+        // The same programme in a preset, on its folder; a bad --from is a usage error.
+        let preset = try writeFile(dir, "p.yaml", "players:\n  - source: a.mp4\nschedule: { file: programme.yaml }\n")
+        let viaPreset = try CLI.run(["schedule", preset.path, "--from", "2026-10-25 02:00", "--hours", "1"], timeout: 30)
+        XCTAssertEqual(viaPreset.status, 0, viaPreset.summary("mediapub schedule (preset)"))
+        XCTAssertTrue(viaPreset.stdout.contains("2026-10-25 02:30:00 +02:00  night     until 2026-10-25 02:30:00 +01:00"), viaPreset.stdout)
+        let bad = try CLI.run(["schedule", file.path, "--from", "tomorrow"], timeout: 30)
+        XCTAssertEqual(bad.status, 2, bad.summary("bad --from"))
+        XCTAssertTrue(bad.stderr.contains("--from \"tomorrow\": expected a date and time in Europe/Paris"), bad.stderr)
+        let set = try CLI.run(["schedule", file.path, "--set", "timezone=UTC"], timeout: 30)
+        XCTAssertEqual(set.status, 2, set.summary("--set on a programme file"))
+        XCTAssertTrue(set.stderr.contains("--set:0: timezone: --set changes a preset; \(file.path) is a programme file"), set.stderr)
+    }
+
+    func testValidateRefusesAnOverlapAndAnImpossibleTime() throws {
+        let dir = try folder()
+        let preset = try writeFile(dir, "p.yaml", """
+            players:
+              - source: a.mp4
+            schedule:
+              blocks:
+                - {id: a, at: "10:00", days: mon-fri, source: a.mp4}
+                - {id: b, at: "10:00", days: [fri, sat], source: b.mp4}
+                - {id: c, at: "25:00", source: b.mp4}
+
+            """)
+        let r = try CLI.run(["validate", preset.path], timeout: 30)
+        XCTAssertEqual(r.status, 2, r.summary("validate"))
+        XCTAssertEqual(r.stderr.split(separator: "\n").map(String.init), [
+            "mediapub: \(preset.path):6: schedule.blocks[1].at: starts at the same time as \"a\" (schedule.blocks[0]) at 10:00:00 on fri; give one of them another time",
+            "mediapub: \(preset.path):7: schedule.blocks[2].at: \"25:00\" is not a time of day (HH:MM or HH:MM:SS, from 00:00 to 23:59:59)",
+        ])
+        // `schedule` refuses the same programme the same way.
+        let listed = try CLI.run(["schedule", preset.path], timeout: 30)
+        XCTAssertEqual(listed.status, 2, listed.summary("schedule"))
+        XCTAssertEqual(listed.stderr, r.stderr)
+    }
+}
