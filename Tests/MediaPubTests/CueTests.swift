@@ -30,7 +30,7 @@ final class CueTests: XCTestCase {
     }
 
     private func looksBlue(_ f: FrameStat) -> Bool { f.uavg > 200 && f.vavg < 130 }
-    private func looksGreen(_ f: FrameStat) -> Bool { f.uavg < 100 && f.vavg < 100 && f.yavg > 100 }
+    private func looksGreen(_ f: FrameStat) -> Bool { f.uavg < 110 && f.vavg < 110 }
 
     /// The recording's PCM (mono at the output's rate), sliced in output seconds.
     private struct Sound {
@@ -216,6 +216,50 @@ final class CueTests: XCTestCase {
         assertCleanCut(s, at: 2.0)
         // Late, what played sounded again until the second cue was ready, then faded out before it.
         assertCleanCut(s, at: Double(75 + late) / 25)
+    }
+
+    /// Realtime: the player is paused and a load is on its way (a server that answers late)
+    /// when a cue lands: it plays the cued item from its frame, and the load, asked for
+    /// before, never takes over.
+    func testCueLandsOnAPausedPlayerAndDropsALoadOnItsWay() throws {
+        let dir = try makeTempDir()
+        try makeLongItem(dir)
+        let block = try makeClockItem(dir)
+        let served = try makeTempDir()
+        try TestMedia.makeColorVideo(in: served, name: "green.mp4", seconds: 5, color: "green", freq: 660)
+        let server = try startSlowHTTPServer(root: served, delay: 3)
+        let out = dir.appendingPathComponent("out.mp4")
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "long.mp4")], output: out)
+        let b = try makeBroadcast(yaml, in: dir, duration: 5, realtime: true)
+        guard let p = b.player("main") else { return XCTFail("no player") }
+        let ticket = p.cue(Playlist(source: block.path, repeat: false), startAt: 7, at: p.format.tickClock.tick(at: 2.0))
+        XCTAssertEqual(p.waitForCue(ticket, timeout: 30), .ready, "prepared ahead")
+        let seen = Collector<String>()
+        let late = server.url("green.mp4")
+        b.schedule(at: 0.5) { _ in
+            p.pause()
+            p.load(source: late)
+        }
+        b.schedule(at: 2.0) { _ in
+            seen.add("\(p.currentState)")
+            seen.add("\(p.commitCue(ticket, wait: 0))")
+            seen.add("\(p.currentState)")
+        }
+        guard let result = runBounded(b, timeout: 60) else { return }
+        XCTAssertEqual(result.exitCode, 0, result.reason)
+        XCTAssertEqual(seen.all, ["paused", "landed(lateTicks: 0, lateMs: 0)", "playing"])
+        XCTAssertTrue(server.log.contains("green.mp4"), "the load was asked of the server: \(server.log)")
+
+        let stats = try MediaProbe.frameStats(out.path)
+        XCTAssertTrue(stats[..<50].allSatisfy(\.looksRed), "red, then held while paused, up to the frame before 2.0 s")
+        let after = stats[50...].enumerated().filter { f in
+            clockSeconds(f.element).map { abs($0 - (7 + Double(f.offset) / 25)) > 0.1 } ?? true
+        }
+        XCTAssertTrue(after.isEmpty, "the cued item from 7 s on, from the frame at 2.0 s to the end: \(after.prefix(5))")
+        XCTAssertFalse(stats.contains(where: looksGreen), "the load never takes over")
+        let s = try sound(out)
+        XCTAssertLessThan(MediaProbe.rmsDB(s.at(0.7, 1.9)), -60, "silent while paused")
+        XCTAssertEqual(MediaProbe.dominantFrequency(s.at(2.1, 2.9), rate: rate) ?? 0, 1200, accuracy: 5, "the item's tone at 7 s")
     }
 
     /// Without a run: a missing file fails, a stop cancels, a later cue replaces, cancelCue calls one off.
