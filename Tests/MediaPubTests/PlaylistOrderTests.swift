@@ -63,4 +63,26 @@ final class PlaylistOrderTests: XCTestCase {
         XCTAssertEqual(list.current, "b")
         XCTAssertEqual(list.index, 1)
     }
+
+    /// A programme's block: its order given (worked out from its date elsewhere), opened at the item on air.
+    func testGivenOrderAndPosition() throws {
+        var list = try XCTUnwrap(Playlist(items: ["a", "b", "c", "d"], mode: .once, order: [2, 0, 3, 1], position: 1))
+        XCTAssertEqual(list.current, "a")
+        XCTAssertEqual(list.index, 0)
+        XCTAssertEqual(walk(&list, steps: 10), ["a", "d", "b"], "on in the given order, then over (once)")
+        var loop = try XCTUnwrap(Playlist(items: ["a", "b", "c"], mode: .loop, order: [1, 2, 0], position: 2))
+        XCTAssertEqual(walk(&loop, steps: 3), ["a", "b", "c", "a"], "a loop goes round the given order")
+        var shuffled = try XCTUnwrap(Playlist(items: ["a", "b", "c"], mode: .shuffle, order: [2, 1, 0], position: 0))
+        XCTAssertEqual(walk(&shuffled, steps: 2), ["c", "b", "a"], "a shuffled list plays the given order first")
+        XCTAssertEqual(shuffled.following()?.reshuffle, true, "then reshuffles as usual")
+    }
+
+    func testGivenOrderMustBeAPermutation() {
+        XCTAssertNil(Playlist(items: ["a", "b"], mode: .once, order: [0, 0], position: 0), "an index twice")
+        XCTAssertNil(Playlist(items: ["a", "b"], mode: .once, order: [0], position: 0), "an index left out")
+        XCTAssertNil(Playlist(items: ["a", "b"], mode: .once, order: [0, 2], position: 0), "an index past the items")
+        XCTAssertNil(Playlist(items: ["a", "b"], mode: .once, order: [1, 0], position: 2), "a position past the order")
+        XCTAssertNil(Playlist(items: ["a", "b"], mode: .once, order: [1, 0], position: -1), "a negative position")
+        XCTAssertNil(Playlist(items: [], mode: .once, order: [], position: 0), "no items")
+    }
 }

@@ -30,4 +30,17 @@ final class TickClockTests: XCTestCase {
         // Far past any run (2^62 ticks): saturated, never a trap.
         XCTAssertGreaterThan(clock.audioTime(atTick: 1 << 62), clock.audioTime(atTick: tick))
     }
+
+    /// The tick of an output second (a scheduled action's, a cue's): the nearest, never a trap.
+    func testTheTickOfAnOutputSecond() {
+        let clock = MediaFormat(sampleRate: 44100, channels: 2, video: (320, 180, 25)).tickClock
+        XCTAssertEqual(clock.tickRate, 25)
+        XCTAssertEqual(clock.tick(at: 10.0), 250)
+        XCTAssertEqual(clock.tick(at: 10.019), 250)
+        XCTAssertEqual(clock.tick(at: 10.021), 251)
+        XCTAssertEqual(MediaFormat(sampleRate: 48000, channels: 2, video: nil).tickClock.tick(at: 1), 50, "audio only: 50 a second")
+        for bad: Double in [-1, -.infinity, .nan] { XCTAssertEqual(clock.tick(at: bad), 0, "\(bad)") }
+        XCTAssertEqual(clock.tick(at: .infinity), 1 << 62)
+        XCTAssertEqual(clock.tick(at: 1e300), 1 << 62)
+    }
 }

@@ -48,6 +48,8 @@ public final class Capture: Sendable {
     /// When the timeline last moved (`DispatchTime` uptime, ns; 0 before its first
     /// tick): read by `/health` without waiting on anything.
     private let lastTick = Atomic<UInt64>(0)
+    /// When the timeline started (`DispatchTime` uptime, ns; 0 before `run`).
+    private let started = Atomic<UInt64>(0)
 
     /// Ticks per second: the video frame rate, or 50 for an audio-only run.
     let tickRate: Int
@@ -64,7 +66,7 @@ public final class Capture: Sendable {
         self.stopAfter = stopAfter
         self.stopAtEnd = stopAtEnd
         state = Mutex(State(publishing: publishing, sink: sink))
-        tickRate = format.video?.fps ?? 50
+        tickRate = format.tickRate
     }
 
     public var publishing: Bool {
@@ -81,13 +83,9 @@ public final class Capture: Sendable {
         }
     }
 
-    /// The tick at `seconds` of output; never traps: nan and negatives are 0,
-    /// anything past 2^62 ticks (far beyond MediaTime.maxDuration) is 2^62.
-    private func tick(at seconds: Double) -> UInt64 {
-        let t = (seconds * Double(tickRate)).rounded()
-        guard t > 0 else { return 0 }
-        return t < 0x1p62 ? UInt64(t) : 1 << 62
-    }
+    /// The tick at `seconds` of output (`TickClock.tick(at:)`): the tick an action scheduled
+    /// at `seconds` runs before, and the one to cue a player's switch for (`MediaPlayer.cue`).
+    func tick(at seconds: Double) -> UInt64 { format.tickClock.tick(at: seconds) }
 
     private func runActions(dueAt n: UInt64) {
         let due = state.withLock { s -> [@Sendable () -> Void] in
@@ -124,8 +122,9 @@ public final class Capture: Sendable {
         var mix = [Float](), scratch = [Float](), local = [Float]()
         var slateFrame = slate.map { Slate.Frame($0, format: format) }
         let maxTicks: UInt64? = stopAfter.map { tick(at: $0) }
-        let clock = TickClock(tickRate: tickRate, sampleRate: format.sampleRate)
+        let clock = format.tickClock
         let start = DispatchTime.now().uptimeNanoseconds
+        started.store(start, ordering: .relaxed)
         var reason = CaptureStop.requested
         var n: UInt64 = 0
         var ringtoneStarted = false
@@ -141,7 +140,7 @@ public final class Capture: Sendable {
             if let end = contentEndReason(somethingPlayed: &somethingPlayed), stopAtEnd || end == .nothingPlayable { reason = end; break }
 
             let pts = clock.time(ofTick: n)
-            let waitBudget = tickWait(since: start)
+            let waitBudget = tickWait()
             if realtime {
                 let due = start + pts.nanoseconds
                 let now = DispatchTime.now().uptimeNanoseconds
@@ -159,7 +158,7 @@ public final class Capture: Sendable {
             func render(_ player: MediaPlayer, wait: Double) -> MediaPlayer.Rendered {
                 scratch.withUnsafeMutableBufferPointer { out in
                     out.baseAddress!.update(repeating: 0, count: frames * channels)
-                    return player.render(frames: frames, tick: tick, into: out.baseAddress!, wait: wait)
+                    return player.render(frames: frames, tick: tick, at: n, into: out.baseAddress!, wait: wait)
                 }
             }
             let publishing = self.publishing
@@ -239,10 +238,13 @@ public final class Capture: Sendable {
     /// is not there is a gap the standby fills); as fast as possible, up to 10 s, but
     /// not past `durationGrace` after the wall time of `stopAfter`: a run with a
     /// duration ends within seconds of it even when a source stalls (README, run options).
-    private func tickWait(since start: UInt64) -> Double {
+    /// What a scheduled action on the timeline may wait too (`MediaPlayer.commitCue`).
+    func tickWait() -> Double {
         guard !realtime else { return 0 }
         guard let stopAfter else { return 10 }
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let start = started.load(ordering: .relaxed)
+        let now = DispatchTime.now().uptimeNanoseconds
+        let elapsed = start > 0 && now > start ? Double(now - start) / 1e9 : 0
         return max(0, min(10, stopAfter + Capture.durationGrace - elapsed))
     }
 

@@ -8,6 +8,14 @@ struct TickClock: Sendable, Equatable {
     let tickRate: Int
     let sampleRate: Int
 
+    /// The tick at `seconds` of output (rounded to the nearest); never traps: nan and
+    /// negatives are 0, anything past 2^62 ticks (far beyond MediaTime.maxDuration) is 2^62.
+    func tick(at seconds: Double) -> UInt64 {
+        let t = (seconds * Double(tickRate)).rounded()
+        guard t > 0 else { return 0 }
+        return t < 0x1p62 ? UInt64(t) : 1 << 62
+    }
+
     /// When tick `n` starts: n / tickRate seconds.
     func time(ofTick n: UInt64) -> ClockTime { ClockTime.ofSamples(n, rate: tickRate) }
 

@@ -25,6 +25,12 @@ public struct MediaFormat: Sendable, Equatable {
                   video: preset.video.map { ($0.width, $0.height, $0.fps) })
     }
 
+    /// Ticks of the output timeline per second: the video frame rate, or 50 for an audio-only run.
+    var tickRate: Int { video?.fps ?? 50 }
+
+    /// The output timeline's clock in this format.
+    var tickClock: TickClock { TickClock(tickRate: tickRate, sampleRate: sampleRate) }
+
     var audioCaps: String {
         "audio/x-raw,format=F32LE,layout=interleaved,rate=\(sampleRate),channels=\(channels)"
     }

@@ -19,6 +19,8 @@ extension MediaPlayer {
 
     /// What one tick has done so far, across the items it spans.
     private struct Tick {
+        /// The output tick.
+        let index: UInt64
         let frames: Int
         let length: ClockTime
         let began = Date()  // a tick that waits for data counts its wait as starved
@@ -38,14 +40,22 @@ extension MediaPlayer {
     }
 
     /// Hands the capture `frames` of audio (interleaved floats written to `out`)
-    /// and the frame due now. `wait` bounds how long to wait for decoding
-    /// (0 in realtime, longer when running as fast as possible).
-    func render(frames: Int, tick length: ClockTime, into out: UnsafeMutablePointer<Float>, wait: Double) -> Rendered {
-        var tick = Tick(frames: frames, length: length)
+    /// and the frame due now, for output tick `n`. `wait` bounds how long to wait for
+    /// decoding (0 in realtime, longer when running as fast as possible).
+    func render(frames: Int, tick length: ClockTime, at n: UInt64, into out: UnsafeMutablePointer<Float>, wait: Double) -> Rendered {
+        var tick = Tick(index: n, frames: frames, length: length)
         // Not paced by the clock: a load on its way is waited for too, so that it takes
-        // over where it was asked for in output time, not after whatever was decoded meanwhile.
-        if wait > 0 { state.wait(until: Date().addingTimeInterval(wait)) { $0.awaitingItem || $0.pendingLoad != nil } }
+        // over where it was asked for in output time, not after whatever was decoded
+        // meanwhile; and so is a cue being prepared once its fade-out is due (it fades
+        // out what plays only if it is to land) and a committed cue not ready at its commit.
+        if wait > 0 {
+            state.wait(until: Date().addingTimeInterval(wait)) { s in
+                s.awaitingItem || s.pendingLoad != nil || cueAwaited(tick: n, s)
+            }
+        }
         let early: Rendered? = state.withLock { s in
+            s.nextTick = n &+ 1
+            landIfDue(at: n, &s)
             if s.phase != .playing { s.starvedSince = nil }
             switch s.phase {
             case .paused: return mixed(Rendered(audioFrames: 0, video: s.frozenFrame), s)
@@ -147,6 +157,9 @@ extension MediaPlayer {
                 itemFailed(source: session.source, DecodeSession.stalled, &s)
             }
         }
+        // Faded out before a cut to come, in after one (`CutFade`); the taps hear what the capture does.
+        s.fade.apply(to: out, frames: t.filled, channels: format.channels,
+                     first: format.tickClock.audioFrames(atTick: t.index), silentFrom: cutSilentFrom(tick: t.index, s))
         var deliveries: [@Sendable () -> Void] = []
         if !s.taps.isEmpty {
             let position = s.current?.positionMs ?? 0

@@ -163,6 +163,10 @@ extension MediaPlayer {
                 pendingLoadEvent(event, pending, &s)
                 return nil
             }
+            if let cue = s.cue, session === cue.session {
+                cueEvent(event, cue, &s)
+                return nil
+            }
             let isCurrent = session === s.current
             guard isCurrent || session === s.upcoming else { return nil }
             switch event {

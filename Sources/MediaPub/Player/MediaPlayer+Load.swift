@@ -103,12 +103,17 @@ extension MediaPlayer {
 
     /// The loaded source, ready, becomes the player's item: the one that played goes.
     private func takeOver(_ pending: PendingLoad, _ s: inout State) {
-        let session = pending.session
         s.pendingLoad = nil
+        adopt(pending.session, playlist: pending.playlist, memoryData: pending.memoryData, &s)
+    }
+
+    /// A session prepared beside the current item (a load's, a cue's), ready, becomes the
+    /// player's current item, playing: the one that played goes. Its `player.track` is sent.
+    func adopt(_ session: DecodeSession, playlist: Playlist, memoryData: Data?, _ s: inout State) {
         closeSessions(&s)
         s.current = session
-        s.playlist = pending.playlist
-        s.memoryData = pending.memoryData
+        s.playlist = playlist
+        s.memoryData = memoryData
         s.frozenFrame = nil
         s.currentReady = true
         s.lastProgressMs = nil

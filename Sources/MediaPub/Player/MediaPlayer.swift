@@ -57,6 +57,15 @@ public final class MediaPlayer: Sendable {
         /// The retry a live stream waits for (nil: none); `liveWaits` numbers them.
         var liveWait: Int?
         var liveWaits = 0
+        /// Content cued to take over on a given tick (`MediaPlayer+Cue`), and the tickets so far.
+        var cue: PendingCue?
+        var cuesAsked = 0
+        /// How the last few cues ended, by ticket.
+        var settledCues: [(ticket: Int, outcome: CueOutcome)] = []
+        /// The output tick the capture asks this player for next (a cue lands on it).
+        var nextTick: UInt64 = 0
+        /// The gain across a cut to cued content.
+        var fade: CutFade
         var eventHandler: @Sendable (PlayerEvent) -> Void
         /// The capture waiting for an item to be ready, `waitForLoad` for a load to be known.
         var waiters = Waiters()
@@ -78,14 +87,15 @@ public final class MediaPlayer: Sendable {
         queue = DispatchQueue(label: "player-\(config.id)")
         let playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
             ?? Playlist(source: config.source ?? "", repeat: config.repeat)
-        state = Mutex(State(config: config, playlist: playlist, eventHandler: onEvent))
+        state = Mutex(State(config: config, playlist: playlist, fade: CutFade(sampleRate: format.sampleRate), eventHandler: onEvent))
     }
 
     deinit {
-        let (current, upcoming, loading) = state.withLock { ($0.current, $0.upcoming, $0.pendingLoad?.session) }
+        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming, $0.pendingLoad?.session, $0.cue?.session) }
         current?.close()
         upcoming?.close()
         loading?.close()
+        cued?.close()
     }
 
     public func setEventHandler(_ handler: @escaping @Sendable (PlayerEvent) -> Void) {
@@ -168,6 +178,7 @@ public final class MediaPlayer: Sendable {
     public func stop() {
         state.withLock { s in
             dropPendingLoad(&s)
+            dropCue(.cancelled("the player was stopped"), &s)
             closeSessions(&s)
             s.frozenFrame = nil
             setState(.stopped, &s)

@@ -16,6 +16,20 @@ struct Playlist {
         if mode == .shuffle { order.shuffle() }
     }
 
+    /// The items in a given order (`order`: each index of `items` once), from
+    /// `position` in that order: a programme's block, whose shuffled order is worked
+    /// out from its date, opened at the item on air. nil when `order` is not such a
+    /// permutation or `position` is outside it. A shuffled list reshuffles as usual
+    /// once the given order has played.
+    init?(items: [String], mode: PlaylistMode, order: [Int], position: Int) {
+        guard !items.isEmpty, order.count == items.count, Set(order) == Set(items.indices),
+              order.indices.contains(position) else { return nil }
+        self.items = items
+        self.mode = mode
+        self.order = order
+        self.position = position
+    }
+
     /// A single source: `repeat` loops it, otherwise it plays once.
     init(source: String, repeat: Bool) {
         self.init(items: [source], mode: `repeat` ? .repeatOne : .once)

@@ -3,7 +3,9 @@ import Synchronization
 
 /// `mediapub probe`: duration, streams and tags of a source, read with GstDiscoverer.
 public enum Probe {
-    public static func run(source: String, timeout: TimeInterval = 15) throws -> ProbeResult {
+    /// `diagnose`: an HTTP source that cannot be read is asked once more why (with
+    /// libcurl, `SourceDiagnosis`), which may take longer than `timeout`.
+    public static func run(source: String, timeout: TimeInterval = 15, diagnose: Bool = true) throws -> ProbeResult {
         GStreamer.initialize()
         let spec = try SourceSpec(source)
         guard case .uri(let uri, _) = spec else {
@@ -26,7 +28,8 @@ public enum Probe {
                     throw MediaPubError.sourceFailed(source, problem)
                 }
                 // GStreamer's words say little ("Internal data stream error"): ask the server once more with libcurl.
-                if ["http", "https"].contains(PathResolution.sourceScheme(of: uri) ?? ""), let diagnosis = SourceDiagnosis.diagnose(uri) {
+                if diagnose, ["http", "https"].contains(PathResolution.sourceScheme(of: uri) ?? ""),
+                   let diagnosis = SourceDiagnosis.diagnose(uri) {
                     throw MediaPubError.sourceFailed(source, diagnosis.text)
                 }
                 throw MediaPubError.sourceFailed(source, why ?? "cannot be read")

@@ -1,17 +1,16 @@
 import Foundation
-import Synchronization
 
 /// How much output time a run has left, when that is known (the status line's `%`
 /// and `eta=`, docs/status.md "The status line"): to `--duration` or `stop.after`; else, with
 /// `stop.at_end`, until the last player ends, when every player ends (no `repeat`,
 /// a playlist `mode: once`) and the duration of all it has left is known. Later
-/// playlist items that are local files are probed once, off the run's threads.
+/// playlist items that are local files are probed once (`ItemDurations`), off the run's threads.
 final class RunLength: Sendable {
     private let stopAfter: TimeInterval?
     private let players: [MediaPlayer]
     private let atEnd: Bool
-    /// Durations (ms, nil when the item has none) of the later items probed so far.
-    private let probed = Mutex<[String: Int?]>([:])
+    /// The later items' durations, once probed.
+    private let durations = ItemDurations(deadline: 5)
     private let queue = DispatchQueue(label: "run-length", qos: .utility)
 
     init(stopAfter: TimeInterval?, players: [MediaPlayer], atEnd: Bool) {
@@ -21,13 +20,7 @@ final class RunLength: Sendable {
         guard stopAfter == nil, atEnd else { return }
         let later = players.filter { $0.settings.playlist?.mode == .once }.flatMap { $0.settings.playlist?.items ?? [] }
         let local = Array(Set(later.filter { (try? SourceSpec($0))?.localPath != nil })).prefix(Self.maxProbed)
-        queue.async { [weak self] in
-            for item in local {
-                let ms = (try? Probe.run(source: item, timeout: 5))?.durationMs
-                guard let self else { return }
-                self.probed.withLock { $0[item] = .some(ms) }
-            }
-        }
+        queue.async { [durations] in _ = durations.durations(of: Array(local)) }
     }
 
     /// The most later items probed for a run's length (a huge folder is left unknown).
@@ -62,10 +55,9 @@ final class RunLength: Sendable {
         }
         guard let duration = player.durationMs, config.speed > 0 else { return nil }
         var ms = max(0, duration - player.positionMs)
-        let known = probed.withLock { $0 }
         for item in items {
-            guard let entry = known[item], let d = entry else { return nil }
-            ms += d
+            guard let seconds = durations.known(item) ?? nil else { return nil }
+            ms += Int((seconds * 1000).rounded())
         }
         return Double(ms) / 1000 / config.speed
     }

@@ -86,6 +86,21 @@ extension MediaProbe {
         return stride(from: 0, to: samples.count - n + 1, by: n).map { rmsDB(Array(samples[$0..<($0 + n)])) }
     }
 
+    /// The largest sample-to-sample step of `samples` (a click is a step far above a tone's own).
+    static func largestStep(_ samples: [Float]) -> Float {
+        zip(samples.dropFirst(), samples).reduce(0) { max($0, abs($1.0 - $1.1)) }
+    }
+
+    /// The longest run (s) of consecutive `window`-second windows quieter than `thresholdDB`.
+    static func longestQuiet(_ samples: [Float], rate: Int, window: Double, thresholdDB: Double) -> Double {
+        var longest = 0, run = 0
+        for level in windowRMSDB(samples, rate: rate, window: window) {
+            run = level < thresholdDB ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        return Double(longest) * window
+    }
+
     /// Times (s) where the signal's 2 ms-window RMS first rises above
     /// `thresholdDB` after at least `quiet` seconds below it.
     static func onsets(_ samples: [Float], rate: Int, thresholdDB: Double, quiet: Double) -> [Double] {
@@ -160,13 +175,20 @@ extension TestMedia {
 
     /// A video whose picture encodes its own time: a flat grey frame with
     /// luma Y = lumaBase + lumaPerSecond * t (t = the frame's time), H.264
-    /// near-lossless, 25 fps, plus a 440 Hz tone (or no sound at all).
+    /// near-lossless, 25 fps, plus a 440 Hz tone (or no sound at all). With
+    /// `toneSteps` (base, step) the sound encodes its time too: a tone of
+    /// base + step × ⌊t⌋ Hz, its phase continuous across each step.
     @discardableResult
     static func makeLumaClock(in dir: URL, name: String = "clock.mp4", seconds: Double,
-                              lumaBase: Double, lumaPerSecond: Double, withSound: Bool = true) throws -> URL {
+                              lumaBase: Double, lumaPerSecond: Double, withSound: Bool = true,
+                              toneSteps: (base: Double, step: Double)? = nil) throws -> URL {
         let out = dir.appendingPathComponent(name)
+        // The phase is 2π ∫ f: base·t + step·(n(n-1)/2 + n(t-n)), n = ⌊t⌋.
+        let tone = toneSteps.map { b, k in
+            "aevalsrc=exprs='0.125*sin(2*PI*(\(b)*t+\(k)*(floor(t)*(floor(t)-1)/2+floor(t)*(t-floor(t)))))':s=44100:d=\(seconds)"
+        } ?? "sine=frequency=440:sample_rate=44100:duration=\(seconds)"
         let sound = withSound
-            ? ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=\(seconds)", "-map", "0:v", "-map", "1:a",
+            ? ["-f", "lavfi", "-i", tone, "-map", "0:v", "-map", "1:a",
                "-c:a", "aac", "-b:a", "128k", "-ac", "2"]
             : ["-map", "0:v"]
         try ffmpegRun([

@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+/// Items' durations, for joining a programme's block in progress (which item is on
+/// air, and how far into it) and for a run's length: probed (`Probe`), each within
+/// `deadline`, and kept for the run. A local file is known by its path, size and
+/// modification time (one that changed is probed again); anything else by its name.
+/// An item whose duration cannot be known (missing, unreadable, not media, a live
+/// stream, no answer within the deadline) is nil. Probing waits for GStreamer:
+/// never call `durations(of:)` on the timeline thread; `known(_:)` never waits.
+final class ItemDurations: Sendable {
+    /// What identifies a version of an item: a local file's size and modification time.
+    private struct Version: Equatable {
+        let size: Int64
+        let seconds: Int
+        let nanoseconds: Int
+    }
+
+    private struct Entry {
+        let version: Version?
+        /// nil: the item has no duration (a live stream, a still picture with none).
+        let seconds: TimeInterval?
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        /// Probes made so far (tests tell a cached answer by it).
+        var probes = 0
+    }
+
+    /// How long one item's probe may take.
+    let deadline: TimeInterval
+    private let state = Mutex(State())
+
+    /// The most items kept: past it the cache starts over (a run whose folders keep
+    /// changing never grows without bound).
+    static let maxKept = 100_000
+
+    init(deadline: TimeInterval = 10) {
+        self.deadline = deadline.isFinite ? min(max(0.1, deadline), 300) : 10
+    }
+
+    /// The duration of each of `items`, in seconds, nil where it cannot be known. Items
+    /// not known yet are probed, a few at a time; waits up to about `deadline` each.
+    func durations(of items: [String]) -> [TimeInterval?] {
+        let wanted = Array(Set(items.filter { known($0) == nil }))
+        let found = Mutex<[String: Entry]>([:])
+        DispatchQueue.concurrentPerform(iterations: wanted.count) { i in
+            if let entry = probe(wanted[i]) { found.withLock { $0[wanted[i]] = entry } }
+        }
+        let probed = found.withLock { $0 }
+        state.withLock { s in
+            s.probes += wanted.count
+            if s.entries.count + probed.count > ItemDurations.maxKept { s.entries.removeAll() }
+            s.entries.merge(probed) { _, new in new }
+        }
+        return items.map { item in
+            if let entry = probed[item] { return entry.seconds }
+            return known(item) ?? nil
+        }
+    }
+
+    /// The duration of `item` in seconds (nil when it cannot be known), probed if need be.
+    func duration(of item: String) -> TimeInterval? {
+        durations(of: [item])[0]
+    }
+
+    /// What is known of `item` without probing: nil when it has not been probed (or it
+    /// changed since), `.some(nil)` when it has no duration.
+    func known(_ item: String) -> TimeInterval?? {
+        let version = ItemDurations.version(of: item)
+        return state.withLock { s -> TimeInterval?? in
+            guard let entry = s.entries[item], entry.version == version else { return nil }
+            return .some(entry.seconds)
+        }
+    }
+
+    /// Probes made so far.
+    var probes: Int { state.withLock { $0.probes } }
+
+    /// Probes `item`: an entry to keep, or nil when the probe failed (tried again next time:
+    /// a file may be written meanwhile, a server may answer).
+    private func probe(_ item: String) -> Entry? {
+        let before = ItemDurations.version(of: item)
+        guard let result = try? Probe.run(source: item, timeout: deadline, diagnose: false) else { return nil }
+        // Changed while it was probed: the answer may be of neither version.
+        guard ItemDurations.version(of: item) == before else { return nil }
+        return Entry(version: before, seconds: result.durationMs.map { Double($0) / 1000 })
+    }
+
+    /// A local file's size and modification time; nil for anything else (or a file not there).
+    private static func version(of item: String) -> Version? {
+        guard let path = (try? SourceSpec(item))?.localPath else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Version(size: Int64(info.st_size), seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+    }
+}

@@ -1,0 +1,50 @@
+// Items' durations for joining a block in progress (ItemDurations): probed once and
+// kept for the run by path, size and modification time; a file that changed is probed
+// again; an item whose duration cannot be known is nil, and one that does not answer
+// within its deadline too. Media made by ffmpeg; durations as ffmpeg wrote them.
+
+import Foundation
+import XCTest
+@testable import MediaPub
+
+final class ItemDurationsTests: XCTestCase {
+    func testDurationsAreProbedOnceAndAgainWhenTheFileChanges() throws {
+        let dir = try makeTempDir()
+        let wav = try TestMedia.makeAudio(in: dir, name: "a.wav", seconds: 2, ext: "wav").path
+        let mp4 = try TestMedia.makeColorVideo(in: dir, name: "b.mp4", seconds: 3, color: "blue", freq: 880).path
+        let garbage = try writeFile(dir, "c.mp4", "not media").path
+        let missing = dir.appendingPathComponent("d.mp4").path
+        let durations = ItemDurations(deadline: 10)
+
+        let first = durations.durations(of: [wav, mp4, garbage, missing, wav])
+        XCTAssertEqual(first.count, 5)
+        XCTAssertEqual(first[0] ?? 0, 2, accuracy: 0.05, "the WAV's 2 s")
+        XCTAssertEqual(first[1] ?? 0, 3, accuracy: 0.1, "the MP4's 3 s")
+        XCTAssertNil(first[2], "not media: unknown")
+        XCTAssertNil(first[3], "missing: unknown")
+        XCTAssertEqual(first[4], first[0], "the same item twice")
+        XCTAssertEqual(durations.probes, 4, "each item probed once")
+        XCTAssertEqual((durations.known(wav) ?? nil) ?? 0, 2, accuracy: 0.05, "known without probing")
+        XCTAssertNil(durations.known(missing), "a failed probe is not kept: tried again next time")
+
+        let again = durations.durations(of: [mp4, wav])
+        XCTAssertEqual(again.map { $0.map { ($0 * 10).rounded() } }, [first[1], first[0]].map { $0.map { ($0 * 10).rounded() } })
+        XCTAssertEqual(durations.probes, 4, "known items are not probed again")
+
+        // Another version of the file (its size and modification time change): probed again.
+        try TestMedia.makeAudio(in: dir, name: "a.wav", seconds: 1, ext: "wav")
+        XCTAssertNil(durations.known(wav), "changed: no longer known")
+        XCTAssertEqual(durations.duration(of: wav) ?? 0, 1, accuracy: 0.05, "the new version's 1 s")
+        XCTAssertEqual(durations.probes, 5)
+    }
+
+    /// A server that holds its answer past the item's deadline: unknown, and asked again next time.
+    func testAnItemPastItsDeadlineIsUnknown() throws {
+        let root = try makeTempDir()
+        try TestMedia.makeAudio(in: root, name: "slow.wav", seconds: 2, ext: "wav")
+        let server = try startSlowHTTPServer(root: root, delay: 6)
+        let durations = ItemDurations(deadline: 1)
+        XCTAssertNil(durations.duration(of: server.url("slow.wav")))
+        XCTAssertNil(durations.known(server.url("slow.wav")), "no answer is not kept")
+    }
+}
