@@ -12,7 +12,7 @@ public final class Broadcast: Sendable {
     public let events: Events
     let format: MediaFormat
     public let players: [MediaPlayer]
-    private let reporter: Reporter
+    let reporter: Reporter
     private let exitPolicy = ExitPolicy()
     /// A live source of the preset, as given (nil: none): the run is paced to the wall clock.
     let liveSource: String?
@@ -22,11 +22,14 @@ public final class Broadcast: Sendable {
     /// What the Icecast mounts announce as playing (StreamTitle.swift).
     private let streamTitle = StreamTitle()
 
-    private struct State {
+    struct State {
         var phase: BroadcastPhase
         var runState = RunState.starting
+        /// The programme's runner (Broadcast+Schedule.swift), once the run began.
+        var programme: ScheduleRunner?
+        var programmeWatch: ProgrammeFileWatch?
     }
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     public init(preset: Preset, options: RunOptions = RunOptions(), log: Logger = Logger(), events: Events = Events()) throws {
         // A reader that goes away (events on a closed pipe, stderr to `| head`)
@@ -60,6 +63,7 @@ public final class Broadcast: Sendable {
                 guard let self, let player else { return }
                 self.reporter.player(event, of: player)
                 if case .track(_, let source, _, let tags) = event { self.trackChanged(player, source: source, tags) }
+                if case .state(.ended, _) = event { self.programmeRunner?.playerEnded(player) }
             }
         }
         guard !outputURLs.isEmpty else {
@@ -75,6 +79,7 @@ public final class Broadcast: Sendable {
         // Whatever GStreamer logs of these (GST_DEBUG), it logs masked.
         let sources = preset.players.flatMap { [$0.source].compactMap { $0 } + ($0.playlist?.items ?? []) }
         LibraryLog.addSecrets(of: outputURLs + sources + [preset.standby.image, preset.standby.audio, preset.events.webhook].compactMap { $0 })
+        _ = try Self.programmeStart(preset, options, realtime: realtime)
     }
 
     /// The outputs: `--output` URLs (named by index), else the preset's.
@@ -118,7 +123,8 @@ public final class Broadcast: Sendable {
         let (runState, publisher, capture) = state.withLock { ($0.runState, $0.phase.publisher, $0.phase.capture) }
         return RunStatus(name: preset.name, state: runState, uptimeMs: Int(Date().timeIntervalSince(started) * 1000),
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
-                         players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status))
+                         players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
+                         schedule: scheduleStatus())
     }
 
     /// `/health` (docs/metrics.md): on air while the timeline advances and an output publishes.
@@ -244,7 +250,11 @@ public final class Broadcast: Sendable {
         // The players load first: their files are opened, typefound and demuxed on
         // their own threads while the encoder is built (libav, x264), and the first
         // frame reaches the outputs that much sooner. A publisher that fails stops them (`run`).
-        for player in players { player.start() }
+        let programme = Self.scheduleRunner(for: preset, players: players, format: format, realtime: realtime) { [weak self] in self }
+        let primed = programme?.prime(start: (try? Self.programmeStart(preset, options, realtime: realtime)) ?? Date())
+        state.withLock { $0.programme = programme }
+        // The programme's player with nothing on air yet waits, stopped, for its first block.
+        for player in players where primed != false || player !== programme?.player { player.start() }
         let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
                                       reconnect: preset.reconnect, paced: realtime, streamTitle: streamTitle, log: log,
                                       onEncoderFailure: { [weak self] why in self?.fail(why) },
@@ -270,12 +280,13 @@ public final class Broadcast: Sendable {
             if case .publisherReady(_, let asked) = s.phase { pending = asked }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
-                                  stopAtEnd: preset.stop.atEnd, monitor: monitor, sink: publisher)
+                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, sink: publisher)
             s.phase = .running(publisher, capture)
             for (at, action) in pending.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
             return (capture, pending.stopRequested || exitPolicy.hasFailed)
         }
         if stopEarly { capture.requestStop() }
+        beginProgramme()
         for output in publisher.outputs {
             log.info("output \(output.displayName)")
             if let renamed = output.renamedRecording {
@@ -288,6 +299,7 @@ public final class Broadcast: Sendable {
         let progress = ProgressLine(log: log, capture: capture, publisher: publisher, length: stopAfter)
         let reason = capture.run()
         progress.stop()
+        state.withLock { $0.programmeWatch }?.stop()
         setRunState(.stopping)
         publisher.finish()
         for player in players { player.stop() }

@@ -31,6 +31,8 @@ run options:
   --log-format text|json, --log-level error|warn|info|debug
   --lock PATH           refuse to start (exit 3) while another instance holds PATH
   --metrics ADDR:PORT   Prometheus metrics over HTTP at /metrics (loopback by default)
+  --from "YYYY-MM-DD HH:MM[:SS]"
+                        with --no-realtime: play the preset's programme as from this wall time of its zone (a rehearsal)
 """
 
 func fail(_ message: String, code: ExitCode = .usage) -> Never {
@@ -124,6 +126,7 @@ func parse(_ argv: [String]) -> Arguments {
         case "--metrics": args.options.metrics = value(arg)
         case "--from" where args.command == "schedule": args.from = value(arg)
         case "--hours" where args.command == "schedule": args.hours = value(arg)
+        case "--from": args.options.programmeFrom = value(arg)
         default:
             if arg.hasPrefix("-") && arg != "-" { fail("unknown option \(arg)\n\(usage)") }
             args.positional.append(arg)

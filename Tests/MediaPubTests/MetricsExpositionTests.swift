@@ -31,6 +31,11 @@ final class MetricsExpositionTests: XCTestCase {
             family("output_srt_packets_retransmitted_total", "Packets sent again.", "counter", [srt + " 3.0"]),
             family("output_srt_packets_dropped_total", "Packets dropped as too late to send.", "counter", [srt + " 1.0"]),
             family("output_srt_callers", "The callers (viewers) an SRT listener has connected now.", "gauge", [srt + " 2.0"]),
+            family("schedule_block_info", "1 for the programme's block on air; none while filler plays.", "gauge",
+                   [#"{block="news"} 1.0"#]),
+            family("schedule_late_seconds", "How late the programme's block on air went on air.", "gauge", [" 0.04"]),
+            family("schedule_next_start_seconds", "Seconds until the programme's next block starts.", "gauge",
+                   [#"{block="music"} 3579.0"#]),
             family("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                    "counter", [#"{consumer="stdout"} 120.0"#, #"{consumer="log"} 0.0"#]),
         ].joined()
@@ -40,7 +45,7 @@ final class MetricsExpositionTests: XCTestCase {
     func testEveryFamilyIsThereBeforeItHasSamples() {
         let empty = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
         let lines = MetricsExposition.render(empty).split(separator: "\n")
-        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 18)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 21)
         XCTAssertEqual(lines.filter { !$0.hasPrefix("#") }, ["mediapub_uptime_seconds 0.0", "mediapub_output_time_seconds 0.0", "mediapub_publishing 0.0"])
     }
 

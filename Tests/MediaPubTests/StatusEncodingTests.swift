@@ -14,7 +14,10 @@ final class StatusEncodingTests: XCTestCase {
             + #""players":[{"aux":true,"duration_ms":null,"id":"music","index":1,"mute_local":false,"#
             + #""now_playing":{"album":null,"artist":"A","title":"T"},"pitch":-3,"play_volume":100,"position_ms":12000,"#
             + #""publish_volume":40,"repeat":false,"source":"/m/b.flac","speed":1.5,"state":"playing"}],"#
-            + #""publishing":true,"state":"running","uptime_ms":81234}"#
+            + #""publishing":true,"schedule":{"block":"news","item":"/srv/news.mp4","late_ms":40,"#
+            + #""next":[{"at":"2026-03-29 13:00:00 +02:00","block":"music","in_ms":3579000}],"#
+            + #""now":"2026-03-29 12:00:21 +02:00","offset_ms":21000,"scheduled_at":"2026-03-29 12:00:00 +02:00","#
+            + #""timezone":"Europe/Paris"},"state":"running","uptime_ms":81234}"#
         XCTAssertEqual(JSONLine.text(TypedSamples.status), expected)
     }
 

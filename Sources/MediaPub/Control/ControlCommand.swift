@@ -30,12 +30,17 @@ enum ControlCommand: Equatable, Sendable {
     case load(player: String, source: String)
     case reconnect(output: String?)
     case quit
+    /// `schedule`: the programme now; `schedule reload`: its file read again.
+    case schedule(reload: Bool)
+    /// The programme's next block, now.
+    case skip
 
     /// Every command name (with the spellings each also answers to).
     static let names: [[String]] = [
         ["status"], ["publish"], ["pause"], ["resume"], ["stop"], ["start"], ["next"], ["prev"], ["seek"],
         ["volume", "publish-volume", "publish_volume"], ["play-volume", "play_volume"], ["mute-local", "mute_local"],
         ["aux"], ["speed"], ["pitch"], ["repeat"], ["progress-interval", "progress_interval"], ["load"], ["reconnect"], ["quit"],
+        ["schedule"], ["skip"],
     ]
 
     /// The command `words` say, for a run whose players are `players` (their ids).
@@ -108,6 +113,13 @@ enum ControlCommand: Equatable, Sendable {
             return .load(player: p, source: args[1])
         case "reconnect": return .reconnect(output: args.first)
         case "quit": return .quit
+        case "schedule":
+            guard let what = args.first else { return .schedule(reload: false) }
+            guard what == "reload", args.count == 1 else {
+                throw ControlFailure("schedule: expected nothing or reload, got \(args.joined(separator: " ").clipped())")
+            }
+            return .schedule(reload: true)
+        case "skip": return .skip
         default:
             throw ControlFailure("unknown command \"\(name.clipped())\" (\(names.map { $0[0] }.joined(separator: ", ")))")
         }

@@ -59,6 +59,12 @@ enum ControlCommands {
             try b.reconnect(output: output)
         case .quit:
             b.requestStop()
+        case .schedule(let reload):
+            if reload { try b.reloadSchedule() }
+            guard let status = b.scheduleStatus() else { throw ControlFailure("schedule: this run has no programme") }
+            return .schedule(status)
+        case .skip:
+            try b.skipBlock()
         }
         return .ok
     }

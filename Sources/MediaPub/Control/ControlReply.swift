@@ -12,9 +12,11 @@ public enum ControlReply: Encodable, Sendable {
     case loading
     /// `load` answered: the player's state and the item's length (null while unknown).
     case loaded(PlayerState, durationMs: Int?)
+    /// `schedule`: `{"ok":true,"schedule":{...}}`.
+    case schedule(ScheduleStatus)
 
     enum Key: String, CodingKey, CaseIterable {
-        case ok, error, status, state
+        case ok, error, status, state, schedule
         case positionMs = "position_ms"
         case durationMs = "duration_ms"
         case requestID = "request_id"
@@ -31,6 +33,7 @@ public enum ControlReply: Encodable, Sendable {
         switch self {
         case .ok, .failure: break
         case .status(let status): try c.encode(status, forKey: .status)
+        case .schedule(let schedule): try c.encode(schedule, forKey: .schedule)
         case .position(let ms): try c.encode(ms, forKey: .positionMs)
         case .loading: try c.encode(PlayerState.loading, forKey: .state)
         case .loaded(let state, let duration):

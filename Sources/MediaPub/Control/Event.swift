@@ -20,10 +20,14 @@ public enum Event: Sendable, Equatable {
     case error(String)
     /// The run is over: why, and the process's exit code.
     case runStopped(reason: String, exitCode: Int32)
+    /// A programme's block started or ended (docs/presets.md, Schedule): the wall time it
+    /// was scheduled for, how late it went on air (ms of output), and for a block
+    /// joined in progress at the run's start, how far into it.
+    case scheduleBlock(block: String, state: ScheduleBlockState, scheduledAt: String, lateMs: Int, joinedAtMs: Int?)
 
     /// Every event name, as the `event` field has it.
     public static let names = ["run.state", "player.state", "player.progress", "player.track", "publishing",
-                               "output.state", "warning", "error", "run.stopped"]
+                               "output.state", "warning", "error", "run.stopped", "schedule.block"]
 
     /// The `event` field.
     public var name: String {
@@ -37,6 +41,7 @@ public enum Event: Sendable, Equatable {
         case .warning: return "warning"
         case .error: return "error"
         case .runStopped: return "run.stopped"
+        case .scheduleBlock: return "schedule.block"
         }
     }
 
@@ -46,6 +51,10 @@ public enum Event: Sendable, Equatable {
         case positionMs = "position_ms"
         case durationMs = "duration_ms"
         case exitCode = "exit_code"
+        case block
+        case scheduledAt = "scheduled_at"
+        case lateMs = "late_ms"
+        case joinedAtMs = "joined_at_ms"
     }
 }
 
@@ -85,6 +94,12 @@ extension Event: Codable {
         case .runStopped(let reason, let code):
             try c.encode(reason, forKey: .reason)
             try c.encode(code, forKey: .exitCode)
+        case .scheduleBlock(let block, let state, let scheduledAt, let late, let joined):
+            try c.encode(block, forKey: .block)
+            try c.encode(state, forKey: .state)
+            try c.encode(scheduledAt, forKey: .scheduledAt)
+            try c.encode(late, forKey: .lateMs)
+            try c.encodeIfPresent(joined, forKey: .joinedAtMs)
         }
     }
 
@@ -113,6 +128,10 @@ extension Event: Codable {
         case "warning": self = .warning(try string(.message))
         case "error": self = .error(try string(.message))
         case "run.stopped": self = .runStopped(reason: try string(.reason), exitCode: try c.decode(Int32.self, forKey: .exitCode))
+        case "schedule.block":
+            self = .scheduleBlock(block: try string(.block), state: try c.decode(ScheduleBlockState.self, forKey: .state),
+                                  scheduledAt: try string(.scheduledAt), lateMs: try int(.lateMs),
+                                  joinedAtMs: try c.decodeIfPresent(Int.self, forKey: .joinedAtMs))
         default:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription: "unknown event \(name)")
         }
@@ -129,4 +148,9 @@ struct StampedEvent: Encodable {
         var c = encoder.container(keyedBy: Event.Field.self)
         try c.encode(ts, forKey: .ts)
     }
+}
+
+/// A programme block's `schedule.block` event: it went on air, or came off it.
+public enum ScheduleBlockState: String, Codable, Sendable {
+    case started, ended
 }

@@ -41,6 +41,14 @@ enum MetricsExposition {
         metric("output_srt_packets_dropped_total", "Packets dropped as too late to send.", "counter", s { Double($0.dropped) })
         metric("output_srt_callers", "The callers (viewers) an SRT listener has connected now.", "gauge",
                outputs.compactMap { o in o.callers.map { (outputLabels(o), Double($0)) } })
+        // The programme (docs/presets.md, Schedule), when the run has one.
+        let schedule = status.schedule
+        metric("schedule_block_info", "1 for the programme's block on air; none while filler plays.", "gauge",
+               schedule?.block.map { [("block=\"\(label($0))\"", 1)] } ?? [])
+        metric("schedule_late_seconds", "How late the programme's block on air went on air.", "gauge",
+               schedule.map { [("", Double($0.lateMs) / 1000)] } ?? [])
+        metric("schedule_next_start_seconds", "Seconds until the programme's next block starts.", "gauge",
+               schedule?.next.first.map { [("block=\"\(label($0.block))\"", Double($0.inMs) / 1000)] } ?? [])
         metric("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                "counter", drops.map { ("consumer=\"\(label($0.consumer))\"", Double($0.dropped)) })
         return out

@@ -9,9 +9,11 @@ public struct RunStatus: Codable, Sendable {
     public var outputTimeMs: Int
     public var players: [PlayerStatus]
     public var outputs: [OutputStatus]
+    /// The programme, when the preset has one (left out otherwise).
+    public var schedule: ScheduleStatus?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, state, publishing, players, outputs
+        case name, state, publishing, players, outputs, schedule
         case uptimeMs = "uptime_ms"
         case outputTimeMs = "output_time_ms"
     }

@@ -29,7 +29,8 @@ extension PlayerConfig: PresetSection {
             if let source, playlist != nil {
                 d.report(source, at.key, "source and playlist are exclusive: give one of them")
             } else if source == nil, playlist == nil {
-                d.report(at.node ?? at.fields["playlist"] ?? at.section, at.path, "needs a source or a playlist")
+                // Said once the programme is read: its player needs none (PresetDecoder.decode).
+                d.sourceless.append((c.id, at.node ?? at.fields["playlist"] ?? at.section, at.path))
             }
             guard let source, let s = d.string(source, at.key) else { return }
             if s.trimmingCharacters(in: .whitespaces).isEmpty {

@@ -231,7 +231,7 @@ extension StopConfig: PresetSection {
             if v <= 0 { d.report(a, at.key, "must be more than 0s") }
             c.after = v
         }, write: { c, _ in c.after.map { .scalar(MediaTime.formatDuration($0)) } }),
-        .flag("at_end", \.atEnd, "Stop once every player has ended (a repeating source, a looping playlist or testsrc never ends)."),
+        .flag("at_end", \.atEnd, "Stop once every player has ended (a repeating source, a looping playlist or testsrc never ends; nor does a run with a programme)."),
     ]
 }
 

@@ -80,6 +80,9 @@ struct PresetDecoder {
     var videoOwner: Int?
     var firstVideoExplicit = false
     var playerIDs: [String: Int] = [:]
+    /// Players given neither source nor playlist (id, where, key): only the programme's
+    /// player may be one (its blocks and filler give what it plays).
+    var sourceless: [(id: String, node: YAMLNode, key: String)] = []
     var outputIDs: [String: Int] = [:]
     /// Reading a programme file (docs/presets.md, Schedule), which cannot name another.
     var inProgrammeFile = false
@@ -111,6 +114,9 @@ struct PresetDecoder {
 
         var preset = Preset(name: defaultName(), video: nil, players: [], file: file, baseDirectory: base)
         decodeSection(root, "", into: &preset)
+        for player in sourceless where player.id != preset.schedule?.player {
+            report(player.node, player.key, "needs a source or a playlist")
+        }
         problems += overrideProblems
         guard problems.isEmpty else {
             // preset-file problems by line (stable), then the --set ones

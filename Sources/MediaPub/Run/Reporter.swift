@@ -21,6 +21,11 @@ extension Event {
         case .error(let text): return .error(text)
         case .playerState(let player, let state, let error):
             return error.map { .error("player \(player): \($0)") } ?? .debug("player \(player): \(state.rawValue)")
+        case .scheduleBlock(let block, let state, let at, let late, let joined):
+            guard state == .started else { return .debug("schedule: \(block) ended") }
+            let how = joined.map { "joined \(MediaTime.formatDuration(Double($0) / 1000)) in" }
+                ?? (late > 0 ? "\(late) ms late" : "on time")
+            return .info("schedule: \(block) (\(at)) on air, \(how)")
         case .runState, .playerProgress, .playerTrack, .publishing, .outputState, .runStopped:
             return nil
         }

@@ -11,6 +11,9 @@ public struct RunOptions: Sendable {
     public var controlPath: String?
     /// `--metrics ADDR:PORT`; nil: no metrics endpoint.
     public var metrics: String?
+    /// `--from`: a run as fast as possible plays the programme as from this wall time of
+    /// its zone (docs/presets.md, Schedule); nil: from now.
+    public var programmeFrom: String?
     public init() {}
 }
 

@@ -31,7 +31,14 @@ enum TypedSamples {
 
     static var status: RunStatus {
         RunStatus(name: "bgm", state: .running, uptimeMs: 81234, publishing: true, outputTimeMs: 81000,
-                  players: [player], outputs: outputs)
+                  players: [player], outputs: outputs, schedule: schedule)
+    }
+
+    /// A programme with a block on air and one ahead.
+    static var schedule: ScheduleStatus {
+        ScheduleStatus(timezone: "Europe/Paris", now: "2026-03-29 12:00:21 +02:00", block: "news",
+                       scheduledAt: "2026-03-29 12:00:00 +02:00", lateMs: 40, item: "/srv/news.mp4", offsetMs: 21000,
+                       next: [ScheduleStatus.Upcoming(block: "music", at: "2026-03-29 13:00:00 +02:00", inMs: 3_579_000)])
     }
 
     /// What two consumers lost by falling behind (`/metrics`).
@@ -49,6 +56,7 @@ enum TypedSamples {
         .warning("w"),
         .error("e"),
         .runStopped(reason: "content ended", exitCode: 0),
+        .scheduleBlock(block: "news", state: .started, scheduledAt: "2026-03-29 12:00:00 +02:00", lateMs: 40, joinedAtMs: 21000),
     ]
 
     /// The JSON `value` encodes to.

@@ -1,0 +1,284 @@
+import Foundation
+import Synchronization
+
+/// Plays a programme (docs/presets.md, Schedule) on its player, on the output timeline.
+///
+/// The output timeline is the clock: output second `t` is the wall instant `anchor + t`.
+/// As fast as possible the anchor is the run's start, so an hour of programme plays in
+/// seconds; in realtime it is taken again from the wall clock at each switch planned,
+/// so a clock that NTP corrects is followed (the timeline itself never jumps back).
+///
+/// Each switch (a block's start, a block's end to filler) is cued on the player
+/// `lead` seconds ahead (its content opened beside what plays) and committed on the
+/// timeline thread just before the tick its instant falls on: it lands on that frame.
+/// Reload and skip bump `generation`: actions planned before do nothing.
+final class ScheduleRunner: Sendable {
+    let player: MediaPlayer
+    let realtime: Bool
+    /// Output ticks per second.
+    private let tickClock: TickClock
+    private let emit: @Sendable (Event) -> Void
+    /// Puts an action on the timeline, at an output second (`Broadcast.schedule`).
+    private let onTimeline: @Sendable (Double, @escaping @Sendable () -> Void) -> Void
+    /// The output seconds so far (the capture's).
+    private let outputSeconds: @Sendable () -> Double
+
+    /// How far ahead of its instant a switch is prepared.
+    static let lead: TimeInterval = 5
+    /// How long a commit may wait for its content as fast as possible (realtime: not at all).
+    static let commitWait: TimeInterval = 10
+
+    struct OnAir: Sendable {
+        /// nil: filler.
+        var entry: ProgrammeEntry?
+        /// The output second it went on air.
+        var since: Double
+        var lateMs: Int
+    }
+
+    private struct State {
+        var programme: Programme
+        var generation = 0
+        /// The wall instant of output second 0.
+        var anchor: Date
+        var onAir: OnAir?
+        /// The next switch planned: its instant and what goes on air then (nil: filler).
+        var next: (at: Date, entry: ProgrammeEntry?)?
+    }
+    private let state: Mutex<State>
+    /// Items' lengths, probed once each for the run (joining a block in progress).
+    private let durations = ItemDurations()
+
+    init(programme: Programme, player: MediaPlayer, realtime: Bool, tickClock: TickClock,
+         emit: @escaping @Sendable (Event) -> Void,
+         onTimeline: @escaping @Sendable (Double, @escaping @Sendable () -> Void) -> Void,
+         outputSeconds: @escaping @Sendable () -> Double) {
+        self.player = player
+        self.realtime = realtime
+        self.tickClock = tickClock
+        self.emit = emit
+        self.onTimeline = onTimeline
+        self.outputSeconds = outputSeconds
+        state = Mutex(State(programme: programme, anchor: Date()))
+    }
+
+    var programme: Programme { state.withLock { $0.programme } }
+    var onAir: OnAir? { state.withLock { $0.onAir } }
+
+    /// The wall instant the output is at now.
+    var now: Date {
+        let t = outputSeconds()
+        return state.withLock { $0.anchor }.addingTimeInterval(t)
+    }
+
+    // MARK: Starting
+
+    /// Before the player starts, the run starting at `start` (output second 0): what is
+    /// on air then (a block joined where it is, docs/presets.md "Joining in progress",
+    /// else filler) becomes its content.
+    /// Returns whether the player has something to play from the start (else it waits,
+    /// stopped, for the programme's first switch).
+    @discardableResult
+    func prime(start: Date = Date()) -> Bool {
+        let programme = state.withLock { s in
+            s.anchor = start
+            return s.programme
+        }
+        let entry = programme.onAir(at: start)
+        let (playlist, offset) = content(entry, at: start, programme: programme)
+        if let playlist { player.prime(playlist, startAt: offset) }
+        state.withLock { $0.onAir = OnAir(entry: entry, since: 0, lateMs: 0) }
+        if let entry {
+            emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
+                                lateMs: 0, joinedAtMs: Int((start.timeIntervalSince(entry.start) * 1000).rounded())))
+        }
+        return playlist != nil || player.settings.source != nil || player.settings.playlist != nil
+    }
+
+    /// Once the timeline exists: the switches from the run's start on are planned.
+    func begin() {
+        plan()
+    }
+
+    // MARK: Planning
+
+    /// Plans the next switch after what is on air now: a cue `lead` ahead, its commit on the tick.
+    private func plan() {
+        let (generation, anchor, programme, onAir) = state.withLock { s in
+            if realtime { s.anchor = Date().addingTimeInterval(-outputSeconds()) }
+            return (s.generation, s.anchor, s.programme, s.onAir)
+        }
+        let from = anchor.addingTimeInterval(outputSeconds())
+        guard let at = Self.nextSwitch(after: from, current: onAir?.entry, programme: programme) else {
+            state.withLock { $0.next = nil }
+            return
+        }
+        let entry = programme.onAir(at: at)
+        state.withLock { s in if s.generation == generation { s.next = (at, entry) } }
+        let due = max(0, at.timeIntervalSince(anchor))
+        let ticket = Mutex<Int?>(nil)
+        onTimeline(max(0, due - Self.lead)) { [weak self] in
+            guard let self, self.isCurrent(generation) else { return }
+            let (playlist, offset) = self.content(entry, at: at, programme: programme, onTimeline: true)
+            guard let playlist else { return }
+            let t = self.player.cue(playlist, startAt: offset, at: self.tickClock.tick(at: due))
+            ticket.withLock { $0 = t }
+        }
+        onTimeline(due) { [weak self] in
+            guard let self, self.isCurrent(generation) else { return }
+            self.commit(ticket.withLock { $0 }, entry: entry, scheduled: at, due: due, generation: generation)
+        }
+    }
+
+    /// The instant of the switch after `instant`: the end of the block on air, or the next
+    /// block's start, whichever is first; nil when nothing ever changes.
+    static func nextSwitch(after instant: Date, current: ProgrammeEntry?, programme: Programme) -> Date? {
+        // A block started early (`skip`) is not started again at its own time.
+        let next = programme.upcoming(after: max(instant, current?.start ?? instant), count: 1).first?.start
+        let end = current.map(\.end).flatMap { $0 > instant && $0 != .distantFuture ? $0 : nil }
+        switch (end, next) {
+        case let (e?, n?): return min(e, n)
+        case let (e?, nil): return e
+        case let (nil, n?): return n
+        case (nil, nil): return nil
+        }
+    }
+
+    /// On the timeline, just before the tick of `due`: what was cued goes on air. When the
+    /// block on air finishes its item (`overrun: finish`), the switch waits for the item's end.
+    private func commit(_ ticket: Int?, entry: ProgrammeEntry?, scheduled: Date, due: Double, generation: Int) {
+        if onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
+            onTimeline(due + rest) { [weak self] in
+                guard let self, self.isCurrent(generation) else { return }
+                self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation)
+            }
+            return
+        }
+        // Nothing to play (a block's end, no filler): the player stops and the standby is on air.
+        if ticket == nil, entry == nil { player.stop() }
+        let outcome = ticket.map { player.commitCue($0, wait: realtime ? 0 : Self.commitWait) }
+        let lateMs: Int
+        switch outcome {
+        case .landed(_, let late)?: lateMs = late
+        case .failed(let why)?:
+            emit(.warning("schedule: \(entry?.blockID ?? "filler") could not start: \(why)"))
+            lateMs = 0
+        default: lateMs = max(0, Int(((outputSeconds() - due) * 1000).rounded()))
+        }
+        let previous = state.withLock { s -> OnAir? in
+            guard s.generation == generation else { return nil }
+            let previous = s.onAir
+            s.onAir = OnAir(entry: entry, since: due, lateMs: lateMs)
+            s.next = nil
+            return previous
+        }
+        if let ended = previous?.entry {
+            emit(.scheduleBlock(block: ended.blockID, state: .ended, scheduledAt: ended.startClock.description,
+                                lateMs: 0, joinedAtMs: nil))
+        }
+        if let entry {
+            emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
+                                lateMs: lateMs, joinedAtMs: nil))
+        }
+        plan()
+    }
+
+    private func isCurrent(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }
+
+    /// Seconds of the player's item left to play (nil: not playing, or its length not known).
+    private func remainingOfItem() -> TimeInterval? {
+        guard player.currentState == .playing, let length = player.durationMs else { return nil }
+        return max(0, Double(length - player.positionMs) / 1000)
+    }
+
+    /// The programme's player ended within a block (a `once` block has played all it had):
+    /// the filler plays until the block ends (docs/presets.md, Joining a block in progress).
+    func playerEnded(_ ended: MediaPlayer) {
+        guard ended === player, let onAir, onAir.entry != nil, programme.config.filler != nil else { return }
+        let generation = state.withLock { $0.generation }
+        let due = outputSeconds() + 1 / Double(tickClock.tickRate)
+        guard let playlist = content(nil, at: now, programme: programme).0 else { return }
+        let ticket = player.cue(playlist, startAt: 0, at: tickClock.tick(at: due))
+        onTimeline(due) { [weak self] in
+            guard let self, self.isCurrent(generation) else { return }
+            _ = self.player.commitCue(ticket, wait: self.realtime ? 0 : Self.commitWait)
+        }
+    }
+
+    // MARK: Steering
+
+    /// A new programme (`ctl schedule reload`, its file changed), checked in full before:
+    /// what it has on air now goes on air on the next tick, unless that is already on air;
+    /// the switches after are planned anew.
+    func replace(_ programme: Programme) {
+        let generation = state.withLock { s in
+            s.programme = programme
+            s.generation += 1
+            return s.generation
+        }
+        let now = self.now
+        let entry = programme.onAir(at: now)
+        let current = onAir?.entry
+        if entry?.blockID == current?.blockID, entry?.start == current?.start {
+            plan()
+        } else {
+            switchNow(to: entry, joining: true, generation: generation)
+        }
+    }
+
+    /// `ctl skip`: the next block goes on air now, from its top. Returns its id, or
+    /// nil when the programme has no block ahead.
+    func skip() -> String? {
+        let (programme, generation) = state.withLock { s in
+            s.generation += 1
+            return (s.programme, s.generation)
+        }
+        let now = self.now
+        guard let next = programme.upcoming(after: max(now, onAir?.entry?.start ?? now), count: 1).first else { return nil }
+        switchNow(to: next, joining: false, generation: generation)
+        return next.blockID
+    }
+
+    /// Cues `entry` (nil: filler) now and commits it on the next tick. `joining`: where
+    /// it is by the clock, else from its top.
+    private func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int) {
+        let (programme, now) = (self.programme, self.now)
+        let due = outputSeconds() + 1 / Double(tickClock.tickRate)
+        let (playlist, offset) = content(entry, at: joining ? now : entry?.start ?? now, programme: programme)
+        let ticket = playlist.map { player.cue($0, startAt: offset, at: tickClock.tick(at: due)) }
+        onTimeline(due) { [weak self] in
+            guard let self, self.isCurrent(generation) else {
+                if let ticket { self?.player.cancelCue(ticket) }
+                return
+            }
+            self.commit(ticket, entry: entry, scheduled: entry?.start ?? now, due: due, generation: generation)
+        }
+    }
+
+    // MARK: Content
+
+    /// What the player plays for `entry` (nil: filler) from `instant` on, and the offset
+    /// into its first item: a block joined where it is (`BlockCursor`), filler from its top.
+    /// `onTimeline`: on the timeline thread, which never waits for a probe: only lengths
+    /// known already count (an unknown one opens the block at that item's start).
+    func content(_ entry: ProgrammeEntry?, at instant: Date, programme: Programme,
+                 onTimeline: Bool = false) -> (Playlist?, TimeInterval) {
+        guard let entry else {
+            guard let filler = programme.config.filler else { return (nil, 0) }
+            return (Playlist(items: filler.items, mode: filler.mode), 0)
+        }
+        let items = entry.items
+        let elapsed = max(0, instant.timeIntervalSince(entry.start))
+        let durations: [TimeInterval?] = elapsed < 0.001 ? items.map { _ in nil }
+            : onTimeline ? items.map { self.durations.known($0) ?? nil } : self.durations.durations(of: items)
+        guard let position = BlockCursor.position(durations: durations, mode: entry.mode, occurrenceKey: entry.occurrenceKey,
+                                                  elapsed: elapsed) else {
+            // A block that has played all it had: filler until it ends.
+            return content(nil, at: instant, programme: programme, onTimeline: onTimeline)
+        }
+        let playlist = Playlist(items: items, mode: entry.mode, order: position.order, position: position.position)
+            ?? Playlist(items: items, mode: entry.mode)
+        return (playlist, position.offset)
+    }
+
+}
