@@ -110,6 +110,8 @@ final class ReconnectBurstTests: XCTestCase {
         let rtmp = try startRTMPServer()
         let output = Output(url: try OutputURL(rtmp.url(key: "superseded")), id: "0", hasVideo: true,
                             reconnect: ReconnectConfig(), onState: { _, _, _ in })
+        // Finished as a run finishes its outputs: no retry of it outlives the test (and its server).
+        defer { output.finish(timeout: 1) }
         let me = getpid()
         /// One connect, once it is up, torn down: whatever a first connect sets up once is in the baseline.
         func connectAndTearDown() {
