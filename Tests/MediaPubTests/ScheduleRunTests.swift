@@ -39,7 +39,7 @@ final class ScheduleRunTests: XCTestCase {
               timezone: Europe/Paris
               filler: { items: [filler.mp4], mode: loop }
               blocks:
-                - { id: a, at: "2026-03-29 12:00:10", source: a.mp4 }
+                - { id: a, at: "2026-03-29 12:00:10", source: a.mp4, publish_volume: 50 }
                 - { id: b, at: "2026-03-29 12:00:25", source: b.mp4 }
             """)
         let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--duration", "35s", "--from", "2026-03-29 12:00:00",
@@ -62,6 +62,14 @@ final class ScheduleRunTests: XCTestCase {
                 XCTAssertLessThan(MediaProbe.toneLevelDB(slice, rate: 16000, freq: other), level - 30, "\(other) Hz in \(from)–\(to) s")
             }
         }
+
+        // A's own publish volume (50 %: 6 dB down), B's the player's again.
+        func level(_ from: Double, _ to: Double, _ tone: Double) -> Double {
+            MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: from, to: to), rate: 16000, freq: tone)
+        }
+        let filler = level(0.5, 9.5, 440)
+        XCTAssertEqual(level(10.5, 24.5, 660) - filler, -6, accuracy: 1.5, "block a at publish_volume 50")
+        XCTAssertEqual(level(25.5, 34.5, 880) - filler, 0, accuracy: 1.5, "block b at the player's own volume")
 
         // The events: each block's start (on time) and A's end.
         let blocks = try events(eventsFile, "schedule.block").map {

@@ -46,6 +46,9 @@ final class ScheduleRunner: Sendable {
         var next: (at: Date, entry: ProgrammeEntry?)?
     }
     private let state: Mutex<State>
+    /// The player's levels from before a block with levels of its own (`publish_volume`,
+    /// `play_volume`) went on air, given back when it ends (nil: no such block on air).
+    private let savedLevels = Mutex<(publish: Int, play: Int)?>(nil)
     /// Items' lengths, probed once each for the run (joining a block in progress).
     private let durations = ItemDurations()
 
@@ -87,6 +90,7 @@ final class ScheduleRunner: Sendable {
         let entry = programme.onAir(at: start)
         let (playlist, offset) = content(entry, at: start, programme: programme)
         if let playlist { player.prime(playlist, startAt: offset) }
+        setLevels(for: entry)
         state.withLock { $0.onAir = OnAir(entry: entry, since: 0, lateMs: 0) }
         if let entry {
             emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
@@ -172,6 +176,7 @@ final class ScheduleRunner: Sendable {
             s.next = nil
             return previous
         }
+        setLevels(for: entry)
         if let ended = previous?.entry {
             emit(.scheduleBlock(block: ended.blockID, state: .ended, scheduledAt: ended.startClock.description,
                                 lateMs: 0, joinedAtMs: nil))
@@ -184,6 +189,24 @@ final class ScheduleRunner: Sendable {
     }
 
     private func isCurrent(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }
+
+    /// The levels of what goes on air: a block's own while it plays; the player's as they
+    /// were before it (its preset's, or what `ctl volume` set) once it ends.
+    private func setLevels(for entry: ProgrammeEntry?) {
+        let block = entry?.block
+        let own = (player.settings.publishVolume, player.settings.playVolume)
+        let before = savedLevels.withLock { saved -> (publish: Int, play: Int)? in
+            if block?.publishVolume != nil || block?.playVolume != nil {
+                if saved == nil { saved = own }
+                return saved
+            }
+            defer { saved = nil }
+            return saved
+        }
+        guard let before else { return }
+        player.setPublishVolume(block?.publishVolume ?? before.publish)
+        player.setPlayVolume(block?.playVolume ?? before.play)
+    }
 
     /// Seconds of the player's item left to play (nil: not playing, or its length not known).
     private func remainingOfItem() -> TimeInterval? {
