@@ -23,6 +23,7 @@ extension Broadcast {
         runner.begin()
         guard let file = runner.programme.config.file else { return }
         let watch = ProgrammeFileWatch(path: file, queue: DispatchQueue(label: "programme-file")) { [weak self] in
+            self?.log.info("schedule: \(file) changed: read again")
             try? self?.reloadSchedule()   // a broken file is said (an error event) and the programme kept
         }
         state.withLock { $0.programmeWatch = watch }

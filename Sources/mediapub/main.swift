@@ -18,6 +18,7 @@ usage:
       mute-local PLAYER on|off | aux PLAYER on|off | progress-interval PLAYER 500ms
       speed PLAYER 1.5 | pitch PLAYER -3 | repeat PLAYER on|off
       load PLAYER SOURCE (answers once it plays, or why not) | reconnect [OUTPUT id] | quit
+      schedule [reload] (the programme now; its file read again) | skip (the next block now)
   mediapub --version | --help
 
 run options:

@@ -85,4 +85,19 @@ final class PlaylistOrderTests: XCTestCase {
         XCTAssertNil(Playlist(items: ["a", "b"], mode: .once, order: [1, 0], position: -1), "a negative position")
         XCTAssertNil(Playlist(items: [], mode: .once, order: [], position: 0), "no items")
     }
+
+    /// A shuffled list made with its later orders (a programme's block) plays those, pass
+    /// after pass, never random ones: a restart computes the same.
+    func testGivenLaterOrdersAreFollowedPassAfterPass() throws {
+        let orders: @Sendable (Int) -> [Int] = { pass in pass % 2 == 1 ? [2, 0, 1] : [1, 2, 0] }
+        var list = try XCTUnwrap(Playlist(items: ["a", "b", "c"], mode: .shuffle, order: [0, 1, 2], position: 1, pass: 0,
+                                          passOrder: orders))
+        var played = [list.index]
+        for _ in 0..<7 {
+            XCTAssertTrue(list.advance())
+            played.append(list.index)
+        }
+        XCTAssertEqual(played, [1, 2, 2, 0, 1, 1, 2, 0])
+        XCTAssertEqual(list.pass, 2)
+    }
 }

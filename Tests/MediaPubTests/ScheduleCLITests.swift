@@ -77,4 +77,26 @@ final class ScheduleCLITests: XCTestCase {
         XCTAssertEqual(listed.status, 2, listed.summary("schedule"))
         XCTAssertEqual(listed.stderr, r.stderr)
     }
+
+    /// A programme's player needs no source of its own; a block in a programme file
+    /// (as in a preset) always does.
+    func testTheProgrammesPlayerNeedsNoSourceButABlockInAProgrammeFileDoes() throws {
+        let dir = try folder()
+        let preset = try writeFile(dir, "p.yaml", """
+            players:
+              - id: main
+            outputs: [out.mp4]
+            schedule: { file: prog.yaml }
+
+            """)
+        _ = try writeFile(dir, "prog.yaml", "blocks:\n  - {id: a, at: \"10:00\", source: a.mp4}\n")
+        let good = try CLI.run(["validate", preset.path], timeout: 30)
+        XCTAssertEqual(good.status, 0, good.summary("validate"))
+        let file = try writeFile(dir, "prog.yaml", "blocks:\n  - {id: a, at: \"10:00\"}\n")
+        for args in [["validate", preset.path], ["schedule", file.path]] {
+            let r = try CLI.run(args, timeout: 30)
+            XCTAssertEqual(r.status, 2, r.summary(args[0]))
+            XCTAssertTrue(r.stderr.contains("prog.yaml:2: blocks[0]: needs a source or a playlist"), r.summary(args[0]))
+        }
+    }
 }

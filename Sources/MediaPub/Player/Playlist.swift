@@ -8,6 +8,11 @@ struct Playlist {
     /// Position in `order`.
     private(set) var position = 0
     private var order: [Int]
+    /// A shuffled list's later orders, by pass through the list (a programme's block:
+    /// drawn from its date, so that a restart finds the same); nil: random.
+    private var passOrder: (@Sendable (Int) -> [Int])?
+    /// Times through the list so far, from 0.
+    private(set) var pass = 0
 
     init(items: [String], mode: PlaylistMode) {
         self.items = items
@@ -19,15 +24,18 @@ struct Playlist {
     /// The items in a given order (`order`: each index of `items` once), from
     /// `position` in that order: a programme's block, whose shuffled order is worked
     /// out from its date, opened at the item on air. nil when `order` is not such a
-    /// permutation or `position` is outside it. A shuffled list reshuffles as usual
-    /// once the given order has played.
-    init?(items: [String], mode: PlaylistMode, order: [Int], position: Int) {
+    /// permutation or `position` is outside it. A shuffled list reshuffles once the given
+    /// order has played: with `passOrder(pass)` from `pass` on, else at random.
+    init?(items: [String], mode: PlaylistMode, order: [Int], position: Int, pass: Int = 0,
+          passOrder: (@Sendable (Int) -> [Int])? = nil) {
         guard !items.isEmpty, order.count == items.count, Set(order) == Set(items.indices),
               order.indices.contains(position) else { return nil }
         self.items = items
         self.mode = mode
         self.order = order
         self.position = position
+        self.pass = pass
+        self.passOrder = passOrder
     }
 
     /// A single source: `repeat` loops it, otherwise it plays once.
@@ -51,9 +59,14 @@ struct Playlist {
     mutating func advance() -> Bool {
         guard let (next, reshuffle) = following() else { return false }
         if reshuffle {
-            let last = order[position]
-            order.shuffle()
-            if order.count > 1, order[0] == last { order.swapAt(0, order.count - 1) }
+            pass += 1
+            if let drawn = passOrder?(pass), drawn.count == order.count, Set(drawn) == Set(order) {
+                order = drawn
+            } else {
+                let last = order[position]
+                order.shuffle()
+                if order.count > 1, order[0] == last { order.swapAt(0, order.count - 1) }
+            }
         }
         position = next
         return true

@@ -29,8 +29,10 @@ extension PlayerConfig: PresetSection {
             if let source, playlist != nil {
                 d.report(source, at.key, "source and playlist are exclusive: give one of them")
             } else if source == nil, playlist == nil {
-                // Said once the programme is read: its player needs none (PresetDecoder.decode).
-                d.sourceless.append((c.id, at.node ?? at.fields["playlist"] ?? at.section, at.path))
+                let node = at.node ?? at.fields["playlist"] ?? at.section
+                // A player's is said once the programme is read: its player needs none
+                // (PresetDecoder.decode). A programme's block always needs one.
+                if at.path.hasPrefix("players") { d.sourceless.append((c.id, node, at.path)) } else { d.report(node, at.path, "needs a source or a playlist") }
             }
             guard let source, let s = d.string(source, at.key) else { return }
             if s.trimmingCharacters(in: .whitespaces).isEmpty {

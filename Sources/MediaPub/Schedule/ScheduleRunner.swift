@@ -44,6 +44,9 @@ final class ScheduleRunner: Sendable {
         var onAir: OnAir?
         /// The next switch planned: its instant and what goes on air then (nil: filler).
         var next: (at: Date, entry: ProgrammeEntry?)?
+        /// A switch waits for the item on air to end (`overrun: finish`): the player's end
+        /// is that switch, not a hand-over to the filler.
+        var switchWaiting = false
     }
     private let state: Mutex<State>
     /// The player's levels from before a block with levels of its own (`publish_volume`,
@@ -93,8 +96,9 @@ final class ScheduleRunner: Sendable {
         setLevels(for: entry)
         state.withLock { $0.onAir = OnAir(entry: entry, since: 0, lateMs: 0) }
         if let entry {
+            let joined = Int((start.timeIntervalSince(entry.start) * 1000).rounded())
             emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
-                                lateMs: 0, joinedAtMs: Int((start.timeIntervalSince(entry.start) * 1000).rounded())))
+                                lateMs: 0, joinedAtMs: joined > 0 ? joined : nil))
         }
         return playlist != nil || player.settings.source != nil || player.settings.playlist != nil
     }
@@ -139,7 +143,8 @@ final class ScheduleRunner: Sendable {
     static func nextSwitch(after instant: Date, current: ProgrammeEntry?, programme: Programme) -> Date? {
         // A block started early (`skip`) is not started again at its own time.
         let next = programme.upcoming(after: max(instant, current?.start ?? instant), count: 1).first?.start
-        let end = current.map(\.end).flatMap { $0 > instant && $0 != .distantFuture ? $0 : nil }
+        // A block that went on air after its own end (the one before finished its item) ends now.
+        let end = current.map(\.end).flatMap { $0 != .distantFuture ? max($0, instant) : nil }
         switch (end, next) {
         case let (e?, n?): return min(e, n)
         case let (e?, nil): return e
@@ -152,6 +157,7 @@ final class ScheduleRunner: Sendable {
     /// block on air finishes its item (`overrun: finish`), the switch waits for the item's end.
     private func commit(_ ticket: Int?, entry: ProgrammeEntry?, scheduled: Date, due: Double, generation: Int) {
         if onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
+            state.withLock { $0.switchWaiting = true }
             onTimeline(due + rest) { [weak self] in
                 guard let self, self.isCurrent(generation) else { return }
                 self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation)
@@ -174,6 +180,7 @@ final class ScheduleRunner: Sendable {
             let previous = s.onAir
             s.onAir = OnAir(entry: entry, since: due, lateMs: lateMs)
             s.next = nil
+            s.switchWaiting = false
             return previous
         }
         setLevels(for: entry)
@@ -217,7 +224,8 @@ final class ScheduleRunner: Sendable {
     /// The programme's player ended within a block (a `once` block has played all it had):
     /// the filler plays until the block ends (docs/presets.md, Joining a block in progress).
     func playerEnded(_ ended: MediaPlayer) {
-        guard ended === player, let onAir, onAir.entry != nil, programme.config.filler != nil else { return }
+        guard ended === player, let onAir, onAir.entry != nil, programme.config.filler != nil,
+              !state.withLock({ $0.switchWaiting }) else { return }
         let generation = state.withLock { $0.generation }
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
         guard let playlist = content(nil, at: now, programme: programme).0 else { return }
@@ -242,7 +250,7 @@ final class ScheduleRunner: Sendable {
         let now = self.now
         let entry = programme.onAir(at: now)
         let current = onAir?.entry
-        if entry?.blockID == current?.blockID, entry?.start == current?.start {
+        if entry?.block == current?.block, entry?.start == current?.start {
             plan()
         } else {
             switchNow(to: entry, joining: true, generation: generation)
@@ -252,12 +260,13 @@ final class ScheduleRunner: Sendable {
     /// `ctl skip`: the next block goes on air now, from its top. Returns its id, or
     /// nil when the programme has no block ahead.
     func skip() -> String? {
-        let (programme, generation) = state.withLock { s in
-            s.generation += 1
-            return (s.programme, s.generation)
-        }
         let now = self.now
         guard let next = programme.upcoming(after: max(now, onAir?.entry?.start ?? now), count: 1).first else { return nil }
+        // Only now are the switches planned before called off: a refused skip changes nothing.
+        let generation = state.withLock { s in
+            s.generation += 1
+            return s.generation
+        }
         switchNow(to: next, joining: false, generation: generation)
         return next.blockID
     }
@@ -299,9 +308,27 @@ final class ScheduleRunner: Sendable {
             // A block that has played all it had: filler until it ends.
             return content(nil, at: instant, programme: programme, onTimeline: onTimeline)
         }
-        let playlist = Playlist(items: items, mode: entry.mode, order: position.order, position: position.position)
-            ?? Playlist(items: items, mode: entry.mode)
-        return (playlist, position.offset)
+        let (key, mode, count) = (entry.occurrenceKey, entry.mode, items.count)
+        var playlist = Playlist(items: items, mode: mode, order: position.order, position: position.position, pass: position.pass,
+                                passOrder: { BlockCursor.order(count: count, mode: mode, occurrenceKey: key, pass: $0) })
+            ?? Playlist(items: items, mode: mode)
+        var offset = position.offset
+        // A local item missing when its turn comes is named and skipped; none left: the filler.
+        var skipped = 0
+        while let path = Self.missingLocalFile(playlist.current), skipped < items.count {
+            emit(.warning("schedule: \(entry.blockID): \(path): no such file, skipped"))
+            skipped += 1
+            offset = 0
+            guard playlist.advance() else { return content(nil, at: instant, programme: programme, onTimeline: onTimeline) }
+        }
+        if skipped >= items.count { return content(nil, at: instant, programme: programme, onTimeline: onTimeline) }
+        return (playlist, offset)
+    }
+
+    /// The path of `source` when it is a local file that is not there; nil otherwise.
+    static func missingLocalFile(_ source: String) -> String? {
+        guard let path = (try? SourceSpec(source))?.localPath, !FileManager.default.fileExists(atPath: path) else { return nil }
+        return path
     }
 
 }

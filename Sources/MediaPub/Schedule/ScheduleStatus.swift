@@ -61,7 +61,9 @@ extension ScheduleRunner {
         let now = self.now
         let (programme, onAir) = (self.programme, self.onAir)
         let zone = programme.zone
-        let upcoming = programme.upcoming(after: now, count: Self.upcomingShown)
+        // A block started early (`ctl skip`) is on air, not to come.
+        let upcoming = programme.upcoming(after: now, count: Self.upcomingShown + 1)
+            .filter { $0.block != onAir?.entry?.block || $0.start != onAir?.entry?.start }.prefix(Self.upcomingShown)
         let item = player.currentState == .playing || player.currentState == .paused
             ? SecretMask.mask(url: player.currentSource) : nil
         return ScheduleStatus(timezone: zone.name, now: zone.local(now).description, block: onAir?.entry?.blockID,
