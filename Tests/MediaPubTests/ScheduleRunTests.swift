@@ -79,6 +79,33 @@ final class ScheduleRunTests: XCTestCase {
                                 "b started 2026-03-29 12:00:25 +02:00 0"])
     }
 
+    /// A block that finishes its item (`overrun: finish`) holds the next one back until the
+    /// item ends; the next one then airs its own content, and ends at its own time.
+    func testABlockThatFinishesItsItemHoldsTheNextBackUntilItEnds() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeColorVideo(in: dir, name: "long.mp4", seconds: 25, color: "cyan", freq: 440, size: "64x36")
+        for (name, colour) in [("r", "red"), ("g", "green"), ("b", "blue")] {
+            try TestMedia.makeColorVideo(in: dir, name: "\(name).mp4", seconds: 10, color: colour, freq: 660, size: "64x36")
+        }
+        try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 30, color: "gray", freq: 880, size: "64x36")
+        let out = dir.appendingPathComponent("out.mp4")
+        var yaml = PlayerPreset.video(players: ["  - id: main\n    video: true\n"], output: out, extra: """
+            schedule:
+              timezone: UTC
+              filler: [filler.mp4]
+              blocks:
+                - {id: a, at: "2026-12-24 10:00:00", until: "10:00:20", source: long.mp4, overrun: finish}
+                - {id: b, at: "2026-12-24 10:00:10", duration: 30s, playlist: [r.mp4, g.mp4, b.mp4]}
+            """)
+        yaml = yaml.replacingOccurrences(of: "size: 320x180", with: "size: 64x36")
+        let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--duration", "45s", "--from", "2026-12-24 10:00:00"],
+                              timeout: 120)
+        XCTAssertEqual(r.status, 0, r.summary("run"))
+        let changes = runs(try assertUnbrokenTimeline(out.path, seconds: 45))
+        XCTAssertEqual(changes.map(\.at), [0, 625, 875, 1000], "\(changes)")
+        XCTAssertEqual(changes.map(\.colour), [.other, .red, .green, .other], "\(changes)")
+    }
+
     func testARunStartedInsideABlockOpensItAtTheItemAndOffsetOnAir() throws {
         let dir = try makeTempDir()
         try TestMedia.makeColorVideo(in: dir, name: "one.mp4", seconds: 10, color: "green", freq: 660)
