@@ -11,6 +11,12 @@ enum ErrorCode: Equatable, Sendable {
     /// A domain of some other library (GIO, a plugin's own), by name.
     case other(domain: String, code: Int)
 
+    /// A GST_RESOURCE_ERROR_* of any kind.
+    var isResource: Bool {
+        if case .resource = self { return true }
+        return false
+    }
+
     /// GST_RESOURCE_ERROR_*: opening, reading and writing what an element reads or writes.
     enum ResourceError: Equatable, Sendable {
         case failed, tooLazy, notFound, busy, openRead, openWrite, openReadWrite, close, read, write, seek, sync,

@@ -30,4 +30,12 @@ struct DiskSpace: Error, CustomStringConvertible {
     static func isFull(_ error: ErrorMessage) -> Bool {
         error.code == .resource(.noSpaceLeft)
     }
+
+    /// Whether `folder`'s disk has less room than a start needs: an error of another code
+    /// (hlssink2's playlist write gives another RESOURCE code, with ENOSPC only in its text)
+    /// on a disk that is full is that disk being full.
+    static func isShort(in folder: String) -> Bool {
+        do { try require(in: folder) } catch { return true }
+        return false
+    }
 }

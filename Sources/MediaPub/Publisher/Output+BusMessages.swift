@@ -52,7 +52,7 @@ extension Output {
                 return
             }
             // A recording's trouble names its file (a full disk: "No space left on the resource.").
-            if DiskSpace.isFull(error), let folder = diskFolder {
+            if let folder = diskFolder, DiskSpace.isFull(error) || (error.code.isResource && DiskSpace.isShort(in: folder)) {
                 diskFilled("writing \(written ?? folder) failed: \(text)", connection: connection)
             } else {
                 fail(written.map { "writing \($0) failed: \(text)" } ?? "\(source): \(text)")
