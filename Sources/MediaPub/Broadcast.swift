@@ -89,9 +89,10 @@ public final class Broadcast: Sendable {
 
     var outputURLs: [String] { outputConfigs.map(\.url.text) }
 
-    /// Given, else realtime when a source is live or an output is (docs: README, run options).
+    /// Given, else realtime when a source is live or an output is, or the run plays a
+    /// programme, which keeps wall-clock time (docs: README, run options).
     public var realtime: Bool {
-        options.realtime ?? (liveSource != nil || outputConfigs.contains { $0.url.target.isLive })
+        options.realtime ?? (liveSource != nil || preset.schedule != nil || outputConfigs.contains { $0.url.target.isLive })
     }
 
     /// The publishing flag; set before the timeline starts, it is the flag it starts with.

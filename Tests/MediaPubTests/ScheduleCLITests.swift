@@ -99,4 +99,25 @@ final class ScheduleCLITests: XCTestCase {
             XCTAssertTrue(r.stderr.contains("prog.yaml:2: blocks[0]: needs a source or a playlist"), r.summary(args[0]))
         }
     }
+
+    /// A run with a programme keeps wall-clock time by default, even with only a file output.
+    func testARunWithAProgrammeIsRealtimeUnlessToldOtherwise() throws {
+        let dir = try makeTempDir()
+        let preset = try writeFile(dir, "p.yaml", """
+            players:
+              - id: main
+                source: "testsrc:"
+            outputs: [out.mp4]
+            schedule:
+              filler: ["testsrc:"]
+              blocks:
+                - {id: a, at: "2026-12-24 10:00", source: "testsrc:"}
+
+            """)
+        let r = try CLI.run(["--preset", preset.path, "--duration", "1s"], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("run"))
+        XCTAssertTrue(r.stderr.contains("running p: realtime for 1s"), r.stderr)
+        let fast = try CLI.run(["--preset", preset.path, "--duration", "1s", "--no-realtime"], timeout: 60)
+        XCTAssertTrue(fast.stderr.contains("running p: as fast as possible for 1s"), fast.stderr)
+    }
 }
