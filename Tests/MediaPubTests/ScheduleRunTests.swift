@@ -80,7 +80,8 @@ final class ScheduleRunTests: XCTestCase {
     }
 
     /// A block that finishes its item (`overrun: finish`) holds the next one back until the
-    /// item ends; the next one then airs its own content, and ends at its own time.
+    /// item ends (not the item after it: its playlist loops); the next one then airs its own
+    /// content, and ends at its own time.
     func testABlockThatFinishesItsItemHoldsTheNextBackUntilItEnds() throws {
         let dir = try makeTempDir()
         try TestMedia.makeColorVideo(in: dir, name: "long.mp4", seconds: 25, color: "cyan", freq: 440, size: "64x36")
@@ -94,7 +95,7 @@ final class ScheduleRunTests: XCTestCase {
               timezone: UTC
               filler: [filler.mp4]
               blocks:
-                - {id: a, at: "2026-12-24 10:00:00", until: "10:00:20", source: long.mp4, overrun: finish}
+                - {id: a, at: "2026-12-24 10:00:00", until: "10:00:20", playlist: {items: [long.mp4, g.mp4], mode: loop}, overrun: finish}
                 - {id: b, at: "2026-12-24 10:00:10", duration: 30s, playlist: [r.mp4, g.mp4, b.mp4]}
             """)
         yaml = yaml.replacingOccurrences(of: "size: 320x180", with: "size: 64x36")

@@ -155,12 +155,14 @@ final class ScheduleRunner: Sendable {
 
     /// On the timeline, just before the tick of `due`: what was cued goes on air. When the
     /// block on air finishes its item (`overrun: finish`), the switch waits for the item's end.
-    private func commit(_ ticket: Int?, entry: ProgrammeEntry?, scheduled: Date, due: Double, generation: Int) {
-        if onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
+    private func commit(_ ticket: Int?, entry: ProgrammeEntry?, scheduled: Date, due: Double, generation: Int,
+                        waited: Bool = false) {
+        // Once: after the wait the block's next item (its playlist goes on) is not waited for too.
+        if !waited, onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
             state.withLock { $0.switchWaiting = true }
-            onTimeline(due + rest) { [weak self] in
+            onTimeline(outputSeconds() + rest) { [weak self] in
                 guard let self, self.isCurrent(generation) else { return }
-                self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation)
+                self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true)
             }
             return
         }
