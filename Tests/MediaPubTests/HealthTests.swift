@@ -22,15 +22,17 @@ final class HealthTests: XCTestCase {
         return (Int(lines.first ?? "") ?? 0, lines.count > 1 ? String(lines[1]) : "")
     }
 
-    /// Asks `/health` until it answers `status` (a bounded wait, not a timing claim): the last answer.
-    private func health(_ port: UInt16, becomes status: Int, within seconds: TimeInterval) throws -> (status: Int, body: String) {
+    /// Asks `/health` until it answers `status` (a bounded wait, not a timing claim), again
+    /// each time mediapub writes an event (an output's state change is what moves it): the last answer.
+    private func health(_ port: UInt16, becomes status: Int, within seconds: TimeInterval,
+                        watching events: URL) throws -> (status: Int, body: String) {
         var last = (status: 0, body: "")
-        let deadline = Date().addingTimeInterval(seconds)
-        repeat {
-            last = try get("http://127.0.0.1:\(port)/health")
-            if last.status == status { break }
-            usleep(250_000)
-        } while Date() < deadline
+        var failure: Error?
+        _ = Ports.waitUntil(timeout: seconds, watching: events) {
+            do { last = try get("http://127.0.0.1:\(port)/health") } catch { failure = error; return true }
+            return last.status == status
+        }
+        if let failure { throw failure }
         return last
     }
 
@@ -52,7 +54,7 @@ final class HealthTests: XCTestCase {
         }
         XCTAssertTrue(EventLog.waitFor(events, of: mp) { $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing" },
                       "publishing: \(mp.stderr)")
-        let up = try health(port, becomes: 200, within: 15)
+        let up = try health(port, becomes: 200, within: 15, watching: events)
         XCTAssertEqual(up.status, 200, up.body)
         XCTAssertEqual(up.body, "{\"ok\":true}\n")
 
@@ -62,7 +64,7 @@ final class HealthTests: XCTestCase {
         defer { if !thawed { kill(rtmp.process.pid, SIGCONT) } }
         XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) { outputStates().last != "publishing" || !mp.isRunning },
                       "the stalled output stops publishing: \(outputStates()) \(mp.stderr)")
-        let down = try health(port, becomes: 503, within: 15)
+        let down = try health(port, becomes: 503, within: 15, watching: events)
         XCTAssertEqual(down.status, 503, down.body)
         let reason = try XCTUnwrap(JSONLine.decode(Health.self, from: down.body), down.body)
         XCTAssertFalse(reason.ok)
@@ -78,7 +80,7 @@ final class HealthTests: XCTestCase {
         XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) {
             outputStates().dropFirst(before).contains("publishing") || !mp.isRunning
         }, "publishing again: \(outputStates()) \(mp.stderr)")
-        let back = try health(port, becomes: 200, within: 15)
+        let back = try health(port, becomes: 200, within: 15, watching: events)
         XCTAssertEqual(back.status, 200, back.body)
 
         mp.terminate()
