@@ -30,8 +30,9 @@ public struct LiveConfig: Equatable, Sendable {
         self.fade = fade
     }
 
-    /// The URL schemes a feed may have.
-    static let schemes = ["srt", "rtmp", "rtmps", "http", "https"]
+    /// The stream schemes only a feed may have, and every scheme a feed may have.
+    static let streamSchemes: Set<String> = ["srt", "rtmp", "rtmps"]
+    static let schemes = streamSchemes.union(["http", "https"])
 
     /// Why `url` cannot be a feed (nil: it can): an SRT URL is checked as an output's is
     /// (port, mode, latency, a passphrase of 10 to 79 characters); the text never shows a secret.
