@@ -31,6 +31,11 @@ final class LiveSwitchTests: XCTestCase {
     func testAFeedThatStopsBeforeItGoesOnAirIsLost() {
         var s = switcher()
         XCTAssertEqual(run(&s, 0..<100) { $0 < 5 }, [0: .connected, 54: .lost])
+        // Closed (failed) meanwhile: nothing more is said of that spell.
+        var t = switcher()
+        XCTAssertEqual(run(&t, 0..<5) { _ in true }, [0: .connected])
+        t.forget()
+        XCTAssertEqual(run(&t, 5..<100) { _ in false }, [:])
     }
 
     func testTheControlModes() {

@@ -38,6 +38,14 @@ struct LiveSwitch: Equatable, Sendable {
         releaseText = MediaTime.formatDuration(releaseAfter)
     }
 
+    /// The feed was closed (failed, ended): a spell off air is over without a word; on
+    /// air, it is released once `release_after` has passed without anything.
+    mutating func forget() {
+        guard !onAir else { return }
+        spellBegan = nil
+        lastDelivery = nil
+    }
+
     /// Tick `n` (each tick once, in order): whether the feed gave anything in it, and the mode.
     mutating func tick(_ n: UInt64, delivered: Bool, mode: Mode) -> Change? {
         if onAir, mode == .off {

@@ -31,6 +31,9 @@ public final class LiveTakeover: Sendable {
         /// The feed's last picture (held on air through a drop-out), and the one last seen.
         var picture: Buffer?
         var lastSeen: Buffer?
+        /// The feed has sound (since it was last opened): its sound, not its pictures, says it delivers
+        /// (a picture left over once its sound has ended is no delivery).
+        var heard = false
         /// The output's audio frame the last switch began at (nil: none yet).
         var fadeFrom: UInt64?
         var paused: [MediaPlayer] = []
@@ -66,6 +69,8 @@ public final class LiveTakeover: Sendable {
         guard case .state(let phase, let error) = event, phase == .error || phase == .ended else { return }
         let reason = error.map { SecretMask.scrub($0, secretsOf: config.source) } ?? "the feed ended"
         let tell = state.withLock { s -> Bool in
+            s.heard = false
+            s.switcher.forget()
             guard !s.stopped, s.phase != .onAir else { return false }
             defer { s.phase = .waiting }
             return s.phase != .waiting
@@ -101,7 +106,8 @@ public final class LiveTakeover: Sendable {
         let (change, onAir, fadeFrom, held, toPause, toResume) = state.withLock { s in
             let fresh = rendered.video != nil && rendered.video !== s.lastSeen
             if let video = rendered.video { s.lastSeen = video; s.picture = video }
-            let change = s.switcher.tick(n, delivered: rendered.audioFrames > 0 || fresh, mode: s.mode)
+            if rendered.audioFrames > 0 { s.heard = true }
+            let change = s.switcher.tick(n, delivered: rendered.audioFrames > 0 || (fresh && !s.heard), mode: s.mode)
             var toPause: [MediaPlayer] = [], toResume: [MediaPlayer] = []
             switch change {
             case .connected?: s.phase = .connected
