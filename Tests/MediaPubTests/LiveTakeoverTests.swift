@@ -99,4 +99,31 @@ final class LiveTakeoverTests: XCTestCase {
         XCTAssertLessThan(level(blueTo + 0.3, blueTo + 1.2, 1000), -50)
         XCTAssertLessThan(level(0.5, blueFrom - 0.2, 2000), -50, "the refused sender never heard")
     }
+
+    /// An RTMP feed pulled from nginx-rtmp, which ffmpeg publishes to for 4 s: the same switch.
+    func testAnRTMPFeedPulledFromAServerTakesOverAndHandsBack() throws {
+        let dir = try makeTempDir("livertmp")
+        let server = try startRTMPServer()
+        let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("prog", source: "testsrc:?pattern=red&freq=440")], output: out,
+                                      extra: "live: { source: \"\(server.url(key: "feed"))\", takeover_after: 500ms, release_after: 2s }")
+        let preset = try writeFile(dir, "preset.yaml", yaml)
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "14", "--events", events.path])
+        XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), run.stderr)
+        let sender = try startTool("ffmpeg", [
+            "-nostdin", "-hide_banner", "-v", "error", "-re",
+            "-f", "lavfi", "-i", "color=c=blue:s=320x180:r=25", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100",
+            "-t", "4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac",
+            "-f", "flv", server.url(key: "feed"),
+        ])
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("released", 1, in: events)), run.stderr + sender.stderr)
+        XCTAssertTrue(run.waitForExit(timeout: 60))
+        XCTAssertEqual(run.exitStatus, 0, run.stderr)
+        let live = try EventLog.read(events).filter { $0["event"] as? String == "live.state" }.map { $0["state"] as? String ?? "" }
+        XCTAssertEqual(Array(live.drop { $0 != "connected" }.prefix(3)), ["connected", "on_air", "released"], "\(live)")
+        let runs = colours(try assertUnbrokenTimeline(out.path, seconds: 14)).reduce(into: [(Character, Int)]()) { r, c in
+            if r.last?.0 == c { r[r.count - 1].1 += 1 } else { r.append((c, 1)) }
+        }
+        XCTAssertEqual(runs.map(\.0), ["r", "b", "r"], "\(runs)")
+    }
 }
