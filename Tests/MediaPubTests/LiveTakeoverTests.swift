@@ -126,4 +126,32 @@ final class LiveTakeoverTests: XCTestCase {
         }
         XCTAssertEqual(runs.map(\.0), ["r", "b", "r"], "\(runs)")
     }
+
+    /// A sender three times too fast (9 s of media in 3 s): what the capture cannot take in
+    /// time is dropped, not queued: the feed stays on air for about what was sent in wall
+    /// time, not for its 9 s of media, and the timeline is unbroken.
+    func testAFeedFasterThanTheClockIsDroppedNotQueued() throws {
+        let dir = try makeTempDir("livefast")
+        let port = try Ports.free()
+        let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("prog", source: "testsrc:?pattern=red&freq=440")], output: out,
+                                      extra: "live: { source: \"srt://:\(port)?mode=listener\", takeover_after: 0s, release_after: 1s }")
+        let preset = try writeFile(dir, "preset.yaml", yaml)
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "12", "--events", events.path])
+        XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), run.stderr)
+        let sender = try startTool("ffmpeg", [
+            "-nostdin", "-hide_banner", "-v", "error", "-readrate", "3",
+            "-f", "lavfi", "-i", "color=c=blue:s=320x180:r=25", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100",
+            "-t", "9", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac",
+            "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
+        ])
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("released", 1, in: events)), run.stderr + sender.stderr)
+        XCTAssertTrue(run.waitForExit(timeout: 60))
+        let runs = colours(try assertUnbrokenTimeline(out.path, seconds: 12)).reduce(into: [(Character, Int)]()) { r, c in
+            if r.last?.0 == c { r[r.count - 1].1 += 1 } else { r.append((c, 1)) }
+        }
+        XCTAssertEqual(runs.map(\.0), ["r", "b", "r"], "\(runs)")
+        // Queued, the 9 s of media would keep it on air for 9 s and more (plus release_after).
+        XCTAssertLessThan(Double(runs.count == 3 ? runs[1].1 : 0) / 25, 7, "\(runs)")
+    }
 }

@@ -136,10 +136,10 @@ final class DecodeSession: Sendable {
             guard !s.closed else { return nil }
             if type.hasPrefix("audio/") && !s.audioBranch {
                 s.audioBranch = true
-                return DecodeGraph.audioBranch(format: format, pitch: pitch)
+                return DecodeGraph.audioBranch(format: format, pitch: pitch, dropping: spec.isStream)
             } else if type.hasPrefix("video/") && wantsVideo && !s.videoBranch {
                 s.videoBranch = true
-                return DecodeGraph.videoBranch(format: format, still: isImage)
+                return DecodeGraph.videoBranch(format: format, still: isImage, dropping: spec.isStream)
             }
             return "fakesink sync=false async=false"
         }
