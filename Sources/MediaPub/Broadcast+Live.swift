@@ -7,9 +7,13 @@ extension Broadcast {
     static func liveTakeover(_ preset: Preset, format: MediaFormat, programme: [MediaPlayer], reporter: Reporter) -> LiveTakeover? {
         guard let config = preset.live else { return nil }
         let shown = SecretMask.mask(url: config.source)
-        return LiveTakeover(config: config, format: format, programme: programme) { state, reason in
+        let live = LiveTakeover(config: config, format: format, programme: programme) { state, reason in
             reporter.report(.liveState(state: state, source: shown, reason: reason))
         }
+        if PathResolution.scheme(of: config.source) == "srt" {
+            LibraryLog.onSRTRefusal { [weak live] in live?.refused("a sender was refused: wrong passphrase") }
+        }
+        return live
     }
 
     /// `status`'s `live`; nil without a feed.

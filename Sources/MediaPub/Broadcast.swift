@@ -81,7 +81,7 @@ public final class Broadcast: Sendable {
         }
         // Whatever GStreamer logs of these (GST_DEBUG), it logs masked.
         let sources = preset.players.flatMap { [$0.source].compactMap { $0 } + ($0.playlist?.items ?? []) }
-        LibraryLog.addSecrets(of: outputURLs + sources + [preset.standby.image, preset.standby.audio, preset.events.webhook].compactMap { $0 })
+        LibraryLog.addSecrets(of: outputURLs + sources + [preset.standby.image, preset.standby.audio, preset.events.webhook, preset.live?.source].compactMap { $0 })
         _ = try Self.programmeStart(preset, options, realtime: realtime)
     }
 

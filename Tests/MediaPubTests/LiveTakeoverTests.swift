@@ -49,6 +49,8 @@ final class LiveTakeoverTests: XCTestCase {
         let refused = try send("yellow", 2000, seconds: 2, port: port, passphrase: "wrong-pass-0123")
         XCTAssertTrue(refused.waitForExit(timeout: 30))
         XCTAssertNotEqual(refused.exitStatus, 0, "refused by the listener")
+        XCTAssertTrue(EventLog.waitFor(events, of: run) { $0["event"] as? String == "live.state" && $0["state"] as? String == "waiting"
+            && $0["reason"] as? String == "a sender was refused: wrong passphrase" }, run.stderr)
 
         let first = try send("blue", 1000, seconds: 5, port: port, passphrase: passphrase)
         XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("on_air", 1, in: events)), run.stderr + first.stderr)
@@ -64,7 +66,7 @@ final class LiveTakeoverTests: XCTestCase {
         XCTAssertEqual(run.exitStatus, 0, run.stderr)
 
         // (Then, once the listener has heard nothing for seconds, it is opened again: `waiting`.)
-        let live = try EventLog.read(events).filter { $0["event"] as? String == "live.state" }
+        let live = try EventLog.read(events).filter { $0["event"] as? String == "live.state" && $0["reason"] as? String != "a sender was refused: wrong passphrase" }
         XCTAssertEqual(live.prefix(7).map { $0["state"] as? String ?? "" },
                        ["waiting", "connected", "on_air", "released", "connected", "on_air", "released"])
         XCTAssertEqual(Set(live.dropFirst(7).map { $0["state"] as? String ?? "" }).subtracting(["waiting"]), [])

@@ -82,6 +82,12 @@ public final class LiveTakeover: Sendable {
         }
     }
 
+    /// A sender was refused (its passphrase): said, the state as it is.
+    func refused(_ why: String) {
+        let phase = state.withLock { $0.phase }
+        queue.async { [onChange] in onChange(phase, why) }
+    }
+
     /// `ctl live on|off|auto`.
     func setMode(_ mode: LiveSwitch.Mode) { state.withLock { $0.mode = mode } }
 
