@@ -100,6 +100,12 @@ final class LiveTakeoverTests: XCTestCase {
         XCTAssertGreaterThan(level(blueTo + 0.3, blueTo + 1.2, 440), -20, "the programme after")
         XCTAssertLessThan(level(blueTo + 0.3, blueTo + 1.2, 1000), -50)
         XCTAssertLessThan(level(0.5, blueFrom - 0.2, 2000), -50, "the refused sender never heard")
+        // No gap in the sound at either switch: a crossfade into the feed, the programme faded back in.
+        func quiet(_ from: Double, _ to: Double) -> Double {
+            MediaProbe.longestQuiet(MediaProbe.slice(pcm, rate: 44100, from: from, to: to), rate: 44100, window: 0.01, thresholdDB: -40)
+        }
+        XCTAssertLessThan(quiet(blueFrom - 0.5, blueFrom + 0.5), 0.1, "silence at the takeover")
+        XCTAssertLessThan(quiet(blueTo, blueTo + 0.5), 0.1, "silence at the hand-back")
     }
 
     /// An RTMP feed pulled from nginx-rtmp, which ffmpeg publishes to for 4 s: the same switch.
