@@ -141,7 +141,9 @@ public final class Capture: Sendable {
             if shouldStop { reason = .requested; break }
             if let maxTicks, n >= maxTicks { reason = .duration; break }
             runActions(dueAt: n)
-            if let end = contentEndReason(somethingPlayed: &somethingPlayed), stopAtEnd || end == .nothingPlayable { reason = end; break }
+            // The programme's end ends the run (stop.at_end), but not while a live feed is on air.
+            if let end = contentEndReason(somethingPlayed: &somethingPlayed),
+               (stopAtEnd && live?.onAir != true) || end == .nothingPlayable { reason = end; break }
 
             let pts = clock.time(ofTick: n)
             let waitBudget = tickWait()

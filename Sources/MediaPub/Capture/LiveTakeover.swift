@@ -88,6 +88,9 @@ public final class LiveTakeover: Sendable {
         queue.async { [onChange] in onChange(phase, why) }
     }
 
+    /// The feed is on air now.
+    var onAir: Bool { state.withLock { $0.switcher.onAir } }
+
     /// `ctl live on|off|auto`.
     func setMode(_ mode: LiveSwitch.Mode) { state.withLock { $0.mode = mode } }
 
