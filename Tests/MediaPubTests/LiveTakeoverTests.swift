@@ -20,6 +20,12 @@ final class LiveTakeoverTests: XCTestCase {
         }
     }
 
+    /// A red 440 Hz programme recorded to `out`, with the `live:` keys given.
+    private func programme(recordingTo out: URL, live: String) -> String {
+        PlayerPreset.video(players: [PlayerPreset.player("prog", source: "testsrc:?pattern=red&freq=440")], output: out,
+                           extra: "live: { \(live) }")
+    }
+
     private func isLive(_ state: String, _ count: Int, in events: URL) -> ([String: Any]) -> Bool {
         { _ in ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "live.state" && $0["state"] as? String == state }.count >= count }
     }
@@ -39,8 +45,7 @@ final class LiveTakeoverTests: XCTestCase {
         let port = try Ports.free()
         let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
         let socket = dir.appendingPathComponent("ctl.sock").path
-        let yaml = PlayerPreset.video(players: [PlayerPreset.player("prog", source: "testsrc:?pattern=red&freq=440")], output: out,
-                                      extra: "live: { source: \"srt://:\(port)?mode=listener&passphrase=${LIVE_PASS}\", takeover_after: 500ms, release_after: 2s }")
+        let yaml = programme(recordingTo: out, live: "source: \"srt://:\(port)?mode=listener&passphrase=${LIVE_PASS}\", takeover_after: 500ms, release_after: 2s")
         let preset = try writeFile(dir, "preset.yaml", yaml)
         let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "\(Int(seconds))", "--events", events.path,
                                      "--control", socket], env: ["LIVE_PASS": passphrase])
@@ -113,8 +118,7 @@ final class LiveTakeoverTests: XCTestCase {
         let dir = try makeTempDir("livertmp")
         let server = try startRTMPServer()
         let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
-        let yaml = PlayerPreset.video(players: [PlayerPreset.player("prog", source: "testsrc:?pattern=red&freq=440")], output: out,
-                                      extra: "live: { source: \"\(server.url(key: "feed"))\", takeover_after: 500ms, release_after: 2s }")
+        let yaml = programme(recordingTo: out, live: "source: \"\(server.url(key: "feed"))\", takeover_after: 500ms, release_after: 2s")
         let preset = try writeFile(dir, "preset.yaml", yaml)
         let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "14", "--events", events.path])
         XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), run.stderr)
@@ -142,8 +146,7 @@ final class LiveTakeoverTests: XCTestCase {
         let dir = try makeTempDir("livefast")
         let port = try Ports.free()
         let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
-        let yaml = PlayerPreset.video(players: [PlayerPreset.player("prog", source: "testsrc:?pattern=red&freq=440")], output: out,
-                                      extra: "live: { source: \"srt://:\(port)?mode=listener\", takeover_after: 0s, release_after: 1s }")
+        let yaml = programme(recordingTo: out, live: "source: \"srt://:\(port)?mode=listener\", takeover_after: 0s, release_after: 1s")
         let preset = try writeFile(dir, "preset.yaml", yaml)
         let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "12", "--events", events.path])
         XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), run.stderr)
@@ -161,5 +164,22 @@ final class LiveTakeoverTests: XCTestCase {
         XCTAssertEqual(runs.map(\.0), ["r", "b", "r"], "\(runs)")
         // Queued, the 9 s of media would keep it on air for 9 s and more (plus release_after).
         XCTAssertLessThan(Double(runs.count == 3 ? runs[1].1 : 0) / 25, 7, "\(runs)")
+    }
+
+    /// A feed whose server refuses it is said once, masked, opened again and again, and
+    /// never stops the run: the programme plays to its end.
+    func testARefusedFeedIsSaidOnceMaskedAndTheRunGoesOn() throws {
+        let dir = try makeTempDir("liverefused")
+        let port = try Ports.free()
+        let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
+        let yaml = programme(recordingTo: out, live: "source: \"rtmp://127.0.0.1:\(port)/live/secret-key-42\"")
+        let run = try runPreset(yaml, in: dir, args: ["--realtime", "--duration", "4", "--events", events.path], timeout: 60)
+        XCTAssertEqual(run.status, 0, run.summary("mediapub"))
+        let reasons = try EventLog.read(events).filter { $0["event"] as? String == "live.state" }.compactMap { $0["reason"] as? String }
+        XCTAssertEqual(reasons.count, 1, "said once, however often it is tried: \(reasons)")
+        XCTAssertTrue(reasons.first?.contains("Connection refused") == true, "\(reasons)")
+        let all = try String(contentsOf: events, encoding: .utf8) + run.stderr
+        XCTAssertFalse(all.contains("secret-key-42"), all)
+        XCTAssertEqual(colours(try MediaProbe.frameStats(out.path)).filter { $0 != "r" }.count, 0, "the programme all along")
     }
 }

@@ -34,6 +34,8 @@ public final class LiveTakeover: Sendable {
         /// The feed has sound (since it was last opened): its sound, not its pictures, says it delivers
         /// (a picture left over once its sound has ended is no delivery).
         var heard = false
+        /// Why the feed last failed, as said (a feed refused again and again is said once).
+        var lastReason: String?
         /// The output's audio frame the last switch began at (nil: none yet).
         var fadeFrom: UInt64?
         var paused: [MediaPlayer] = []
@@ -72,8 +74,8 @@ public final class LiveTakeover: Sendable {
             s.heard = false
             s.switcher.forget()
             guard !s.stopped, s.phase != .onAir else { return false }
-            defer { s.phase = .waiting }
-            return s.phase != .waiting
+            defer { s.phase = .waiting; s.lastReason = reason }
+            return s.phase != .waiting || s.lastReason != reason
         }
         if tell { queue.async { [onChange] in onChange(.waiting, reason) } }
         queue.asyncAfter(deadline: .now() + LiveTakeover.reopenDelay) { [weak self] in
@@ -119,7 +121,7 @@ public final class LiveTakeover: Sendable {
             let change = s.switcher.tick(n, delivered: rendered.audioFrames > 0 || (fresh && !s.heard), mode: s.mode)
             var toPause: [MediaPlayer] = [], toResume: [MediaPlayer] = []
             switch change {
-            case .connected?: s.phase = .connected
+            case .connected?: s.phase = .connected; s.lastReason = nil
             case .lost?: s.phase = .waiting
             case .onAir?:
                 s.phase = .onAir
