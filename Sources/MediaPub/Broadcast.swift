@@ -16,6 +16,8 @@ public final class Broadcast: Sendable {
     private let exitPolicy = ExitPolicy()
     /// A live source of the preset, as given (nil: none): the run is paced to the wall clock.
     let liveSource: String?
+    /// The live feed that takes the output over while it delivers (Broadcast+Live.swift).
+    let live: LiveTakeover?
     private let started = Date()
     /// `run` was called (it runs once).
     private let ran = Atomic<Bool>(false)
@@ -58,6 +60,7 @@ public final class Broadcast: Sendable {
             MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex,
                         reconnect: preset.reconnect)
         }
+        live = Self.liveTakeover(preset, format: format, programme: players, reporter: reporter)
         for player in players {
             player.setEventHandler { [weak self, weak player] event in
                 guard let self, let player else { return }
@@ -78,7 +81,7 @@ public final class Broadcast: Sendable {
         }
         // Whatever GStreamer logs of these (GST_DEBUG), it logs masked.
         let sources = preset.players.flatMap { [$0.source].compactMap { $0 } + ($0.playlist?.items ?? []) }
-        LibraryLog.addSecrets(of: outputURLs + sources + [preset.standby.image, preset.standby.audio, preset.events.webhook].compactMap { $0 })
+        LibraryLog.addSecrets(of: outputURLs + sources + [preset.standby.image, preset.standby.audio, preset.events.webhook, preset.live?.source].compactMap { $0 })
         _ = try Self.programmeStart(preset, options, realtime: realtime)
     }
 
@@ -125,7 +128,7 @@ public final class Broadcast: Sendable {
         return RunStatus(name: preset.name, state: runState, uptimeMs: Int(Date().timeIntervalSince(started) * 1000),
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
-                         schedule: scheduleStatus())
+                         schedule: scheduleStatus(), live: liveStatus())
     }
 
     /// `/health` (docs/metrics.md): on air while the timeline advances and an output publishes.
@@ -227,6 +230,7 @@ public final class Broadcast: Sendable {
             // last events go out before the error, which the run ends on.
             state.withLock { $0.phase.publisher }?.finish(timeout: 5)
             for player in players { player.stop(); player.drainEvents() }
+            live?.stop()
             reporter.report(.error(message))
             return stopped(ExitPolicy.failedToStart(message))
         }
@@ -256,6 +260,7 @@ public final class Broadcast: Sendable {
         state.withLock { $0.programme = programme }
         // The programme's player with nothing on air yet waits, stopped, for its first block.
         for player in players where primed != false || player !== programme?.player { player.start() }
+        live?.start()
         let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
                                       reconnect: preset.reconnect, paced: realtime, streamTitle: streamTitle, log: log,
                                       onEncoderFailure: { [weak self] why in self?.fail(why) },
@@ -281,7 +286,7 @@ public final class Broadcast: Sendable {
             if case .publisherReady(_, let asked) = s.phase { pending = asked }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
-                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, sink: publisher)
+                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live, sink: publisher)
             s.phase = .running(publisher, capture)
             for (at, action) in pending.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
             return (capture, pending.stopRequested || exitPolicy.hasFailed)
@@ -304,6 +309,7 @@ public final class Broadcast: Sendable {
         setRunState(.stopping)
         publisher.finish()
         for player in players { player.stop() }
+        live?.stop()
         ringtone?.stop()
         for player in players { player.drainEvents() }
         let result = exitPolicy.result(stop: reason, encoderError: publisher.error)

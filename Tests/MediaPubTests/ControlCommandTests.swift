@@ -43,6 +43,12 @@ final class ControlCommandTests: XCTestCase {
         XCTAssertEqual(parse("reconnect"), .success(.reconnect(output: nil)))
         XCTAssertEqual(parse("reconnect", "archive"), .success(.reconnect(output: "archive")))
         XCTAssertEqual(parse("quit"), .success(.quit))
+        XCTAssertEqual(parse("live", "on"), .success(.live(.on)))
+        XCTAssertEqual(parse("live", "OFF"), .success(.live(.off)))
+        XCTAssertEqual(parse("live", "auto"), .success(.live(.auto)))
+        XCTAssertEqual(refused("live"), "live: expected on, off or auto")
+        XCTAssertEqual(refused("live", "music"), "live: expected on, off or auto")
+        XCTAssertEqual(ControlLane.of(["live", "off"]), .run)
     }
 
     func testEveryNameIsACommand() {
@@ -56,7 +62,7 @@ final class ControlCommandTests: XCTestCase {
 
     func testRefusalsNameWhatIsWrong() {
         XCTAssertEqual(refused(), "empty command")
-        XCTAssertEqual(refused("dance"), "unknown command \"dance\" (status, publish, pause, resume, stop, start, next, prev, seek, volume, play-volume, mute-local, aux, speed, pitch, repeat, progress-interval, load, reconnect, quit, schedule, skip)")
+        XCTAssertEqual(refused("dance"), "unknown command \"dance\" (status, publish, pause, resume, stop, start, next, prev, seek, volume, play-volume, mute-local, aux, speed, pitch, repeat, progress-interval, load, reconnect, quit, schedule, skip, live)")
         XCTAssertEqual(refused("publish"), "publish: on or off?")
         XCTAssertEqual(refused("publish", "maybe"), "publish: expected on or off, got maybe")
         XCTAssertEqual(refused("pause", "drums"), "pause: no player \"drums\"")

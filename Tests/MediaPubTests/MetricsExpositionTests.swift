@@ -36,6 +36,8 @@ final class MetricsExpositionTests: XCTestCase {
             family("schedule_late_seconds", "How late the programme's block on air went on air.", "gauge", [" 0.04"]),
             family("schedule_next_start_seconds", "Seconds until the programme's next block starts.", "gauge",
                    [#"{block="music"} 3579.0"#]),
+            family("live_state", "1 for the live feed's current state.", "gauge", [#"{state="on_air"} 1.0"#]),
+            family("live_on_air_seconds", "How long the live feed has been on air in its current (or last) spell.", "gauge", [" 12.0"]),
             family("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                    "counter", [#"{consumer="stdout"} 120.0"#, #"{consumer="log"} 0.0"#]),
         ].joined()
@@ -45,7 +47,7 @@ final class MetricsExpositionTests: XCTestCase {
     func testEveryFamilyIsThereBeforeItHasSamples() {
         let empty = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
         let lines = MetricsExposition.render(empty).split(separator: "\n")
-        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 21)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 23)
         XCTAssertEqual(lines.filter { !$0.hasPrefix("#") }, ["mediapub_uptime_seconds 0.0", "mediapub_output_time_seconds 0.0", "mediapub_publishing 0.0"])
     }
 

@@ -16,6 +16,7 @@ final class PresetFieldTableTests: XCTestCase {
         rows(ReconnectConfig.self, "reconnect."), rows(StopConfig.self, "stop."), rows(EventsConfig.self, "events."),
         rows(ScheduleConfig.self, "schedule."), rows(PlaylistConfig.self, "schedule.filler."),
         rows(ScheduleBlock.self, "schedule.blocks[]."), rows(PlaylistConfig.self, "schedule.blocks[].playlist."),
+        rows(LiveConfig.self, "live."),
     ]
 
     /// The reference row of each field: `| key | type | values | default | meaning |`.
@@ -102,7 +103,13 @@ final class PresetFieldTableTests: XCTestCase {
         "schedule.blocks.0.publish_volume": [block, "schedule.blocks.0.publish_volume=50"],
         "schedule.blocks.0.play_volume": [block, "schedule.blocks.0.play_volume=150%"],
         "schedule.blocks.0.overrun": [block, "schedule.blocks.0.overrun=finish"],
+        "live.source": [live, "live.source=\"rtmp://127.0.0.1/live/feed\""],
+        "live.takeover_after": [live, "live.takeover_after=1s"], "live.release_after": [live, "live.release_after=5s"],
+        "live.programme": [live, "live.programme=pause"], "live.fade": [live, "live.fade=200ms"],
     ]
+
+    /// A live feed, that the `live` samples change.
+    static let live = "live={source: \"srt://:9001?mode=listener\"}"
 
     /// A programme of one block, that the `schedule` samples change.
     static let block = "schedule.blocks.0={id: a, at: \"07:00\", source: x.mp3}"

@@ -36,6 +36,8 @@ public final class Capture: Sendable {
     let stopAfter: TimeInterval?
     let stopAtEnd: Bool
     let monitor: Monitor?
+    /// A live feed that takes the output over while it delivers (docs/presets.md, live).
+    let live: LiveTakeover?
 
     private struct State {
         var publishing: Bool
@@ -55,8 +57,10 @@ public final class Capture: Sendable {
     let tickRate: Int
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
-         realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, sink: TimelineSink) {
+         realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
+         sink: TimelineSink) {
         self.monitor = monitor
+        self.live = live
         self.format = format
         self.players = players
         self.videoPlayer = players.first { $0.feedsVideo }
@@ -119,7 +123,7 @@ public final class Capture: Sendable {
     /// Runs the timeline on the calling thread until a stop condition; sends EOS.
     func run() -> CaptureStop {
         let channels = format.channels
-        var mix = [Float](), scratch = [Float](), local = [Float]()
+        var mix = [Float](), scratch = [Float](), local = [Float](), feed = [Float]()
         var slateFrame = slate.map { Slate.Frame($0, format: format) }
         let maxTicks: UInt64? = stopAfter.map { tick(at: $0) }
         let clock = format.tickClock
@@ -137,7 +141,9 @@ public final class Capture: Sendable {
             if shouldStop { reason = .requested; break }
             if let maxTicks, n >= maxTicks { reason = .duration; break }
             runActions(dueAt: n)
-            if let end = contentEndReason(somethingPlayed: &somethingPlayed), stopAtEnd || end == .nothingPlayable { reason = end; break }
+            // The programme's end ends the run (stop.at_end), but not while a live feed is on air.
+            if let end = contentEndReason(somethingPlayed: &somethingPlayed),
+               (stopAtEnd && live?.onAir != true) || end == .nothingPlayable { reason = end; break }
 
             let pts = clock.time(ofTick: n)
             let waitBudget = tickWait()
@@ -177,13 +183,15 @@ public final class Capture: Sendable {
                     Mixer.add(scratch, into: &mix, count: frames * channels, gain: rendered.publishGain)
                 }
             }
-            if stopAtEnd, !anyAudio, let end = contentEndReason(somethingPlayed: &somethingPlayed) {
+            // On air, the live feed's picture and sound replace the programme's.
+            let liveOnAir = live?.apply(tick: n, length: tick, frames: frames, first: clock.audioFrames(atTick: n),
+                                        publishing: publishing, mix: &mix, feed: &feed, picture: &playerFrame) ?? false
+            if stopAtEnd, !anyAudio, !liveOnAir, let end = contentEndReason(somethingPlayed: &somethingPlayed) {
                 // The content ran out during this tick: end the timeline on the last real tick.
                 reason = end
                 break
             }
-            let pictureMissing = videoPlayer == nil || playerFrame == nil
-            if !publishing || (pictureMissing && !auxSounding) {
+            if !publishing || (playerFrame == nil && !auxSounding && !liveOnAir) {
                 if let ringtone {
                     // Like a phone's ringtone: every standby spell plays it from its beginning.
                     var restarted = !ringtoneStarted

@@ -34,13 +34,15 @@ enum ControlCommand: Equatable, Sendable {
     case schedule(reload: Bool)
     /// The programme's next block, now.
     case skip
+    /// `live on|off|auto`: the live feed on air whenever it delivers, kept off air, or as `live:` says.
+    case live(LiveSwitch.Mode)
 
     /// Every command name (with the spellings each also answers to).
     static let names: [[String]] = [
         ["status"], ["publish"], ["pause"], ["resume"], ["stop"], ["start"], ["next"], ["prev"], ["seek"],
         ["volume", "publish-volume", "publish_volume"], ["play-volume", "play_volume"], ["mute-local", "mute_local"],
         ["aux"], ["speed"], ["pitch"], ["repeat"], ["progress-interval", "progress_interval"], ["load"], ["reconnect"], ["quit"],
-        ["schedule"], ["skip"],
+        ["schedule"], ["skip"], ["live"],
     ]
 
     /// The command `words` say, for a run whose players are `players` (their ids).
@@ -120,6 +122,11 @@ enum ControlCommand: Equatable, Sendable {
             }
             return .schedule(reload: true)
         case "skip": return .skip
+        case "live":
+            guard args.count == 1, let mode = LiveSwitch.Mode(rawValue: args[0].lowercased()) else {
+                throw ControlFailure("live: expected on, off or auto")
+            }
+            return .live(mode)
         default:
             throw ControlFailure("unknown command \"\(name.clipped())\" (\(names.map { $0[0] }.joined(separator: ", ")))")
         }

@@ -65,6 +65,9 @@ enum ControlCommands {
             return .schedule(status)
         case .skip:
             try b.skipBlock()
+        case .live(let mode):
+            guard let live = b.live else { throw ControlFailure("live: this run has no live feed (live:)") }
+            live.setMode(mode)
         }
         return .ok
     }

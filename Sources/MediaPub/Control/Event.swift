@@ -24,10 +24,12 @@ public enum Event: Sendable, Equatable {
     /// was scheduled for, how late it went on air (ms of output), and for a block
     /// joined in progress at the run's start, how far into it.
     case scheduleBlock(block: String, state: ScheduleBlockState, scheduledAt: String, lateMs: Int, joinedAtMs: Int?)
+    /// The live feed's state changed (docs/presets.md, live): its source masked, and why when there is a reason.
+    case liveState(state: LiveState, source: String, reason: String?)
 
     /// Every event name, as the `event` field has it.
     public static let names = ["run.state", "player.state", "player.progress", "player.track", "publishing",
-                               "output.state", "warning", "error", "run.stopped", "schedule.block"]
+                               "output.state", "warning", "error", "run.stopped", "schedule.block", "live.state"]
 
     /// The `event` field.
     public var name: String {
@@ -42,6 +44,7 @@ public enum Event: Sendable, Equatable {
         case .error: return "error"
         case .runStopped: return "run.stopped"
         case .scheduleBlock: return "schedule.block"
+        case .liveState: return "live.state"
         }
     }
 
@@ -100,6 +103,10 @@ extension Event: Codable {
             try c.encode(scheduledAt, forKey: .scheduledAt)
             try c.encode(late, forKey: .lateMs)
             try c.encodeIfPresent(joined, forKey: .joinedAtMs)
+        case .liveState(let state, let source, let reason):
+            try c.encode(state, forKey: .state)
+            try c.encode(source, forKey: .source)
+            try c.encodeIfPresent(reason, forKey: .reason)
         }
     }
 
@@ -132,6 +139,9 @@ extension Event: Codable {
             self = .scheduleBlock(block: try string(.block), state: try c.decode(ScheduleBlockState.self, forKey: .state),
                                   scheduledAt: try string(.scheduledAt), lateMs: try int(.lateMs),
                                   joinedAtMs: try c.decodeIfPresent(Int.self, forKey: .joinedAtMs))
+        case "live.state":
+            self = .liveState(state: try c.decode(LiveState.self, forKey: .state), source: try string(.source),
+                              reason: try c.decodeIfPresent(String.self, forKey: .reason))
         default:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription: "unknown event \(name)")
         }

@@ -49,6 +49,11 @@ enum MetricsExposition {
                schedule.map { [("", Double($0.lateMs) / 1000)] } ?? [])
         metric("schedule_next_start_seconds", "Seconds until the programme's next block starts.", "gauge",
                schedule?.next.first.map { [("block=\"\(label($0.block))\"", Double($0.inMs) / 1000)] } ?? [])
+        // The live feed (docs/presets.md, live), when the run has one.
+        metric("live_state", "1 for the live feed's current state.", "gauge",
+               status.live.map { [("state=\"\(label($0.state.rawValue))\"", 1)] } ?? [])
+        metric("live_on_air_seconds", "How long the live feed has been on air in its current (or last) spell.", "gauge",
+               status.live.map { [("", Double($0.onAirMs) / 1000)] } ?? [])
         metric("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                "counter", drops.map { ("consumer=\"\(label($0.consumer))\"", Double($0.dropped)) })
         return out

@@ -11,9 +11,11 @@ public struct RunStatus: Codable, Sendable {
     public var outputs: [OutputStatus]
     /// The programme, when the preset has one (left out otherwise).
     public var schedule: ScheduleStatus?
+    /// The live feed, when the preset has one (left out otherwise).
+    public var live: LiveStatus?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, state, publishing, players, outputs, schedule
+        case name, state, publishing, players, outputs, schedule, live
         case uptimeMs = "uptime_ms"
         case outputTimeMs = "output_time_ms"
     }

@@ -49,6 +49,14 @@ public class Element: @unchecked Sendable {
         g_value_unset(&gvalue)
     }
 
+    func set(_ property: String, bool value: Bool) {
+        var gvalue = GValue()
+        g_value_init(&gvalue, GType(5 << 2))  // G_TYPE_BOOLEAN
+        g_value_set_boolean(&gvalue, value ? 1 : 0)
+        g_object_set_property(UnsafeMutablePointer<GObject>(OpaquePointer(raw)), property, &gvalue)
+        g_value_unset(&gvalue)
+    }
+
     /// Asks for `state`; throws when GStreamer refuses (the reason is on the bus).
     @discardableResult
     func setState(_ state: State) throws -> StateChange {

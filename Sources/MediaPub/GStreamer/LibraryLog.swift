@@ -16,6 +16,10 @@ public enum LibraryLog {
         var secrets: [String] = []
         /// What a line is searched for: each URL, each secret, and `://`.
         var needles: [[CChar]] = ["://".utf8CString.map { $0 }]
+        /// Told when libsrt refuses a caller's passphrase; libsrt's warnings are then
+        /// read, and passed on to the logger only when `GST_DEBUG` asked for them.
+        var onSRTRefusal: (@Sendable () -> Void)?
+        var srtlibAsked = GST_LEVEL_NONE
     }
 
     private static let state = Mutex(State())
@@ -26,6 +30,23 @@ public enum LibraryLog {
         state.withLock { $0.logger = logger }
         _ = hooked
     }
+
+    /// Calls `handler` (on libsrt's thread: it must only queue) whenever an SRT listener
+    /// refuses a caller for its passphrase (a live feed's, docs/presets.md, live).
+    static func onSRTRefusal(_ handler: @escaping @Sendable () -> Void) {
+        _ = hooked
+        // What GST_DEBUG asked of libsrt: all it says when it names it, else the default level.
+        let named = ProcessInfo.processInfo.environment["GST_DEBUG"]?.contains("srtlib") == true
+        let asked = named ? GST_LEVEL_MEMDUMP : gst_debug_get_default_threshold()
+        state.withLock { s in
+            s.onSRTRefusal = handler
+            s.srtlibAsked = asked
+        }
+        if asked.rawValue < GST_LEVEL_WARNING.rawValue { gst_debug_set_threshold_for_name("srtlib", GST_LEVEL_WARNING) }
+    }
+
+    /// libsrt's words for a caller refused for its passphrase.
+    static let srtRefusalText = "rejecting per enforced encryption"
 
     /// URLs (outputs, sources, webhook) whose keys, passwords and secret
     /// parameters are masked wherever a library log line quotes them, whole or in part.
@@ -129,6 +150,11 @@ public enum LibraryLog {
         defer { g_free(text) }
         var s = String(cString: text)
         while s.hasSuffix("\n") { s.removeLast() }
+        if let name = gst_debug_category_get_name(category), String(cString: name) == "srtlib" {
+            let (refused, asked) = state.withLock { ($0.onSRTRefusal, $0.srtlibAsked) }
+            if let refused, s.contains(srtRefusalText) { refused() }
+            if refused != nil, level.rawValue > asked.rawValue { return }
+        }
         let mapped: LogLevel
         switch level {
         case GST_LEVEL_ERROR: mapped = .error

@@ -4,11 +4,14 @@ import Foundation
 /// the output's raw formats, as gst-launch descriptions, and the settings its
 /// decoders get as decodebin adds them.
 enum DecodeGraph {
-    static func audioBranch(format: MediaFormat, pitch: Double) -> String {
+    /// `dropping`: a live stream's (docs/presets.md, live), whose appsinks drop their oldest
+    /// buffer when full rather than hold the network source back: what waits for the
+    /// capture stays short (some 200 ms of sound, 8 pictures), whatever the sender does.
+    static func audioBranch(format: MediaFormat, pitch: Double, dropping: Bool = false) -> String {
         let pitchStage = pitch == 0 ? "" : "pitch name=pitch pitch=\(pitchRatio(pitch)) ! audioconvert ! "
         return "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! audioconvert ! audioresample ! "
             + "scaletempo ! audioconvert ! \(pitchStage)audioresample ! \(format.audioCaps) ! "
-            + "appsink name=asink sync=false max-buffers=16 enable-last-sample=false"
+            + "appsink name=asink sync=false \(dropping ? "max-buffers=10 drop=true" : "max-buffers=16") enable-last-sample=false"
     }
 
     /// Semitones to soundtouch's frequency ratio: n semitones → 2^(n/12).
@@ -17,10 +20,10 @@ enum DecodeGraph {
     /// Scaled to the output size first, then held: what waits in the appsink is
     /// output-size frames, whatever the source's size (a 4K source queued before its
     /// scaler held a second of 12 MB frames).
-    static func videoBranch(format: MediaFormat, still: Bool) -> String {
+    static func videoBranch(format: MediaFormat, still: Bool, dropping: Bool = false) -> String {
         "\(scaler) ! \(format.videoCaps ?? "video/x-raw") ! "
             + (still ? "imagefreeze ! " : "")
-            + "appsink name=vsink sync=false max-buffers=\(videoSinkFrames) enable-last-sample=false"
+            + "appsink name=vsink sync=false \(dropping ? "max-buffers=8 drop=true" : "max-buffers=\(videoSinkFrames)") enable-last-sample=false"
     }
 
     /// Decoded frames the appsink holds ahead of the capture, which holds the next

@@ -101,6 +101,7 @@ extension DecodeSession {
             pipeline.seek(to: ClockTime(seconds: seekTo), rate: speed)
         }
         _ = try? pipeline.setState(.playing)
+        if result == .noPreroll, spec.isStream { waitForStreams() }
         takeFirst(wait: DecodeSession.firstBufferSeconds)
         let nothing = state.withLock { s in
             let nothing = s.audioSink == nil && s.videoSink == nil
@@ -108,6 +109,14 @@ extension DecodeSession {
             return nothing
         }
         if nothing { fail("no audio or video stream", .unplayable) } else { onEvent(self, .ready) }
+    }
+
+    /// A live stream that waits for its sender (an SRT listener) has no decoded stream
+    /// until one comes: waited for as long as it takes, until it breaks or is closed.
+    private func waitForStreams() {
+        while !isClosed, state.withLock({ $0.audioSink == nil && $0.videoSink == nil && !$0.broken }) {
+            _ = sinkArrived.wait(timeout: .now() + 1)
+        }
     }
 
     private func serveFromMemory(_ data: Data) {

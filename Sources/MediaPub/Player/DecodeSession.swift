@@ -76,6 +76,8 @@ final class DecodeSession: Sendable {
     let tags = StreamTags()
     /// Ends the live playlist watch (signalled by `close`).
     let watchStop = DispatchSemaphore(value: 0)
+    /// Signalled when a decoded stream gets its appsink, and by `close` (`waitForStreams`).
+    let sinkArrived = DispatchSemaphore(value: 0)
 
     /// A source that gives nothing this long (no byte while it loads, no sound
     /// while it plays) is stalled: it fails like any broken source.
@@ -86,7 +88,7 @@ final class DecodeSession: Sendable {
     init(source: String, format: MediaFormat, wantsVideo: Bool, speed: Double = 1, pitch: Double = 0,
          startAt: TimeInterval = 0, memory: Memory = .none, onEvent: @escaping @Sendable (DecodeSession, Event) -> Void) throws {
         self.source = source
-        self.spec = try SourceSpec(source)
+        self.spec = try SourceSpec(source, streams: true)  // which sources a player may have is checked before
         self.memory = memory
         if case .testPattern = spec, case .none = memory {} else if case .testPattern = spec {
             throw MediaPubError.badSource(source, "a test pattern cannot be loaded into memory")
@@ -134,10 +136,10 @@ final class DecodeSession: Sendable {
             guard !s.closed else { return nil }
             if type.hasPrefix("audio/") && !s.audioBranch {
                 s.audioBranch = true
-                return DecodeGraph.audioBranch(format: format, pitch: pitch)
+                return DecodeGraph.audioBranch(format: format, pitch: pitch, dropping: spec.isStream)
             } else if type.hasPrefix("video/") && wantsVideo && !s.videoBranch {
                 s.videoBranch = true
-                return DecodeGraph.videoBranch(format: format, still: isImage)
+                return DecodeGraph.videoBranch(format: format, still: isImage, dropping: spec.isStream)
             }
             return "fakesink sync=false async=false"
         }
@@ -153,6 +155,7 @@ final class DecodeSession: Sendable {
                     if let audio { s.audioSink = audio }
                     if let video { s.videoSink = video }
                 }
+                sinkArrived.signal()
             }
             if let sinkPad = bin.staticPad("sink") {
                 // At the branch's entry, before its 3 s queue: seconds of lead for the next item.
@@ -176,6 +179,8 @@ final class DecodeSession: Sendable {
             onEvent(self, .failed(SourceFailure(problem, .unplayable)))
             return
         }
+        // An SRT listener keeps listening for the next sender once one has gone (docs/presets.md, live).
+        if element.factoryName == "srtsrc" { element.set("keep-listening", bool: true) }
         guard let pad = element.staticPad("src") else { return }
         state.withLock { $0.watchesSource = true; $0.lastSourceData = Date() }
         Probes.onData(pad) { [weak self] in self?.state.withLock { $0.lastSourceData = Date() } }
@@ -244,6 +249,7 @@ final class DecodeSession: Sendable {
         }
         guard !wasClosed else { return }
         watchStop.signal()
+        sinkArrived.signal()
         if let file { try? FileManager.default.removeItem(at: file) }
         pipeline.stop()
     }

@@ -12,7 +12,9 @@ enum SourceSpec: Equatable {
 
     static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "gif", "webp"]
 
-    init(_ source: String) throws {
+    /// `streams`: an SRT or RTMP stream too (a live feed's, docs/presets.md, live); a
+    /// player's source, standby and `ctl load` are not one.
+    init(_ source: String, streams: Bool = false) throws {
         if source.hasPrefix("testsrc:") {
             var pattern = "smpte", frequency = 440.0
             let query = source.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
@@ -44,7 +46,7 @@ enum SourceSpec: Equatable {
         } else if source.hasPrefix("/") {
             uri = URL(fileURLWithPath: source).absoluteString
         } else if let scheme = PathResolution.sourceScheme(of: source), source.contains("://"),
-                  ["file", "http", "https"].contains(scheme) {
+                  ["file", "http", "https"].contains(scheme) || (streams && LiveConfig.streamSchemes.contains(scheme)) {
             uri = source
         } else {
             throw MediaPubError.badSource(source, "not a path, file://, http(s):// or testsrc: source")
@@ -56,6 +58,12 @@ enum SourceSpec: Equatable {
             throw MediaPubError.badSource(source, SourceSpec.playlistProblem((path as NSString).lastPathComponent))
         }
         self = .uri(uri, isImage: SourceSpec.imageExtensions.contains(ext))
+    }
+
+    /// An SRT or RTMP stream (a live feed's): it may wait for its sender before it has anything.
+    var isStream: Bool {
+        guard case .uri(let uri, _) = self else { return false }
+        return LiveConfig.streamSchemes.contains(PathResolution.scheme(of: uri) ?? "")
     }
 
     static let playlistExtensions: Set<String> = ["m3u", "pls"]

@@ -23,6 +23,8 @@ public struct Preset: Equatable, Sendable {
     public var events: EventsConfig
     /// The clock-time programme (docs/presets.md, Schedule); nil: none.
     public var schedule: ScheduleConfig?
+    /// A live feed that takes the output over (docs/presets.md, live); nil: none.
+    public var live: LiveConfig?
     /// Path of the preset file as given.
     public var file: String
     /// Absolute folder of the preset file; relative paths were resolved against it.
@@ -32,7 +34,7 @@ public struct Preset: Equatable, Sendable {
                 players: [PlayerConfig], standby: StandbyConfig = StandbyConfig(), publishing: Bool = true,
                 outputs: [OutputConfig] = [], reconnect: ReconnectConfig = ReconnectConfig(),
                 stop: StopConfig = StopConfig(), monitor: Bool = false, events: EventsConfig = EventsConfig(),
-                schedule: ScheduleConfig? = nil, file: String = "", baseDirectory: String = "") {
+                schedule: ScheduleConfig? = nil, live: LiveConfig? = nil, file: String = "", baseDirectory: String = "") {
         self.name = name
         self.video = video
         self.audio = audio
@@ -45,6 +47,7 @@ public struct Preset: Equatable, Sendable {
         self.monitor = monitor
         self.events = events
         self.schedule = schedule
+        self.live = live
         self.file = file
         self.baseDirectory = baseDirectory
     }

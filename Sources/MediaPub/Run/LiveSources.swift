@@ -9,6 +9,7 @@ enum LiveSources {
 
     /// The first live source of `preset`'s players, as given (nil: none).
     static func first(in preset: Preset) -> String? {
+        if let feed = preset.live?.source { return feed }
         let sources = preset.players.flatMap { [$0.source].compactMap { $0 } + ($0.playlist?.items ?? []) }
         let deadline = Date().addingTimeInterval(lookupSeconds)
         return sources.first { isLive($0, until: deadline) }

@@ -26,6 +26,8 @@ extension Event {
             let how = joined.map { "joined \(MediaTime.formatDuration(Double($0) / 1000)) in" }
                 ?? (late > 0 ? "\(late) ms late" : "on time")
             return .info("schedule: \(block) (\(at)) on air, \(how)")
+        case .liveState(let state, let source, let reason):
+            return .info("live \(source): \(state.rawValue)" + (reason.map { " (\($0))" } ?? ""))
         case .runState, .playerProgress, .playerTrack, .publishing, .outputState, .runStopped:
             return nil
         }

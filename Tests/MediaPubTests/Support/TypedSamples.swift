@@ -31,7 +31,7 @@ enum TypedSamples {
 
     static var status: RunStatus {
         RunStatus(name: "bgm", state: .running, uptimeMs: 81234, publishing: true, outputTimeMs: 81000,
-                  players: [player], outputs: outputs, schedule: schedule)
+                  players: [player], outputs: outputs, schedule: schedule, live: live)
     }
 
     /// A programme with a block on air and one ahead.
@@ -40,6 +40,9 @@ enum TypedSamples {
                        scheduledAt: "2026-03-29 12:00:00 +02:00", lateMs: 40, item: "/srv/news.mp4", offsetMs: 21000,
                        next: [ScheduleStatus.Upcoming(block: "music", at: "2026-03-29 13:00:00 +02:00", inMs: 3_579_000)])
     }
+
+    /// A live feed on air.
+    static let live = LiveStatus(state: .onAir, source: "srt://:9001?mode=listener&passphrase=****", mode: "auto", onAirMs: 12_000)
 
     /// What two consumers lost by falling behind (`/metrics`).
     static let drops = [ConsumerDrops(consumer: "stdout", dropped: 120), ConsumerDrops(consumer: "log", dropped: 0)]
@@ -57,6 +60,7 @@ enum TypedSamples {
         .error("e"),
         .runStopped(reason: "content ended", exitCode: 0),
         .scheduleBlock(block: "news", state: .started, scheduledAt: "2026-03-29 12:00:00 +02:00", lateMs: 40, joinedAtMs: 21000),
+        .liveState(state: .released, source: "srt://:9001?mode=listener", reason: "nothing from the feed for 3s"),
     ]
 
     /// The JSON `value` encodes to.

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A run with a live feed (docs/presets.md, live): the feed made with the broadcast,
+/// its changes said as `live.state` events, and what `status` shows of it.
+extension Broadcast {
+    /// The feed of `preset.live` over the preset's players; nil without one.
+    static func liveTakeover(_ preset: Preset, format: MediaFormat, programme: [MediaPlayer], reporter: Reporter) -> LiveTakeover? {
+        guard let config = preset.live else { return nil }
+        let shown = SecretMask.mask(url: config.source)
+        let live = LiveTakeover(config: config, format: format, programme: programme) { state, reason in
+            reporter.report(.liveState(state: state, source: shown, reason: reason))
+        }
+        if PathResolution.scheme(of: config.source) == "srt" {
+            LibraryLog.onSRTRefusal { [weak live] in live?.refused("a sender was refused: wrong passphrase") }
+        }
+        return live
+    }
+
+    /// `status`'s `live`; nil without a feed.
+    func liveStatus() -> LiveStatus? {
+        guard let live else { return nil }
+        let now = live.snapshot
+        return LiveStatus(state: now.state, source: SecretMask.mask(url: live.config.source), mode: now.mode.rawValue,
+                          onAirMs: Int(now.onAirSeconds * 1000))
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Synchronization
+
+/// A live feed on the output timeline (docs/presets.md, live): a player of its own
+/// (in neither the preset's players nor status' `players`) whose source is
+/// `live.source`, rendered on the timeline thread every tick, on air or not, so that
+/// what it decodes is taken as it comes (its reads never wait: a tick waits for
+/// nothing). `LiveSwitch` decides when it is on air; on air, the tick's picture is the
+/// feed's (its last one held through a short drop-out) and its sound the feed's alone,
+/// crossfaded over `fade` at each switch. A feed that fails, ends or is refused is
+/// opened again a second later, for ever, until `stop`. Changes are told on the `live`
+/// queue, never under a lock.
+public final class LiveTakeover: Sendable {
+    let config: LiveConfig
+    let player: MediaPlayer
+    /// The programme's players: paused while the feed is on air with `programme: pause`.
+    private let programme: [MediaPlayer]
+    private let format: MediaFormat
+    private let queue = DispatchQueue(label: "live")
+    /// Called on the `live` queue: the new state and why, masked (nil: no reason).
+    private let onChange: @Sendable (LiveState, String?) -> Void
+
+    static let reopenDelay: TimeInterval = 1
+
+    private struct State {
+        var mode = LiveSwitch.Mode.auto
+        var phase = LiveState.waiting
+        var switcher: LiveSwitch
+        var onAirTicks: UInt64 = 0
+        var stopped = false
+        /// The feed's last picture (held on air through a drop-out), and the one last seen.
+        var picture: Buffer?
+        var lastSeen: Buffer?
+        /// The feed has sound (since it was last opened): its sound, not its pictures, says it delivers
+        /// (a picture left over once its sound has ended is no delivery).
+        var heard = false
+        /// Why the feed last failed, as said (a feed refused again and again is said once).
+        var lastReason: String?
+        /// The output's audio frame the last switch began at (nil: none yet).
+        var fadeFrom: UInt64?
+        var paused: [MediaPlayer] = []
+    }
+    private let state: Mutex<State>
+
+    init(config: LiveConfig, format: MediaFormat, programme: [MediaPlayer],
+         onChange: @escaping @Sendable (LiveState, String?) -> Void) {
+        self.config = config
+        self.format = format
+        self.programme = programme
+        self.onChange = onChange
+        player = MediaPlayer(config: PlayerConfig(id: "live", source: config.source), format: format, feedsVideo: format.video != nil)
+        state = Mutex(State(switcher: LiveSwitch(takeoverAfter: config.takeoverAfter, releaseAfter: config.releaseAfter,
+                                                 tickRate: format.tickRate)))
+        player.setEventHandler { [weak self] event in self?.playerEvent(event) }
+    }
+
+    /// Opens the feed (and says `waiting`).
+    func start() {
+        queue.async { [onChange] in onChange(.waiting, nil) }
+        player.start()
+    }
+
+    /// The run is over: the feed is closed and not opened again.
+    func stop() {
+        state.withLock { $0.stopped = true }
+        player.stop()
+    }
+
+    /// On the player's queue: a feed that failed or ended is opened again, for ever.
+    private func playerEvent(_ event: PlayerEvent) {
+        guard case .state(let phase, let error) = event, phase == .error || phase == .ended else { return }
+        let reason = error.map { SecretMask.scrub($0, secretsOf: config.source) } ?? "the feed ended"
+        let tell = state.withLock { s -> Bool in
+            s.heard = false
+            s.switcher.forget()
+            guard !s.stopped, s.phase != .onAir else { return false }
+            defer { s.phase = .waiting; s.lastReason = reason }
+            return s.phase != .waiting || s.lastReason != reason
+        }
+        if tell { queue.async { [onChange] in onChange(.waiting, reason) } }
+        queue.asyncAfter(deadline: .now() + LiveTakeover.reopenDelay) { [weak self] in
+            guard let self, !self.state.withLock({ $0.stopped }) else { return }
+            self.player.start()
+        }
+    }
+
+    /// A sender was refused (its passphrase): said, the state as it is.
+    func refused(_ why: String) {
+        let phase = state.withLock { $0.phase }
+        queue.async { [onChange] in onChange(phase, why) }
+    }
+
+    /// The feed is on air now.
+    var onAir: Bool { state.withLock { $0.switcher.onAir } }
+
+    /// `ctl live on|off|auto`.
+    func setMode(_ mode: LiveSwitch.Mode) { state.withLock { $0.mode = mode } }
+
+    /// For status: the state, the mode, and seconds on air in the current (or last) spell.
+    var snapshot: (state: LiveState, mode: LiveSwitch.Mode, onAirSeconds: Double) {
+        let tickRate = Double(format.tickRate)
+        return state.withLock { ($0.phase, $0.mode, Double($0.onAirTicks) / tickRate) }
+    }
+
+    /// On the timeline thread, for tick `n` whose audio begins at output frame `first`:
+    /// renders the feed into `feed` (`frames` frames), moves the switch, and unless
+    /// `publishing` is off puts the feed's sound into `mix` and, on air, its picture in
+    /// `picture`. Returns whether the feed is on air.
+    func apply(tick n: UInt64, length: ClockTime, frames: Int, first: UInt64, publishing: Bool,
+               mix: inout [Float], feed: inout [Float], picture: inout Buffer?) -> Bool {
+        let count = frames * format.channels
+        if feed.count < count { feed = [Float](repeating: 0, count: count) }
+        let rendered = feed.withUnsafeMutableBufferPointer { out in
+            out.baseAddress!.update(repeating: 0, count: count)
+            return player.render(frames: frames, tick: length, at: n, into: out.baseAddress!, wait: 0)
+        }
+        let (change, onAir, fadeFrom, held, toPause, toResume) = state.withLock { s in
+            let fresh = rendered.video != nil && rendered.video !== s.lastSeen
+            if let video = rendered.video { s.lastSeen = video; s.picture = video }
+            if rendered.audioFrames > 0 { s.heard = true }
+            let change = s.switcher.tick(n, delivered: rendered.audioFrames > 0 || (fresh && !s.heard), mode: s.mode)
+            var toPause: [MediaPlayer] = [], toResume: [MediaPlayer] = []
+            switch change {
+            case .connected?: s.phase = .connected; s.lastReason = nil
+            case .lost?: s.phase = .waiting
+            case .onAir?:
+                s.phase = .onAir
+                s.onAirTicks = 0
+                s.fadeFrom = first
+                if config.programme == .pause { toPause = programme; s.paused = programme }
+            case .released?:
+                s.phase = .released
+                s.fadeFrom = first
+                toResume = s.paused
+                s.paused = []
+            case nil: break
+            }
+            if s.switcher.onAir { s.onAirTicks += 1 }
+            return (change, s.switcher.onAir, s.fadeFrom, s.picture, toPause, toResume)
+        }
+        for p in toPause { p.pause() }
+        for p in toResume { p.resume() }
+        if let change { tell(change) }
+        guard publishing else { return onAir }
+        if onAir, let held { picture = held }
+        crossfade(&mix, feed, frames: frames, first: first, onAir: onAir, fadeFrom: fadeFrom)
+        return onAir
+    }
+
+    /// The feed's share of each frame: 1 on air and 0 off it, ramped over `fade` after a switch.
+    private func crossfade(_ mix: inout [Float], _ feed: [Float], frames: Int, first: UInt64, onAir: Bool, fadeFrom: UInt64?) {
+        let channels = format.channels
+        let fadeFrames = Double(format.sampleRate) * config.fade
+        for i in 0..<frames {
+            var share: Float = onAir ? 1 : 0
+            if let from = fadeFrom, fadeFrames >= 1 {
+                let into = Double(first + UInt64(i)) - Double(from)
+                let t = Float(min(1, max(0, into / fadeFrames)))
+                share = onAir ? t : 1 - t
+            }
+            if share == 0 { continue }
+            for c in 0..<channels {
+                let k = i * channels + c
+                mix[k] = mix[k] * (1 - share) + feed[k] * share
+            }
+        }
+    }
+
+    private func tell(_ change: LiveSwitch.Change) {
+        let (state, reason): (LiveState, String?)
+        switch change {
+        case .connected: (state, reason) = (.connected, nil)
+        case .onAir: (state, reason) = (.onAir, nil)
+        case .released(let why): (state, reason) = (.released, why)
+        case .lost: (state, reason) = (.waiting, "the feed stopped before it went on air")
+        }
+        queue.async { [onChange] in onChange(state, reason) }
+    }
+}
