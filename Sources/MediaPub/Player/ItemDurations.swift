@@ -10,14 +10,9 @@ import Synchronization
 /// never call `durations(of:)` on the timeline thread; `known(_:)` never waits.
 final class ItemDurations: Sendable {
     /// What identifies a version of an item: a local file's size and modification time.
-    private struct Version: Equatable {
-        let size: Int64
-        let seconds: Int
-        let nanoseconds: Int
-    }
 
     private struct Entry {
-        let version: Version?
+        let version: FileVersion?
         /// nil: the item has no duration (a live stream, a still picture with none).
         let seconds: TimeInterval?
     }
@@ -88,11 +83,8 @@ final class ItemDurations: Sendable {
         return Entry(version: before, seconds: result.durationMs.map { Double($0) / 1000 })
     }
 
-    /// A local file's size and modification time; nil for anything else (or a file not there).
-    private static func version(of item: String) -> Version? {
-        guard let path = (try? SourceSpec(item))?.localPath else { return nil }
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Version(size: Int64(info.st_size), seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+    /// A local file's version; nil for anything else (or a file not there).
+    private static func version(of item: String) -> FileVersion? {
+        (try? SourceSpec(item))?.localPath.flatMap(FileVersion.init(path:))
     }
 }

@@ -317,8 +317,8 @@ final class ScheduleRunner: Sendable {
         var offset = position.offset
         // A local item missing when its turn comes is named and skipped; none left: the filler.
         var skipped = 0
-        while let path = Self.missingLocalFile(playlist.current), skipped < items.count {
-            emit(.warning("schedule: \(entry.blockID): \(path): no such file, skipped"))
+        while let why = Self.unreadable(playlist.current), skipped < items.count {
+            emit(.warning("schedule: \(entry.blockID): \(why), skipped"))
             skipped += 1
             offset = 0
             guard playlist.advance() else { return content(nil, at: instant, programme: programme, onTimeline: onTimeline) }
@@ -327,10 +327,11 @@ final class ScheduleRunner: Sendable {
         return (playlist, offset)
     }
 
-    /// The path of `source` when it is a local file that is not there; nil otherwise.
-    static func missingLocalFile(_ source: String) -> String? {
-        guard let path = (try? SourceSpec(source))?.localPath, !FileManager.default.fileExists(atPath: path) else { return nil }
-        return path
+    /// Why `source` cannot be read when it is a local file that is missing or unreadable
+    /// (`SourceSpec.checkReadable`, as `ctl load` checks it); nil otherwise.
+    static func unreadable(_ source: String) -> String? {
+        do { try SourceSpec(source).checkReadable(source) } catch { return SecretMask.scrub("\(error)", secretsOf: source) }
+        return nil
     }
 
 }

@@ -1,0 +1,19 @@
+import Foundation
+
+/// A file as `stat` sees it now: size, modification time and inode. Two looks that give
+/// the same version saw the same content (as make and rsync judge it): a cached probe of
+/// it holds (ItemDurations), a watched file has not changed (ProgrammeFileWatch).
+struct FileVersion: Equatable, Sendable {
+    let size: Int64
+    let modified: Int64
+    let inode: UInt64
+
+    /// nil when `path` cannot be looked at (not there).
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
+        inode = UInt64(info.st_ino)
+    }
+}
