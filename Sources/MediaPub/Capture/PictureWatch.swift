@@ -45,32 +45,44 @@ struct PictureWatch: Equatable {
     /// The picture at `tick` (an I420 frame's bytes): what changed, black's and frozen's.
     mutating func observe(_ frame: UnsafeRawBufferPointer, tick: UInt64) -> (black: AlertSpell.Change?, frozen: AlertSpell.Change?) {
         guard let last = offsets.last, last < frame.count else { return (nil, nil) }
-        grid.removeAll(keepingCapacity: true)
-        for o in offsets { grid.append(frame[o]) }
+        if grid.count != offsets.count { grid = [UInt8](repeating: 0, count: offsets.count) }
+        // Read through pointers: a few thousand bytes, no bounds check each (the last offset is checked above).
+        grid.withUnsafeMutableBufferPointer { out in
+            offsets.withUnsafeBufferPointer { at in
+                let bytes = frame.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                for i in 0..<at.count { out[i] = bytes[at[i]] }
+            }
+        }
         let isBlack = Self.isBlack(grid)
         let blackChange = black?.update(isBlack, tick: tick)
         // A black picture is black, not also still; a change starts a new still spell.
         var still = false
-        if !isBlack, reference.count == grid.count, !Self.changed(grid, from: reference) { still = true } else { reference = grid }
+        if !isBlack, reference.count == grid.count, !Self.changed(grid, from: reference) { still = true } else { swap(&reference, &grid) }
         return (blackChange, frozen?.update(still, tick: tick))
     }
 
     static func isBlack(_ grid: [UInt8]) -> Bool {
         guard !grid.isEmpty else { return false }
         var sum = 0, brightCount = 0
-        for y in grid {
-            sum += Int(y)
-            if y > bright { brightCount += 1 }
+        grid.withUnsafeBufferPointer { g in
+            for y in g {
+                sum &+= Int(y)
+                if y > bright { brightCount &+= 1 }
+            }
         }
         return Double(sum) / Double(grid.count) < blackMean && Double(brightCount) <= brightShare * Double(grid.count)
     }
 
     static func changed(_ grid: [UInt8], from reference: [UInt8]) -> Bool {
         var total = 0, movedCount = 0
-        for i in grid.indices {
-            let d = abs(Int(grid[i]) - Int(reference[i]))
-            total += d
-            if d > moved { movedCount += 1 }
+        grid.withUnsafeBufferPointer { g in
+            reference.withUnsafeBufferPointer { r in
+                for i in 0..<min(g.count, r.count) {
+                    let d = abs(Int(g[i]) &- Int(r[i]))
+                    total &+= d
+                    if d > moved { movedCount &+= 1 }
+                }
+            }
         }
         let n = Double(grid.count)
         return Double(movedCount) > movedShare * n || Double(total) / n > meanMoved
