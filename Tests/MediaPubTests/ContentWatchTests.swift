@@ -19,6 +19,21 @@ final class ContentWatchTests: XCTestCase {
         XCTAssertEqual(changes.map(\.1), [.began, .raised(since: 100), .cleared(since: 100)])
     }
 
+    /// After `next` the spell is counted again: the next item silent too is raised in its turn,
+    /// and one `cleared` ends it all when sound returns.
+    func testARestartedSpellIsRaisedAgainAndClearedOnce() {
+        var spell = AlertSpell(ticks: 10)
+        var changes: [(UInt64, AlertSpell.Change)] = []
+        for tick in UInt64(0)..<40 {
+            if let c = spell.update(tick < 30, tick: tick) {
+                changes.append((tick, c))
+                if case .raised = c { spell.restart() }
+            }
+        }
+        XCTAssertEqual(changes.map(\.0), [0, 10, 11, 21, 22, 30])
+        XCTAssertEqual(changes.map(\.1), [.began, .raised(since: 0), .began, .raised(since: 11), .began, .cleared(since: 11)])
+    }
+
     func testASpellShorterThanItsTimeIsNeverRaised() {
         var spell = AlertSpell(seconds: 10, tickRate: 50)
         let changes = (UInt64(0)..<2000).compactMap { spell.update($0 % 400 < 300, tick: $0) }

@@ -18,6 +18,8 @@ struct AlertSpell: Equatable {
     /// The first tick of the spell in progress; nil while the condition does not hold.
     private(set) var since: UInt64?
     private(set) var raised = false
+    /// A raised spell begun again (`restart`) owes its `cleared`: the tick it began at.
+    private var owed: UInt64?
 
     init(ticks: UInt64) { self.ticks = max(1, ticks) }
 
@@ -28,9 +30,9 @@ struct AlertSpell: Equatable {
     /// Whether the condition holds at `tick`; what changed, if anything.
     mutating func update(_ holds: Bool, tick: UInt64) -> Change? {
         guard holds else {
-            defer { since = nil; raised = false }
+            defer { since = nil; raised = false; owed = nil }
             if raised, let since { return .cleared(since: since) }
-            return nil
+            return owed.map { .cleared(since: $0) }
         }
         guard let since else {
             since = tick
@@ -41,6 +43,15 @@ struct AlertSpell: Equatable {
 
     private mutating func raise(_ since: UInt64) -> Change {
         raised = true
+        owed = nil
         return .raised(since: since)
+    }
+
+    /// Counts the spell again from the next tick that holds (its item was skipped): held
+    /// for `ticks` more, it is raised again; ended, a raised one is cleared.
+    mutating func restart() {
+        if raised { owed = since }
+        since = nil
+        raised = false
     }
 }

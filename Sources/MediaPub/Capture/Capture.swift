@@ -195,7 +195,8 @@ public final class Capture: Sendable {
                 break
             }
             // The content as it is, before the standby and any overlay; an alert's `standby` holds the output.
-            let held = contentWatch?.observe(mix: mix, count: frames * channels, picture: playerFrame, tick: n, publishing: publishing) ?? false
+            let held = contentWatch?.observe(mix: mix, count: frames * channels, picture: playerFrame, tick: n,
+                                             publishing: publishing, live: liveOnAir) ?? false
             if held { Mixer.silence(&mix, count: frames * channels) }
             if !publishing || held || (playerFrame == nil && !auxSounding && !liveOnAir) {
                 if let ringtone {

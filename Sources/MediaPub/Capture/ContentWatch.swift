@@ -12,6 +12,8 @@ final class ContentWatch: Sendable {
     private let silenceAction: AlertAction
     private let pictureAction: AlertAction
     private let tickRate: Int
+    /// The live feed's URL (masked): what an alert is about while the feed is on air.
+    private let liveSource: String?
     /// Where an `alert` or `cleared` goes (it must only queue).
     private let report: @Sendable (Event) -> Void
 
@@ -25,7 +27,8 @@ final class ContentWatch: Sendable {
     private let state: Mutex<State>
 
     /// nil when the preset has no check.
-    init?(_ config: MonitorConfig, format: MediaFormat, players: [MediaPlayer], report: @escaping @Sendable (Event) -> Void) {
+    init?(_ config: MonitorConfig, format: MediaFormat, players: [MediaPlayer], liveSource: String? = nil,
+          report: @escaping @Sendable (Event) -> Void) {
         let picture = format.video.flatMap { v in
             config.picture.map { PictureWatch($0, layout: I420Layout(width: v.width, height: v.height), tickRate: format.tickRate) }
         }
@@ -36,6 +39,7 @@ final class ContentWatch: Sendable {
         silenceAction = config.silence?.action ?? .alert
         pictureAction = config.picture?.action ?? .alert
         tickRate = format.tickRate
+        self.liveSource = liveSource
         self.report = report
         state = Mutex(State(silence: silence, picture: picture))
     }
@@ -43,9 +47,9 @@ final class ContentWatch: Sendable {
     var status: AlertStatus { state.withLock { $0.status } }
 
     /// The tick `tick`'s content: its mix (the first `count` samples) and its picture, before
-    /// the standby and any overlay. Not checked while the publishing flag is off. True: an
-    /// alert whose action is `standby` is in progress, and the standby goes out instead.
-    func observe(mix: [Float], count: Int, picture: Buffer?, tick: UInt64, publishing: Bool) -> Bool {
+    /// the standby and any overlay (`live`: the live feed's, on air). Not checked while the publishing
+    /// flag is off. True: an alert whose action is `standby` is in progress, and the standby goes out instead.
+    func observe(mix: [Float], count: Int, picture: Buffer?, tick: UInt64, publishing: Bool, live: Bool = false) -> Bool {
         guard publishing else { return holdsStandby }
         var changes: [(ContentAlert.Kind, AlertSpell.Change)] = []
         state.withLock { s in
@@ -61,7 +65,7 @@ final class ContentWatch: Sendable {
                 }
             }
         }
-        for (kind, change) in changes { apply(kind, change, tick: tick) }
+        for (kind, change) in changes { apply(kind, change, tick: tick, live: live) }
         return holdsStandby
     }
 
@@ -70,25 +74,31 @@ final class ContentWatch: Sendable {
     }
 
     /// One spell's change: recorded, said, and acted on (holding no lock).
-    private func apply(_ kind: ContentAlert.Kind, _ change: AlertSpell.Change, tick: UInt64) {
+    private func apply(_ kind: ContentAlert.Kind, _ change: AlertSpell.Change, tick: UInt64, live: Bool) {
         let ms = { (t: UInt64) in Int(clamping: t &* 1000 / UInt64(max(1, self.tickRate))) }
         switch change {
         case .began:
             state.withLock { $0.began[kind] = Date() }
         case .raised(let since):
-            let player = subject(kind)
+            let player = live ? nil : subject(kind)
             let action = kind == .silence ? silenceAction : pictureAction
+            let (id, source) = player.map { ($0.id, SecretMask.mask(url: $0.currentSource)) } ?? (live ? ("live", liveSource ?? "") : ("", ""))
             let alert = state.withLock { s in
                 let began = s.began[kind] ?? Date()
-                let alert = ContentAlert(kind: kind, player: player?.id ?? "", source: SecretMask.mask(url: player?.currentSource ?? ""),
-                                         action: action, beganMs: ms(since), beganAt: UTCTimestamp.string(began), outputMs: ms(tick))
+                let alert = ContentAlert(kind: kind, player: id, source: source, action: action, beganMs: ms(since), beganAt: UTCTimestamp.string(began), outputMs: ms(tick))
                 s.status.add(kind)
                 s.status.active.removeAll { $0.kind == kind }
                 s.status.active.append(alert)
                 return alert
             }
             report(.alert(alert))
-            if action == .next { player?.next() }
+            // Skipped, the next item is counted afresh: silent (or dead) on, it is skipped in its turn.
+            if action == .next, let player {
+                player.next()
+                state.withLock { s in
+                    if kind == .silence { s.silence?.restart() } else { s.picture?.restart(black: kind == .black) }
+                }
+            }
         case .cleared:
             let alert = state.withLock { s -> ContentAlert? in
                 s.began[kind] = nil
@@ -101,7 +111,7 @@ final class ContentWatch: Sendable {
         }
     }
 
-    /// The player an alert is about: the video player's for a picture; for silence, the
+    /// The player an alert is about (the live feed's alert is about no player): the video player's for a picture; for silence, the
     /// player that sounds (an aux player playing, the video player first), else the first aux one.
     private func subject(_ kind: ContentAlert.Kind) -> MediaPlayer? {
         if kind != .silence { return videoPlayer }

@@ -61,6 +61,11 @@ struct PictureWatch: Equatable {
         return (blackChange, frozen?.update(still, tick: tick))
     }
 
+    /// After the item was skipped: the black (else the still) spell counted again (AlertSpell.restart).
+    mutating func restart(black isBlack: Bool) {
+        if isBlack { black?.restart() } else { frozen?.restart() }
+    }
+
     static func isBlack(_ grid: [UInt8]) -> Bool {
         guard !grid.isEmpty else { return false }
         var sum = 0, brightCount = 0

@@ -18,6 +18,9 @@ struct SilenceWatch: Equatable {
         spell.update(Self.isSilent(mix, count: count, below: threshold), tick: tick)
     }
 
+    /// After the silent item was skipped: counted again (AlertSpell.restart).
+    mutating func restart() { spell.restart() }
+
     static func isSilent(_ samples: [Float], count: Int, below threshold: Float) -> Bool {
         samples.withUnsafeBufferPointer { p in
             for i in 0..<min(count, p.count) where abs(p[i]) >= threshold { return false }
