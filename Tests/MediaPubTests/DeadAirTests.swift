@@ -30,7 +30,8 @@ final class DeadAirTests: XCTestCase {
 
     private func ms(_ event: [String: Any]?, _ key: String) -> Double { Double(event?[key] as? Int ?? -1_000_000) / 1000 }
 
-    /// 45 s: moving, then black 5–20 s (silent too), moving, a still picture 25–40 s, moving.
+    /// 45 s: moving, then black 5–20 s (silent too), moving, a still picture 25–40 s, moving;
+    /// the picture's alerts put the (red) standby slate on the output until motion returns.
     func testSilenceABlackAndAStillPictureRaiseOneAlertEachAndClearWhenTheyEnd() throws {
         let dir = try makeTempDir()
         try TestMedia.ffmpegRun([
@@ -44,7 +45,8 @@ final class DeadAirTests: XCTestCase {
         let events = try run(PlayerPreset.video(players: [PlayerPreset.player("tv", source: "item.mp4")], output: out, extra: """
             monitor:
               silence: { below: -50dBFS, for: 10s, action: alert }
-              picture: { black: 10s, frozen: 10s, action: alert }
+              picture: { black: 10s, frozen: 10s, action: standby }
+            standby: { color: red }
             """), in: dir)
         for (kind, began, back) in [("silence", 5.0, 20.0), ("black", 5.0, 20.0), ("frozen", 25.0, 40.0)] {
             let raised = alerts(events, "alert", kind: kind), cleared = alerts(events, "cleared", kind: kind)
@@ -56,7 +58,15 @@ final class DeadAirTests: XCTestCase {
             XCTAssertEqual(raised.first?["player"] as? String, "tv")
             XCTAssertEqual(raised.first?["began_at"] as? String, cleared.first?["began_at"] as? String)
         }
-        XCTAssertEqual(try MediaProbe.probe(out.path).duration ?? 0, 45, accuracy: 0.5, "the alerts change nothing that goes out")
+        let frames = try MediaProbe.frameStats(out.path)
+        XCTAssertEqual(frames.count, 45 * 25, accuracy: 1, "one unbroken timeline")
+        func red(_ from: Double, _ to: Double) -> [Bool] { frames.filter { $0.pts >= from && $0.pts < to }.map(\.looksRed) }
+        for (from, to) in [(0.0, 14.9), (20.1, 34.9), (40.1, 44.9)] {
+            XCTAssertFalse(red(from, to).contains(true), "the item's own picture from \(from) s to \(to) s")
+        }
+        for (from, to) in [(15.1, 19.9), (35.1, 39.9)] {
+            XCTAssertTrue(red(from, to).allSatisfy { $0 } && !red(from, to).isEmpty, "the standby slate from \(from) s to \(to) s")
+        }
     }
 
     /// `action: standby`: the standby sound goes out from the alert until the sound returns.
