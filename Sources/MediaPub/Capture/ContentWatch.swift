@@ -12,6 +12,7 @@ final class ContentWatch: Sendable {
     private let silenceAction: AlertAction
     private let pictureAction: AlertAction
     private let tickRate: Int
+    private let checksPicture: Bool
     /// The live feed's URL (masked): what an alert is about while the feed is on air.
     private let liveSource: String?
     /// Where an `alert` or `cleared` goes (it must only queue).
@@ -39,6 +40,7 @@ final class ContentWatch: Sendable {
         silenceAction = config.silence?.action ?? .alert
         pictureAction = config.picture?.action ?? .alert
         tickRate = format.tickRate
+        checksPicture = picture != nil
         self.liveSource = liveSource
         self.report = report
         state = Mutex(State(silence: silence, picture: picture))
@@ -55,7 +57,7 @@ final class ContentWatch: Sendable {
         state.withLock { s in
             if let change = s.silence?.observe(mix, count: count, tick: tick) { changes.append((.silence, change)) }
         }
-        if let picture, state.withLock({ $0.picture != nil }) {
+        if let picture, checksPicture {
             // Mapped outside the lock; the grid is read under it (a few thousand bytes).
             _ = try? picture.map { bytes in
                 state.withLock { s in
