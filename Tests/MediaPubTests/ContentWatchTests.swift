@@ -34,6 +34,18 @@ final class ContentWatchTests: XCTestCase {
         XCTAssertEqual(changes.map(\.1), [.began, .raised(since: 0), .began, .raised(since: 11), .began, .cleared(since: 11)])
     }
 
+    /// Ticks not checked (the publishing flag off) forget a spell not yet raised, and keep a raised one.
+    func testUncheckedTicksForgetASpellNotYetRaised() {
+        var spell = AlertSpell(ticks: 10)
+        for tick in UInt64(0)..<8 { _ = spell.update(true, tick: tick) }
+        spell.skip()
+        XCTAssertEqual(spell.update(true, tick: 50), .began, "counted from 50, not from 0")
+        XCTAssertNil(spell.update(true, tick: 59))
+        XCTAssertEqual(spell.update(true, tick: 60), .raised(since: 50))
+        spell.skip()
+        XCTAssertEqual(spell.update(false, tick: 70), .cleared(since: 50))
+    }
+
     func testASpellShorterThanItsTimeIsNeverRaised() {
         var spell = AlertSpell(seconds: 10, tickRate: 50)
         let changes = (UInt64(0)..<2000).compactMap { spell.update($0 % 400 < 300, tick: $0) }

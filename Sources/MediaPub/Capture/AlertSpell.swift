@@ -47,6 +47,12 @@ struct AlertSpell: Equatable {
         return .raised(since: since)
     }
 
+    /// A tick not checked (the publishing flag off): a spell not yet raised is forgotten, so
+    /// what went before it does not count; a raised one waits for the content to recover.
+    mutating func skip() {
+        if !raised { since = nil }
+    }
+
     /// Counts the spell again from the next tick that holds (its item was skipped): held
     /// for `ticks` more, it is raised again; ended, a raised one is cleared.
     mutating func restart() {

@@ -52,7 +52,13 @@ final class ContentWatch: Sendable {
     /// the standby and any overlay (`live`: the live feed's, on air). Not checked while the publishing
     /// flag is off. True: an alert whose action is `standby` is in progress, and the standby goes out instead.
     func observe(mix: [Float], count: Int, picture: Buffer?, tick: UInt64, publishing: Bool, live: Bool = false) -> Bool {
-        guard publishing else { return holdsStandby }
+        guard publishing else {
+            state.withLock { s in
+                s.silence?.skip()
+                s.picture?.skip()
+            }
+            return holdsStandby
+        }
         var changes: [(ContentAlert.Kind, AlertSpell.Change)] = []
         state.withLock { s in
             if let change = s.silence?.observe(mix, count: count, tick: tick) { changes.append((.silence, change)) }
@@ -84,10 +90,12 @@ final class ContentWatch: Sendable {
         case .raised(let since):
             let player = live ? nil : subject(kind)
             let action = kind == .silence ? silenceAction : pictureAction
-            let (id, source) = player.map { ($0.id, SecretMask.mask(url: $0.currentSource)) } ?? (live ? ("live", liveSource ?? "") : ("", ""))
+            let (id, source) = player.map { ($0.id, SecretMask.mask(url: $0.currentSource)) }
+                ?? (live ? ("live", liveSource ?? "") : ("", ""))
             let alert = state.withLock { s in
                 let began = s.began[kind] ?? Date()
-                let alert = ContentAlert(kind: kind, player: id, source: source, action: action, beganMs: ms(since), beganAt: UTCTimestamp.string(began), outputMs: ms(tick))
+                let alert = ContentAlert(kind: kind, player: id, source: source, action: action, beganMs: ms(since),
+                                         beganAt: UTCTimestamp.string(began), outputMs: ms(tick))
                 s.status.add(kind)
                 s.status.active.removeAll { $0.kind == kind }
                 s.status.active.append(alert)
@@ -113,8 +121,9 @@ final class ContentWatch: Sendable {
         }
     }
 
-    /// The player an alert is about (the live feed's alert is about no player): the video player's for a picture; for silence, the
-    /// player that sounds (an aux player playing, the video player first), else the first aux one.
+    /// The player an alert is about (the live feed's alert is about no player): the video player's for
+    /// a picture; for silence, the player that sounds (an aux player playing, the video player first),
+    /// else the first aux one.
     private func subject(_ kind: ContentAlert.Kind) -> MediaPlayer? {
         if kind != .silence { return videoPlayer }
         let aux = players.filter(\.aux)

@@ -66,6 +66,12 @@ struct PictureWatch: Equatable {
         if isBlack { black?.restart() } else { frozen?.restart() }
     }
 
+    /// A tick not checked (AlertSpell.skip).
+    mutating func skip() {
+        black?.skip()
+        frozen?.skip()
+    }
+
     static func isBlack(_ grid: [UInt8]) -> Bool {
         guard !grid.isEmpty else { return false }
         var sum = 0, brightCount = 0

@@ -21,6 +21,9 @@ struct SilenceWatch: Equatable {
     /// After the silent item was skipped: counted again (AlertSpell.restart).
     mutating func restart() { spell.restart() }
 
+    /// A tick not checked (AlertSpell.skip).
+    mutating func skip() { spell.skip() }
+
     static func isSilent(_ samples: [Float], count: Int, below threshold: Float) -> Bool {
         samples.withUnsafeBufferPointer { p in
             for i in 0..<min(count, p.count) where abs(p[i]) >= threshold { return false }
