@@ -128,7 +128,7 @@ public final class Broadcast: Sendable {
         return RunStatus(name: preset.name, state: runState, uptimeMs: Int(Date().timeIntervalSince(started) * 1000),
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
-                         schedule: scheduleStatus(), live: liveStatus())
+                         schedule: scheduleStatus(), live: liveStatus(), alerts: capture?.contentWatch?.status)
     }
 
     /// `/health` (docs/metrics.md): on air while the timeline advances and an output publishes.
@@ -286,7 +286,8 @@ public final class Broadcast: Sendable {
             if case .publisherReady(_, let asked) = s.phase { pending = asked }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
-                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live, sink: publisher)
+                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live,
+                                  contentWatch: contentWatch(), sink: publisher)
             s.phase = .running(publisher, capture)
             for (at, action) in pending.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
             return (capture, pending.stopRequested || exitPolicy.hasFailed)

@@ -16,7 +16,8 @@ final class PresetFieldTableTests: XCTestCase {
         rows(ReconnectConfig.self, "reconnect."), rows(StopConfig.self, "stop."), rows(EventsConfig.self, "events."),
         rows(ScheduleConfig.self, "schedule."), rows(PlaylistConfig.self, "schedule.filler."),
         rows(ScheduleBlock.self, "schedule.blocks[]."), rows(PlaylistConfig.self, "schedule.blocks[].playlist."),
-        rows(LiveConfig.self, "live."),
+        rows(LiveConfig.self, "live."), rows(MonitorConfig.self, "monitor."),
+        rows(SilenceCheck.self, "monitor.silence."), rows(PictureCheck.self, "monitor.picture."),
     ]
 
     /// The reference row of each field: `| key | type | values | default | meaning |`.
@@ -54,7 +55,12 @@ final class PresetFieldTableTests: XCTestCase {
     /// For each settable key (as `--set` names it): the overrides that give it a
     /// value other than its default.
     static let samples: [String: [String]] = [
-        "name": ["name=show-1"], "publishing": ["publishing=false"], "monitor": ["monitor=true"],
+        "name": ["name=show-1"], "publishing": ["publishing=false"],
+        "monitor.local": ["monitor.local=true"],
+        "monitor.silence.below": ["monitor.silence.below=-40dBFS"], "monitor.silence.for": ["monitor.silence.for=30s"],
+        "monitor.silence.action": ["monitor.silence.action=next"],
+        "monitor.picture.black": ["monitor.picture.black=off"], "monitor.picture.frozen": ["monitor.picture.frozen=1m"],
+        "monitor.picture.action": ["monitor.picture.action=standby"],
         "video.size": ["video.size=640x360"], "video.width": ["video.width=640"], "video.height": ["video.height=360"],
         "video.fps": ["video.fps=25"], "video.bitrate": ["video.bitrate=1M"], "video.keyframe_interval": ["video.keyframe_interval=1s"],
         "video.encoder": ["video.encoder=openh264"], "video.encoder_preset": ["video.encoder_preset=fast"],
@@ -122,6 +128,8 @@ final class PresetFieldTableTests: XCTestCase {
         "audio.sample_rate": "44000", "audio.channels": "3", "audio.bitrate": "1M",
         "players.0.publish_volume": "201", "players.0.play_volume": "-1", "players.0.speed": "5", "players.0.pitch": "13",
         "players.0.progress_interval": "2h", "players.1.playlist.mode": "random",
+        "monitor.silence.below": "-10dBFS", "monitor.silence.for": "2h", "monitor.picture.frozen": "0s",
+        "monitor.picture.action": "skip",
     ]
 
     private func withFolder(_ body: (String) throws -> Void) throws {

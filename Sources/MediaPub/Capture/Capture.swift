@@ -38,6 +38,8 @@ public final class Capture: Sendable {
     let monitor: Monitor?
     /// A live feed that takes the output over while it delivers (docs/presets.md, live).
     let live: LiveTakeover?
+    /// The checks of `monitor:` (docs/presets.md, monitor), told each tick's content.
+    let contentWatch: ContentWatch?
 
     private struct State {
         var publishing: Bool
@@ -58,7 +60,8 @@ public final class Capture: Sendable {
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
          realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
-         sink: TimelineSink) {
+         contentWatch: ContentWatch? = nil, sink: TimelineSink) {
+        self.contentWatch = contentWatch
         self.monitor = monitor
         self.live = live
         self.format = format
@@ -191,7 +194,11 @@ public final class Capture: Sendable {
                 reason = end
                 break
             }
-            if !publishing || (playerFrame == nil && !auxSounding && !liveOnAir) {
+            // The content as it is, before the standby and any overlay; an alert's `standby` holds the output.
+            let held = contentWatch?.observe(mix: mix, count: frames * channels, picture: playerFrame, tick: n,
+                                             publishing: publishing, live: liveOnAir) ?? false
+            if held { Mixer.silence(&mix, count: frames * channels) }
+            if !publishing || held || (playerFrame == nil && !auxSounding && !liveOnAir) {
                 if let ringtone {
                     // Like a phone's ringtone: every standby spell plays it from its beginning.
                     var restarted = !ringtoneStarted
@@ -220,7 +227,7 @@ public final class Capture: Sendable {
                 })
             }
 
-            if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slateFrame?.buffer(),
+            if format.video != nil, let picture = (publishing && !held ? playerFrame : nil) ?? slateFrame?.buffer(),
                sink?.pushVideo(picture.retimed(pts: pts, duration: tick)) == false {
                 reason = .encoderFailed
                 break

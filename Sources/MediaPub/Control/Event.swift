@@ -26,10 +26,15 @@ public enum Event: Sendable, Equatable {
     case scheduleBlock(block: String, state: ScheduleBlockState, scheduledAt: String, lateMs: Int, joinedAtMs: Int?)
     /// The live feed's state changed (docs/presets.md, live): its source masked, and why when there is a reason.
     case liveState(state: LiveState, source: String, reason: String?)
+    /// A check of `monitor:` found dead air, a black or a frozen picture (docs/presets.md, monitor).
+    case alert(ContentAlert)
+    /// What an `alert` was about is over: sound or motion returned.
+    case cleared(ContentAlert)
 
     /// Every event name, as the `event` field has it.
     public static let names = ["run.state", "player.state", "player.progress", "player.track", "publishing",
-                               "output.state", "warning", "error", "run.stopped", "schedule.block", "live.state"]
+                               "output.state", "warning", "error", "run.stopped", "schedule.block", "live.state",
+                               "alert", "cleared"]
 
     /// The `event` field.
     public var name: String {
@@ -45,6 +50,8 @@ public enum Event: Sendable, Equatable {
         case .runStopped: return "run.stopped"
         case .scheduleBlock: return "schedule.block"
         case .liveState: return "live.state"
+        case .alert: return "alert"
+        case .cleared: return "cleared"
         }
     }
 
@@ -107,6 +114,8 @@ extension Event: Codable {
             try c.encode(state, forKey: .state)
             try c.encode(source, forKey: .source)
             try c.encodeIfPresent(reason, forKey: .reason)
+        case .alert(let alert), .cleared(let alert):
+            try alert.encode(to: encoder)
         }
     }
 
@@ -142,6 +151,8 @@ extension Event: Codable {
         case "live.state":
             self = .liveState(state: try c.decode(LiveState.self, forKey: .state), source: try string(.source),
                               reason: try c.decodeIfPresent(String.self, forKey: .reason))
+        case "alert": self = .alert(try ContentAlert(from: decoder))
+        case "cleared": self = .cleared(try ContentAlert(from: decoder))
         default:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription: "unknown event \(name)")
         }

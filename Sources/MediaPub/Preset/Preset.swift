@@ -18,8 +18,13 @@ public struct Preset: Equatable, Sendable {
     public var outputs: [OutputConfig]
     public var reconnect: ReconnectConfig
     public var stop: StopConfig
-    /// Play the mix on the local sound device.
-    public var monitor: Bool
+    /// The local sound device and the output's checks (docs/presets.md, monitor).
+    public var monitoring: MonitorConfig
+    /// Play the mix on the local sound device (`monitor: true`, `monitor.local`).
+    public var monitor: Bool {
+        get { monitoring.local }
+        set { monitoring.local = newValue }
+    }
     public var events: EventsConfig
     /// The clock-time programme (docs/presets.md, Schedule); nil: none.
     public var schedule: ScheduleConfig?
@@ -44,7 +49,7 @@ public struct Preset: Equatable, Sendable {
         self.outputs = outputs
         self.reconnect = reconnect
         self.stop = stop
-        self.monitor = monitor
+        self.monitoring = MonitorConfig(local: monitor)
         self.events = events
         self.schedule = schedule
         self.live = live
