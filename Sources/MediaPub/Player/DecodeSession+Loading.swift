@@ -103,9 +103,10 @@ extension DecodeSession {
         _ = try? pipeline.setState(.playing)
         if result == .noPreroll, spec.isStream { waitForStreams() }
         takeFirst(wait: DecodeSession.firstBufferSeconds)
+        let length = durationMs  // known once ready: where a crossfade begins (MediaPlayer+Crossfade)
         let nothing = state.withLock { s in
             let nothing = s.audioSink == nil && s.videoSink == nil
-            if !nothing { s.ready = true }
+            if !nothing { s.ready = true; s.lengthMs = length }
             return nothing
         }
         if nothing { fail("no audio or video stream", .unplayable) } else { onEvent(self, .ready) }

@@ -58,6 +58,8 @@ final class DecodeSession: Sendable {
         var seekOffsetMs = 0
         /// What the consumer has taken so far.
         var reading: Reading
+        /// The item's duration (ms of media time) as the pipeline said once prerolled; nil: unknown or live.
+        var lengthMs: Int?
     }
 
     let source: String
@@ -270,6 +272,9 @@ final class DecodeSession: Sendable {
 
     /// Prerolled and playing: its streams are known.
     var isReady: Bool { state.withLock { $0.ready } }
+
+    /// The item's duration in ms of media time, known once it is ready (nil: unknown or live). Never waits.
+    var lengthMs: Int? { state.withLock { $0.lengthMs } }
 
     /// Decoding reached the end (the next item may be prepared).
     var hasDecodedAll: Bool { state.withLock { $0.decodedAllSent } }
