@@ -103,10 +103,10 @@ extension DecodeSession {
         _ = try? pipeline.setState(.playing)
         if result == .noPreroll, spec.isStream { waitForStreams() }
         takeFirst(wait: DecodeSession.firstBufferSeconds)
-        let length = durationMs  // known once ready: where a crossfade begins (MediaPlayer+Crossfade)
+        _ = durationMs  // kept as `lengthMs` before it is ready: where a crossfade begins (MediaPlayer+Crossfade)
         let nothing = state.withLock { s in
             let nothing = s.audioSink == nil && s.videoSink == nil
-            if !nothing { s.ready = true; s.lengthMs = length }
+            if !nothing { s.ready = true }
             return nothing
         }
         if nothing { fail("no audio or video stream", .unplayable) } else { onEvent(self, .ready) }
