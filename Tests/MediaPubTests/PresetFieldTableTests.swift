@@ -12,10 +12,13 @@ final class PresetFieldTableTests: XCTestCase {
     static let sections: [(prefix: String, rows: [(key: String, row: String)])] = [
         rows(Preset.self, ""), rows(VideoConfig.self, "video."), rows(AudioConfig.self, "audio."),
         rows(PlayerConfig.self, "players[]."), rows(PlaylistConfig.self, "players[].playlist."),
+        rows(CrossfadeConfig.self, "players[].playlist.crossfade."),
         rows(StandbyConfig.self, "standby."), rows(OutputConfig.self, "outputs[]."),
         rows(ReconnectConfig.self, "reconnect."), rows(StopConfig.self, "stop."), rows(EventsConfig.self, "events."),
         rows(ScheduleConfig.self, "schedule."), rows(PlaylistConfig.self, "schedule.filler."),
+        rows(CrossfadeConfig.self, "schedule.filler.crossfade."),
         rows(ScheduleBlock.self, "schedule.blocks[]."), rows(PlaylistConfig.self, "schedule.blocks[].playlist."),
+        rows(CrossfadeConfig.self, "schedule.blocks[].playlist.crossfade."),
         rows(LiveConfig.self, "live."), rows(MonitorConfig.self, "monitor."),
         rows(SilenceCheck.self, "monitor.silence."), rows(PictureCheck.self, "monitor.picture."),
     ]
@@ -78,6 +81,8 @@ final class PresetFieldTableTests: XCTestCase {
         "players.1.playlist.file": ["players.1.playlist={mode: once}", "players.1.playlist.file=list.m3u"],
         "players.1.playlist.dir": ["players.1.playlist={mode: once}", "players.1.playlist.dir=media"],
         "players.1.playlist.mode": ["players.1.playlist.mode=shuffle"],
+        "players.1.playlist.crossfade.duration": ["players.1.playlist.crossfade.duration=3s"],
+        "players.1.playlist.crossfade.curve": ["players.1.playlist.crossfade={duration: 2s, curve: linear}"],
         "standby.image": ["standby.image=slate.png"], "standby.color": ["standby.color=\"#101010\""],
         "standby.audio": ["standby.audio=tone.wav"],
         "outputs.0.id": ["outputs.0.id=rec"], "outputs.0.url": ["outputs.0.url=rec.mp4"],
@@ -95,6 +100,8 @@ final class PresetFieldTableTests: XCTestCase {
         "schedule.filler.file": [block, "schedule.filler.file=list.m3u"],
         "schedule.filler.dir": [block, "schedule.filler.dir=media"],
         "schedule.filler.mode": [block, "schedule.filler={items: [x.mp3], mode: once}"],
+        "schedule.filler.crossfade.duration": [block, "schedule.filler={items: [x.mp3], crossfade: 1s}"],
+        "schedule.filler.crossfade.curve": [block, "schedule.filler={items: [x.mp3], crossfade: {duration: 1s, curve: linear}}"],
         "schedule.blocks.0.id": [block, "schedule.blocks.0.id=b"],
         "schedule.blocks.0.at": [block, "schedule.blocks.0.at=2026-12-24 20:00:30"],
         "schedule.blocks.0.days": [block, "schedule.blocks.0.days=[mon-fri, sun]"],
@@ -106,6 +113,10 @@ final class PresetFieldTableTests: XCTestCase {
         "schedule.blocks.0.playlist.file": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {file: list.m3u}}"],
         "schedule.blocks.0.playlist.dir": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {dir: media}}"],
         "schedule.blocks.0.playlist.mode": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {items: [x.mp3], mode: once}}"],
+        "schedule.blocks.0.playlist.crossfade.duration":
+            ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {items: [x.mp3], crossfade: {duration: 4s}}}"],
+        "schedule.blocks.0.playlist.crossfade.curve":
+            ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {items: [x.mp3], crossfade: {curve: linear}}}"],
         "schedule.blocks.0.publish_volume": [block, "schedule.blocks.0.publish_volume=50"],
         "schedule.blocks.0.play_volume": [block, "schedule.blocks.0.play_volume=150%"],
         "schedule.blocks.0.overrun": [block, "schedule.blocks.0.overrun=finish"],
@@ -128,6 +139,7 @@ final class PresetFieldTableTests: XCTestCase {
         "audio.sample_rate": "44000", "audio.channels": "3", "audio.bitrate": "1M",
         "players.0.publish_volume": "201", "players.0.play_volume": "-1", "players.0.speed": "5", "players.0.pitch": "13",
         "players.0.progress_interval": "2h", "players.1.playlist.mode": "random",
+        "players.1.playlist.crossfade.duration": "31s", "players.1.playlist.crossfade.curve": "cosine",
         "monitor.silence.below": "-10dBFS", "monitor.silence.for": "2h", "monitor.picture.frozen": "0s",
         "monitor.picture.action": "skip",
     ]

@@ -66,6 +66,8 @@ public final class MediaPlayer: Sendable {
         var nextTick: UInt64 = 0
         /// The gain across a cut to cued content.
         var fade: CutFade
+        /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
+        var crossfade = CrossfadeState()
         var eventHandler: @Sendable (PlayerEvent) -> Void
         /// The capture waiting for an item to be ready, `waitForLoad` for a load to be known.
         var waiters = Waiters()
@@ -85,8 +87,9 @@ public final class MediaPlayer: Sendable {
         self.feedsVideo = feedsVideo
         self.reconnect = reconnect
         queue = DispatchQueue(label: "player-\(config.id)")
-        let playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
+        var playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
             ?? Playlist(source: config.source ?? "", repeat: config.repeat)
+        playlist.crossfade = config.playlist?.crossfade ?? CrossfadeConfig()
         state = Mutex(State(config: config, playlist: playlist, fade: CutFade(sampleRate: format.sampleRate), eventHandler: onEvent))
     }
 
@@ -291,7 +294,7 @@ public final class MediaPlayer: Sendable {
                 s.playlist.jump(toItem: (s.playlist.index + 1) % s.playlist.items.count)
             }
             s.policy.itemChosen()
-            openCurrent(&s)
+            openCurrentCrossfading(&s)
         }
     }
 
@@ -300,7 +303,7 @@ public final class MediaPlayer: Sendable {
             dropPendingLoad(&s)
             s.playlist.back()
             s.policy.itemChosen()
-            openCurrent(&s)
+            openCurrentCrossfading(&s)
         }
     }
 

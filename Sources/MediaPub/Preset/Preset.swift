@@ -189,10 +189,13 @@ public struct PlaylistConfig: Equatable, Sendable {
     /// Resolved items (from `items:`, an M3U `file:` or a `dir:`), never empty.
     public var items: [String]
     public var mode: PlaylistMode
+    /// How the items overlap (off: a gapless cut).
+    public var crossfade: CrossfadeConfig
 
-    public init(items: [String], mode: PlaylistMode = .loop) {
+    public init(items: [String], mode: PlaylistMode = .loop, crossfade: CrossfadeConfig = CrossfadeConfig()) {
         self.items = items
         self.mode = mode
+        self.crossfade = crossfade
     }
 
     /// Extensions a `dir:` playlist picks up.
