@@ -71,7 +71,7 @@ final class DocsTests: XCTestCase {
             "status": status, "players[]": TypedSamples.first(status["players"]),
             "now_playing": TypedSamples.first(status["players"])?["now_playing"],
             "outputs[]": output, "srt": output?["srt"],
-            "schedule": status["schedule"], "live": status["live"], "schedule.next[]": TypedSamples.first(status["schedule"]?["next"]),
+            "schedule": status["schedule"], "live": status["live"], "overlays[]": TypedSamples.first(status["overlays"]), "schedule.next[]": TypedSamples.first(status["schedule"]?["next"]),
         ]
         XCTAssertEqual(Set(documented.keys), Set(objects.keys))
         for (name, object) in objects {

@@ -22,6 +22,7 @@ final class EventEncodingTests: XCTestCase {
             #"{"event":"run.stopped","exit_code":0,"reason":"content ended","ts":"T"}"#,
             #"{"block":"news","event":"schedule.block","joined_at_ms":21000,"late_ms":40,"scheduled_at":"2026-03-29 12:00:00 +02:00","state":"started","ts":"T"}"#,
             #"{"event":"live.state","reason":"nothing from the feed for 3s","source":"srt://:9001?mode=listener","state":"released","ts":"T"}"#,
+            #"{"event":"overlay","name":"logo","output_ms":12040,"state":"hidden","ts":"T"}"#,
         ]
         XCTAssertEqual(TypedSamples.events.map(line), expected)
         XCTAssertEqual(TypedSamples.events.map(\.name), Event.names, "one sample per event, in the order of Event.names")

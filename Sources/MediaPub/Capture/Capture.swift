@@ -38,6 +38,9 @@ public final class Capture: Sendable {
     let monitor: Monitor?
     /// A live feed that takes the output over while it delivers (docs/presets.md, live).
     let live: LiveTakeover?
+    /// Told on the timeline thread before each picture is pushed: its tick, and whether it is
+    /// the standby slate (the overlays, docs/presets.md: set before the picture they go on).
+    let beforePicture: (@Sendable (_ tick: UInt64, _ standby: Bool) -> Void)?
 
     private struct State {
         var publishing: Bool
@@ -58,7 +61,8 @@ public final class Capture: Sendable {
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
          realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
-         sink: TimelineSink) {
+         sink: TimelineSink, beforePicture: (@Sendable (UInt64, Bool) -> Void)? = nil) {
+        self.beforePicture = beforePicture
         self.monitor = monitor
         self.live = live
         self.format = format
@@ -220,6 +224,7 @@ public final class Capture: Sendable {
                 })
             }
 
+            if format.video != nil { beforePicture?(n, (publishing ? playerFrame : nil) == nil) }
             if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slateFrame?.buffer(),
                sink?.pushVideo(picture.retimed(pts: pts, duration: tick)) == false {
                 reason = .encoderFailed

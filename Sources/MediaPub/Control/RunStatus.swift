@@ -13,9 +13,11 @@ public struct RunStatus: Codable, Sendable {
     public var schedule: ScheduleStatus?
     /// The live feed, when the preset has one (left out otherwise).
     public var live: LiveStatus?
+    /// The overlays, when the preset has some (left out otherwise).
+    public var overlays: [OverlayStatus]? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, state, publishing, players, outputs, schedule, live
+        case name, state, publishing, players, outputs, schedule, live, overlays
         case uptimeMs = "uptime_ms"
         case outputTimeMs = "output_time_ms"
     }

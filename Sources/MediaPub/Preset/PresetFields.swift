@@ -43,7 +43,7 @@ extension Preset: PresetSection {
         .section("stop", \.stop, "When the run ends by itself."),
         .flag("monitor", \.monitor, "Play the mix on the local sound device too."),
         .section("events", \.events, "Where events are sent besides `--events`."),
-        ScheduleConfig.presetField, LiveConfig.presetField,
+        ScheduleConfig.presetField, LiveConfig.presetField, OverlayConfig.presetField,
     ]
 }
 

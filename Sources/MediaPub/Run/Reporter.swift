@@ -28,6 +28,7 @@ extension Event {
             return .info("schedule: \(block) (\(at)) on air, \(how)")
         case .liveState(let state, let source, let reason):
             return .info("live \(source): \(state.rawValue)" + (reason.map { " (\($0))" } ?? ""))
+        case .overlay(let name, let state, let ms): return .info("overlay \(name): \(state) from \(ms) ms of output")
         case .runState, .playerProgress, .playerTrack, .publishing, .outputState, .runStopped:
             return nil
         }

@@ -31,7 +31,9 @@ enum TypedSamples {
 
     static var status: RunStatus {
         RunStatus(name: "bgm", state: .running, uptimeMs: 81234, publishing: true, outputTimeMs: 81000,
-                  players: [player], outputs: outputs, schedule: schedule, live: live)
+                  players: [player], outputs: outputs, schedule: schedule, live: live,
+                  overlays: [OverlayStatus(id: "logo", visible: true, text: nil, image: "/srv/logo.png", opacity: 70,
+                                           onStandby: true, sinceMs: 0)])
     }
 
     /// A programme with a block on air and one ahead.
@@ -61,6 +63,7 @@ enum TypedSamples {
         .runStopped(reason: "content ended", exitCode: 0),
         .scheduleBlock(block: "news", state: .started, scheduledAt: "2026-03-29 12:00:00 +02:00", lateMs: 40, joinedAtMs: 21000),
         .liveState(state: .released, source: "srt://:9001?mode=listener", reason: "nothing from the feed for 3s"),
+        .overlay(name: "logo", state: "hidden", outputMs: 12_040),
     ]
 
     /// The JSON `value` encodes to.
