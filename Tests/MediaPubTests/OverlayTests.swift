@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import MediaPub
 
 /// Overlays on the output picture (docs/presets.md, overlays), checked in the recording
 /// with ffmpeg: a logo blended at its opacity and nothing else touched, a now-playing
@@ -112,6 +113,53 @@ final class OverlayTests: XCTestCase {
         XCTAssertEqual(changed, cut, accuracy: 1, "the text changes within a frame of its track (frame \(cut))")
     }
 
+    /// A white logo top-left: in the recording, never in the player's frame tap.
+    func testTheFrameTapsCarryThePictureWithoutTheOverlays() throws {
+        let dir = try makeTempDir()
+        let source = try TestMedia.makeColorVideo(in: dir, name: "bg.mp4", seconds: 1, color: Self.background, freq: 440)
+        let logo = try TestMedia.makePNG(in: dir, name: "logo.png", color: "0xFFFFFF", size: "40x20")
+        let out = dir.appendingPathComponent("tap.mp4")
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: source.path)], output: out,
+                                      extra: "overlays:\n  - {id: logo, image: \"\(logo.path)\", position: top-left, margin: 0}\n")
+        let b = try makeBroadcast(yaml, in: dir)
+        let taps = Collector<VideoFrame>()
+        b.player("main")?.addVideoTap(format: .rgba) { taps.add($0) }
+        guard let result = runBounded(b, timeout: 60) else { return }
+        XCTAssertEqual(result.exitCode, 0, result.reason)
+        let recorded = try regionMeans(out, x: 4, y: 4, w: 32, h: 12)
+        XCTAssertFalse(recorded.isEmpty)
+        for (i, c) in recorded.enumerated() { XCTAssertGreaterThan(c[1], 230, "frame \(i): the recording has the white logo: \(c)") }
+        let frames = taps.all
+        XCTAssertGreaterThanOrEqual(frames.count, 20, "the tap got the second's frames")
+        for f in frames {
+            let bytes = [UInt8](f.data)
+            let at = (10 * f.width + 10) * 4   // inside where the logo is drawn on the output
+            XCTAssertEqual(Double(bytes[at + 1]), Double(Self.backgroundRGB.1), accuracy: 8,
+                           "tap at \(f.ptsMs) ms: the player's own picture, no logo: \(bytes[at..<at + 4])")
+        }
+    }
+
+    /// On standby the slate gets the overlays too, but for one with `on_standby: false`.
+    func testTheStandbySlateGetsTheOverlaysThatAskForIt() throws {
+        let dir = try makeTempDir()
+        let source = try TestMedia.makeColorVideo(in: dir, name: "bg.mp4", seconds: 1, color: Self.background, freq: 440)
+        let logo = try TestMedia.makePNG(in: dir, name: "logo.png", color: "0xFFFFFF", size: "40x20")
+        let out = dir.appendingPathComponent("standby.mp4")
+        let yaml = PlayerPreset.video(name: "ovlsb\(UInt32.random(in: 0...UInt32.max))",
+                                      players: [PlayerPreset.player("main", source: source.path)], output: out,
+                                      extra: "publishing: false\nstandby: {color: \"#000000\"}\noverlays:\n"
+            + "  - {id: on, image: \"\(logo.path)\", position: top-left, margin: 0}\n"
+            + "  - {id: off, image: \"\(logo.path)\", position: top-right, margin: 0, on_standby: false}\n")
+        let run = try runPreset(yaml, in: dir, args: ["--no-realtime", "--duration", "1s"])
+        XCTAssertEqual(run.status, 0, run.summary("run"))
+        let left = try regionMeans(out, x: 4, y: 4, w: 32, h: 12), right = try regionMeans(out, x: 284, y: 4, w: 32, h: 12)
+        XCTAssertGreaterThanOrEqual(left.count, 24)
+        for (i, (l, r)) in zip(left, right).enumerated() {
+            XCTAssertGreaterThan(l[1], 230, "frame \(i): the logo over the black slate: \(l)")
+            XCTAssertLessThan(r[1], 25, "frame \(i): on_standby: false, not over the slate: \(r)")
+        }
+    }
+
     private func ctl(_ socket: String, _ words: [String]) throws -> [String: Any] {
         let r = try CLI.run(["ctl", "--socket", socket] + words, timeout: 30)
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.summary("ctl \(words)"))
@@ -151,6 +199,8 @@ final class OverlayTests: XCTestCase {
         XCTAssertGreaterThan(frame, 2, "hidden after some frames with the logo")
         XCTAssertLessThan(frame + 3, corner.count, "and some without it")
         let rgb = Self.backgroundRGB
+        // The recording's timeline starts at its own first keyframe, up to a frame off the
+        // output's: the frame either side of the hide is not judged.
         for (i, c) in corner.enumerated() where i < frame - 1 && i > 0 {
             XCTAssertGreaterThan(c[0] - Double(rgb.0), 40, "frame \(i), before the hide: the logo's red: \(c)")
         }

@@ -81,7 +81,9 @@ final class OverlayChain: Sendable {
                     // The text's top-left corner, in pixels: left and top alignment, padded.
                     d += "halignment=left valignment=top xpad=\(x.pixels(of: width)) ypad=\(y.pixels(of: height)) "
                 } else {
+                    // A text too wide for the picture wraps; its lines keep to the same side.
                     d += "halignment=\(["left", "center", "right"][o.position.column]) "
+                        + "line-alignment=\(["left", "center", "right"][o.position.column]) "
                         + "valignment=\(["top", "center", "bottom"][o.position.row]) xpad=\(o.margin) ypad=\(o.margin) "
                 }
                 if let box = o.box.flatMap(OverlayConfig.argb) {
