@@ -73,6 +73,7 @@ final class DocsTests: XCTestCase {
             "outputs[]": output, "srt": output?["srt"],
             "schedule": status["schedule"], "live": status["live"], "schedule.next[]": TypedSamples.first(status["schedule"]?["next"]),
             "alerts": status["alerts"], "alerts.active[]": TypedSamples.first(status["alerts"]?["active"]),
+            "overlays[]": TypedSamples.first(status["overlays"]),
         ]
         XCTAssertEqual(Set(documented.keys), Set(objects.keys))
         for (name, object) in objects {

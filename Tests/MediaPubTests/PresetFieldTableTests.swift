@@ -21,6 +21,7 @@ final class PresetFieldTableTests: XCTestCase {
         rows(CrossfadeConfig.self, "schedule.blocks[].playlist.crossfade."),
         rows(LiveConfig.self, "live."), rows(MonitorConfig.self, "monitor."),
         rows(SilenceCheck.self, "monitor.silence."), rows(PictureCheck.self, "monitor.picture."),
+        rows(OverlayConfig.self, "overlays[]."),
     ]
 
     /// The reference row of each field: `| key | type | values | default | meaning |`.
@@ -123,7 +124,19 @@ final class PresetFieldTableTests: XCTestCase {
         "live.source": [live, "live.source=\"rtmp://127.0.0.1/live/feed\""],
         "live.takeover_after": [live, "live.takeover_after=1s"], "live.release_after": [live, "live.release_after=5s"],
         "live.programme": [live, "live.programme=pause"], "live.fade": [live, "live.fade=200ms"],
+        "overlays.0.id": [text, "overlays.0.id=other"], "overlays.0.image": [logo],
+        "overlays.0.text": [text, "overlays.0.text=\"{player.player1.title} {clock:%H:%M}\""],
+        "overlays.0.position": [text, "overlays.0.position=bottom-right"],
+        "overlays.0.x": [text, "overlays.0.x=10", "overlays.0.y=5%"], "overlays.0.y": [text, "overlays.0.y=10", "overlays.0.x=5"],
+        "overlays.0.margin": [text, "overlays.0.margin=5"], "overlays.0.width": [logo, "overlays.0.width=10%"],
+        "overlays.0.opacity": [text, "overlays.0.opacity=50%"], "overlays.0.font": [text, "overlays.0.font=\"Sans Bold 30\""],
+        "overlays.0.color": [text, "overlays.0.color=\"#FF0000\""], "overlays.0.outline": [text, "overlays.0.outline=\"#000000\""],
+        "overlays.0.box": [text, "overlays.0.box=\"#00000080\""], "overlays.0.on_standby": [text, "overlays.0.on_standby=false"],
     ]
+
+    /// A text and a logo overlay, that the `overlays` samples change.
+    static let text = "overlays.0={id: np, text: hello}"
+    static let logo = "overlays.0={id: logo, image: logo.png}"
 
     /// A live feed, that the `live` samples change.
     static let live = "live={source: \"srt://:9001?mode=listener\"}"
@@ -153,6 +166,10 @@ final class PresetFieldTableTests: XCTestCase {
             K.touch(dir + "/" + file)
         }
         K.touch(dir + "/list.m3u", "x.mp3\n")
+        // A logo's header: a 64x32 PNG (ImageSize reads no further).
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
+                            0, 0, 0, 64, 0, 0, 0, 32, 8, 6, 0, 0, 0]
+        FileManager.default.createFile(atPath: dir + "/logo.png", contents: Data(png))
         K.touch(dir + "/programme.yaml", "blocks: [{id: a, at: \"07:00\", source: x.mp3}]\n")
         try body(dir)
     }
@@ -163,7 +180,7 @@ final class PresetFieldTableTests: XCTestCase {
 
     /// `players.0.speed` → `players[].speed`: the settable path as the reference names it.
     private static func tableKey(_ setPath: String) -> String {
-        setPath.replacingOccurrences(of: #"^(players|outputs|schedule\.blocks)\.\d+"#, with: "$1[]", options: .regularExpression)
+        setPath.replacingOccurrences(of: #"^(players|outputs|schedule\.blocks|overlays)\.\d+"#, with: "$1[]", options: .regularExpression)
     }
 
     func testEveryLeafKeyHasASampleAndEverySampleNamesAKey() {

@@ -14,6 +14,7 @@ final class StatusEncodingTests: XCTestCase {
             + #"{"bitrate_kbps":0,"bytes_acked":1024,"bytes_sent":2048,"callers":2,"error":"stalled","id":"srt","reconnects":3,"#
             + #""srt":{"acks_received":10,"dropped":1,"packets_lost":2,"packets_sent":100,"retransmitted":3,"rtt_ms":12.5},"#
             + #""state":"reconnecting","url":"srt://h:9000"}],"#
+            + #""overlays":[{"id":"logo","image":"/srv/logo.png","on_standby":true,"opacity":70,"since_ms":0,"text":null,"visible":true}],"#
             + #""players":[{"aux":true,"duration_ms":null,"id":"music","index":1,"mute_local":false,"#
             + #""now_playing":{"album":null,"artist":"A","title":"T"},"pitch":-3,"play_volume":100,"position_ms":12000,"#
             + #""publish_volume":40,"repeat":false,"source":"/m/b.flac","speed":1.5,"state":"playing"}],"#

@@ -40,6 +40,9 @@ public final class Capture: Sendable {
     let live: LiveTakeover?
     /// The checks of `monitor:` (docs/presets.md, monitor), told each tick's content.
     let contentWatch: ContentWatch?
+    /// Told on the timeline thread before each picture is pushed: its tick, and whether it is
+    /// the standby slate (the overlays, docs/presets.md: set before the picture they go on).
+    let beforePicture: (@Sendable (_ tick: UInt64, _ standby: Bool) -> Void)?
 
     private struct State {
         var publishing: Bool
@@ -60,8 +63,9 @@ public final class Capture: Sendable {
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
          realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
-         contentWatch: ContentWatch? = nil, sink: TimelineSink) {
+         contentWatch: ContentWatch? = nil, sink: TimelineSink, beforePicture: (@Sendable (UInt64, Bool) -> Void)? = nil) {
         self.contentWatch = contentWatch
+        self.beforePicture = beforePicture
         self.monitor = monitor
         self.live = live
         self.format = format
@@ -227,7 +231,9 @@ public final class Capture: Sendable {
                 })
             }
 
-            if format.video != nil, let picture = (publishing && !held ? playerFrame : nil) ?? slateFrame?.buffer(),
+            let shown = publishing && !held ? playerFrame : nil
+            if format.video != nil { beforePicture?(n, shown == nil) }
+            if format.video != nil, let picture = shown ?? slateFrame?.buffer(),
                sink?.pushVideo(picture.retimed(pts: pts, duration: tick)) == false {
                 reason = .encoderFailed
                 break

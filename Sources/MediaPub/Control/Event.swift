@@ -31,10 +31,13 @@ public enum Event: Sendable, Equatable {
     /// What an `alert` was about is over: sound or motion returned.
     case cleared(ContentAlert)
 
+    /// A `ctl overlay` change (shown, hidden, set) drawn from this output time on (docs/presets.md, overlays).
+    case overlay(name: String, state: String, outputMs: Int)
+
     /// Every event name, as the `event` field has it.
     public static let names = ["run.state", "player.state", "player.progress", "player.track", "publishing",
                                "output.state", "warning", "error", "run.stopped", "schedule.block", "live.state",
-                               "alert", "cleared"]
+                               "alert", "cleared", "overlay"]
 
     /// The `event` field.
     public var name: String {
@@ -52,6 +55,7 @@ public enum Event: Sendable, Equatable {
         case .liveState: return "live.state"
         case .alert: return "alert"
         case .cleared: return "cleared"
+        case .overlay: return "overlay"
         }
     }
 
@@ -65,6 +69,7 @@ public enum Event: Sendable, Equatable {
         case scheduledAt = "scheduled_at"
         case lateMs = "late_ms"
         case joinedAtMs = "joined_at_ms"
+        case outputMs = "output_ms"
     }
 }
 
@@ -116,6 +121,10 @@ extension Event: Codable {
             try c.encodeIfPresent(reason, forKey: .reason)
         case .alert(let alert), .cleared(let alert):
             try alert.encode(to: encoder)
+        case .overlay(let name, let state, let ms):
+            try c.encode(name, forKey: .name)
+            try c.encode(state, forKey: .state)
+            try c.encode(ms, forKey: .outputMs)
         }
     }
 
@@ -153,6 +162,7 @@ extension Event: Codable {
                               reason: try c.decodeIfPresent(String.self, forKey: .reason))
         case "alert": self = .alert(try ContentAlert(from: decoder))
         case "cleared": self = .cleared(try ContentAlert(from: decoder))
+        case "overlay": self = .overlay(name: try string(.name), state: try string(.state), outputMs: try int(.outputMs))
         default:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription: "unknown event \(name)")
         }

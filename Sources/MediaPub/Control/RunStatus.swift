@@ -16,8 +16,11 @@ public struct RunStatus: Codable, Sendable {
     /// The alerts of `monitor:`'s checks, when the preset has one (left out otherwise).
     public var alerts: AlertStatus? = nil
 
+    /// The overlays, when the preset has some (left out otherwise).
+    public var overlays: [OverlayStatus]? = nil
+
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, state, publishing, players, outputs, schedule, live, alerts
+        case name, state, publishing, players, outputs, schedule, live, alerts, overlays
         case uptimeMs = "uptime_ms"
         case outputTimeMs = "output_time_ms"
     }

@@ -30,6 +30,8 @@ public struct Preset: Equatable, Sendable {
     public var schedule: ScheduleConfig?
     /// A live feed that takes the output over (docs/presets.md, live); nil: none.
     public var live: LiveConfig?
+    /// Logos and texts drawn on the output picture (docs/presets.md, overlays).
+    public var overlays: [OverlayConfig] = []
     /// Path of the preset file as given.
     public var file: String
     /// Absolute folder of the preset file; relative paths were resolved against it.

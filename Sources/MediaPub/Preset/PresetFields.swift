@@ -43,7 +43,7 @@ extension Preset: PresetSection {
         .section("stop", \.stop, "When the run ends by itself."),
         MonitorConfig.presetField,
         .section("events", \.events, "Where events are sent besides `--events`."),
-        ScheduleConfig.presetField, LiveConfig.presetField,
+        ScheduleConfig.presetField, LiveConfig.presetField, OverlayConfig.presetField,
     ]
 }
 

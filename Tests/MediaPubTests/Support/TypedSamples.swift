@@ -31,7 +31,9 @@ enum TypedSamples {
 
     static var status: RunStatus {
         RunStatus(name: "bgm", state: .running, uptimeMs: 81234, publishing: true, outputTimeMs: 81000,
-                  players: [player], outputs: outputs, schedule: schedule, live: live, alerts: alerts)
+                  players: [player], outputs: outputs, schedule: schedule, live: live, alerts: alerts,
+                  overlays: [OverlayStatus(id: "logo", visible: true, text: nil, image: "/srv/logo.png", opacity: 70,
+                                           onStandby: true, sinceMs: 0)])
     }
 
     /// A black picture in progress, after two alerts of dead air.
@@ -69,6 +71,7 @@ enum TypedSamples {
         .alert(alert),
         .cleared(ContentAlert(kind: .silence, player: "music", source: "/srv/a.flac", action: .next, beganMs: 5_000,
                               beganAt: "2026-03-29T10:00:05.000Z", outputMs: 15_000)),
+        .overlay(name: "logo", state: "hidden", outputMs: 12_040),
     ]
 
     /// The JSON `value` encodes to.
