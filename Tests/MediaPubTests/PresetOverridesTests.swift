@@ -57,6 +57,20 @@ final class PresetOverridesTests: XCTestCase {
         XCTAssertEqual(try K.load("players: [{source: a}]\n", overrides: ["players.player1.speed=2"]).players[0].speed, 2)
     }
 
+    /// A section in its short form keeps what it said when --set reaches into it.
+    func testOverrideIntoAShortFormKeepsIt() throws {
+        let p = try K.load("monitor: true\nplayers: [{source: a}]\n", overrides: ["monitor.silence.below=-40dBFS"])
+        XCTAssertTrue(p.monitoring.local)
+        XCTAssertEqual(p.monitoring.silence?.below, -40)
+        let q = try K.load("players:\n  - id: music\n    playlist: [x.mp3, y.mp3]\n",
+                           overrides: ["players.music.playlist.mode=loop"])
+        XCTAssertEqual(q.players[0].playlist?.items, ["/srv/mp/x.mp3", "/srv/mp/y.mp3"])
+        XCTAssertEqual(q.players[0].playlist?.mode, .loop)
+        // false stays false, and an explicit local wins
+        XCTAssertFalse(try K.load("monitor: false\nplayers: [{source: a}]\n", overrides: ["monitor.silence.for=30s"]).monitoring.local)
+        XCTAssertFalse(try K.load("monitor: true\nplayers: [{source: a}]\n", overrides: ["monitor.local=false"]).monitoring.local)
+    }
+
     func testUnknownOverridePaths() {
         let probs = K.problems(base, overrides: [
             "video.fpss=25", "players.nobody.speed=1", "colour=red", "publishing.x=1", "nokeyvalue",

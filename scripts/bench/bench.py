@@ -13,7 +13,8 @@ to RTMP and MP4 (mediapub only), as it is and with its music crossfading (the CP
 second over the first); 4 four players, three outputs (mediapub only); 5 the
 first packet at the RTMP server (from the job 2 runs); 6 encode once; 7 job 1's file to
 MP4 in realtime, liquidsoap (liq/file.liq) beside the other three; 8 presets/bgm.yaml to
-an MP4, mediapub and liquidsoap (liq/bgm.liq); overlays job 1's file to MP4 with a logo,
+an MP4, mediapub and liquidsoap (liq/bgm.liq); 9 a live SRT feed on air beside the
+same job playing a file (mediapub only, live.py); overlays job 1's file to MP4 with a logo,
 a now-playing text and a clock against the same run without (mediapub only, overlays.py);
 mem the 4K -> 720p memory line.
 liquidsoap plays in realtime, as a channel runs it, hence jobs 7 and 8; its startup
@@ -22,10 +23,10 @@ startup, gets no ratio.
 
 Called by scripts/bench.sh with the release binary and a temp dir:
   bench.py --mediapub .build/release/mediapub --tmp DIR
-Environment: BENCH_SECONDS (60) length of the realtime jobs (2 to 6, 8) and output seconds
+Environment: BENCH_SECONDS (60) length of the realtime jobs (2 to 6, 8, 9) and output seconds
 of the memory job; BENCH_RUNS (5) runs per tool in jobs 1, 2, 5 and 7; BENCH_SOLO_RUNS
-(min(3, BENCH_RUNS)) runs of jobs 3, 4 and 8 and rounds of jobs 6 and overlays; BENCH_FILE_SECONDS
-(20) length of the source of jobs 1, 7 and overlays; BENCH_JOBS (1,2,3,4,5,6,7,8,overlays,mem)
+(min(3, BENCH_RUNS)) runs of jobs 3, 4 and 8 and rounds of jobs 6, 9 and overlays; BENCH_FILE_SECONDS
+(20) length of the source of jobs 1, 7 and overlays; BENCH_JOBS (1,2,3,4,5,6,7,8,9,overlays,mem)
 which jobs to run.
 
 Job 6 (encode once) runs the job 2 source realtime to one output (RTMP) and to three

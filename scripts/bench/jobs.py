@@ -11,14 +11,15 @@ from media import (AKBPS, FFMPEG_ENCODE, FPS, GST_AUDIO, GST_VIDEO, KBPS, MEDIA,
                    check_output, make_source, ssim_db)
 from liquidsoap import LiquidsoapJobs
 from overlays import OverlayJobs
+from live import LiveJobs
 from relay import RTMPProbe, start_nginx
 from runner import BenchError, Service, env_int, free_port, print_log, progress, run_child, udp_bound, wait_until
 
 
-JOBS = ["1", "2", "3", "4", "5", "6", "7", "8", "overlays", "mem"]
+JOBS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "overlays", "mem"]
 
 
-class Bench(LiquidsoapJobs, OverlayJobs):
+class Bench(LiquidsoapJobs, LiveJobs, OverlayJobs):
     def __init__(self, mediapub, tmp):
         self.mediapub = os.path.abspath(mediapub)
         self.tmp = tmp
@@ -455,6 +456,8 @@ outputs:
             self.job_file_realtime()
         if "8" in self.jobs:
             self.job_bgm_liquidsoap()
+        if "9" in self.jobs:
+            self.job_live()
         if "overlays" in self.jobs:
             self.job_overlays()
         if "mem" in self.jobs:

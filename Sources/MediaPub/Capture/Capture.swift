@@ -144,6 +144,7 @@ public final class Capture: Sendable {
         var ticksWithoutRingtone = 0
         /// Some player has played: a later failure is not "nothing playable".
         var somethingPlayed = false
+        var lastPicture: Buffer?  // the content's, held by the tick its sound ends in (stop.at_end)
         while true {
             if shouldStop { reason = .requested; break }
             if let maxTicks, n >= maxTicks { reason = .duration; break }
@@ -198,6 +199,8 @@ public final class Capture: Sendable {
                 reason = end
                 break
             }
+            if playerFrame == nil, stopAtEnd, !liveOnAir, contentEndReason(somethingPlayed: &somethingPlayed) != nil { playerFrame = lastPicture }
+            lastPicture = playerFrame
             // The content as it is, before the standby and any overlay; an alert's `standby` holds the output.
             let held = contentWatch?.observe(mix: mix, count: frames * channels, picture: playerFrame, tick: n,
                                              publishing: publishing, live: liveOnAir) ?? false

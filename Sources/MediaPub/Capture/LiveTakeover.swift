@@ -138,8 +138,8 @@ public final class LiveTakeover: Sendable {
             if s.switcher.onAir { s.onAirTicks += 1 }
             return (change, s.switcher.onAir, s.fadeFrom, s.picture, toPause, toResume)
         }
-        for p in toPause { p.pause() }
-        for p in toResume { p.resume() }
+        for p in toPause { p.hold() }
+        for p in toResume { p.releaseHold() }
         if let change { tell(change) }
         guard publishing else { return onAir }
         if onAir, let held { picture = held }

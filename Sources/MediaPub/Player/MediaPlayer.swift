@@ -60,6 +60,8 @@ public final class MediaPlayer: Sendable {
         /// Content cued to take over on a given tick (`MediaPlayer+Cue`), and the tickets so far.
         var cue: PendingCue?
         var cuesAsked = 0
+        /// Held paused by a live feed on air (`MediaPlayer+Hold`); nil: not held.
+        var hold: Hold?
         /// How the last few cues ended, by ticket.
         var settledCues: [(ticket: Int, outcome: CueOutcome)] = []
         /// The output tick the capture asks this player for next (a cue lands on it).
@@ -128,6 +130,7 @@ public final class MediaPlayer: Sendable {
 
     /// Under the lock: the state machine's one transition.
     func setState(_ new: PlayerState, error: String? = nil, _ s: inout State) {
+        let new = held(new, &s)
         guard new != s.phase || error != nil else { return }
         s.phase = new
         if new == .playing { s.playedSinceStart = true }

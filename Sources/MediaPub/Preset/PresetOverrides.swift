@@ -90,6 +90,7 @@ enum PresetOverrides {
             return "unknown key \(seg)"
         case .map:
             let child = schema.child(seg)!
+            if let long = SectionShorthand.expanded(node, schema: schema) { node = long }
             var pairs = node.pairs ?? []
             if node.pairs == nil {
                 node = .mapping([], line: 0, origin: origin)
