@@ -38,6 +38,10 @@ final class MetricsExpositionTests: XCTestCase {
                    [#"{block="music"} 3579.0"#]),
             family("live_state", "1 for the live feed's current state.", "gauge", [#"{state="on_air"} 1.0"#]),
             family("live_on_air_seconds", "How long the live feed has been on air in its current (or last) spell.", "gauge", [" 12.0"]),
+            family("live_delay_seconds", "The live feed's delay through its jitter buffer.", "gauge", [" 0.24"]),
+            family("live_frames_dropped_total", "The live feed's pictures dropped on air to follow its sound.", "counter", [" 3.0"]),
+            family("live_frames_repeated_total", "The live feed's pictures repeated on air to follow its sound.", "counter", [" 4.0"]),
+            family("live_bitrate_bits_per_second", "What the live feed's source gave over the last second.", "gauge", [" 1500000.0"]),
             family("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                    "counter", [#"{consumer="stdout"} 120.0"#, #"{consumer="log"} 0.0"#]),
         ].joined()
@@ -47,7 +51,7 @@ final class MetricsExpositionTests: XCTestCase {
     func testEveryFamilyIsThereBeforeItHasSamples() {
         let empty = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
         let lines = MetricsExposition.render(empty).split(separator: "\n")
-        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 23)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 27)
         XCTAssertEqual(lines.filter { !$0.hasPrefix("#") }, ["mediapub_uptime_seconds 0.0", "mediapub_output_time_seconds 0.0", "mediapub_publishing 0.0"])
     }
 

@@ -6,7 +6,7 @@ import XCTest
 /// for an unknown duration or tag, optional output fields left out.
 final class StatusEncodingTests: XCTestCase {
     func testFullStatusEncodesExactly() {
-        let expected = #"{"live":{"mode":"auto","on_air_ms":12000,"source":"srt://:9001?mode=listener&passphrase=****","state":"on_air"},"#
+        let expected = #"{"live":{"bitrate_kbps":1500,"delay_ms":240,"frames_dropped":3,"frames_repeated":4,"mode":"auto","on_air_ms":12000,"source":"srt://:9001?mode=listener&passphrase=****","state":"on_air"},"#
             + #""name":"bgm","output_time_ms":81000,"outputs":["#
             + #"{"bitrate_kbps":2610,"bytes_sent":1843200,"id":"0","reconnects":0,"state":"publishing","url":"rtmp://h/app/****"},"#
             + #"{"bitrate_kbps":0,"bytes_acked":1024,"bytes_sent":2048,"callers":2,"error":"stalled","id":"srt","reconnects":3,"#

@@ -54,6 +54,14 @@ enum MetricsExposition {
                status.live.map { [("state=\"\(label($0.state.rawValue))\"", 1)] } ?? [])
         metric("live_on_air_seconds", "How long the live feed has been on air in its current (or last) spell.", "gauge",
                status.live.map { [("", Double($0.onAirMs) / 1000)] } ?? [])
+        metric("live_delay_seconds", "The live feed's delay through its jitter buffer.", "gauge",
+               status.live.map { [("", Double($0.delayMs) / 1000)] } ?? [])
+        metric("live_frames_dropped_total", "The live feed's pictures dropped on air to follow its sound.", "counter",
+               status.live.map { [("", Double($0.framesDropped))] } ?? [])
+        metric("live_frames_repeated_total", "The live feed's pictures repeated on air to follow its sound.", "counter",
+               status.live.map { [("", Double($0.framesRepeated))] } ?? [])
+        metric("live_bitrate_bits_per_second", "What the live feed's source gave over the last second.", "gauge",
+               status.live.map { [("", Double($0.bitrateKbps) * 1000)] } ?? [])
         metric("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                "counter", drops.map { ("consumer=\"\(label($0.consumer))\"", Double($0.dropped)) })
         return out

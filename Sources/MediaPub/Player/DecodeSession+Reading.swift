@@ -7,6 +7,8 @@ struct Reading {
     var mediaStartMs: Int
     var rate: Double
     var lastVideo: Buffer?
+    /// The running time of `lastVideo` (a live feed places its pictures by it, `LiveFeedBuffer`).
+    var lastVideoTime: ClockTime?
     var pending: Buffer?
     var pendingSamples = 0
     var pendingOffset = 0
@@ -146,7 +148,7 @@ extension DecodeSession {
     /// Takes the waiting sample as the picture shown.
     private func show(_ sample: Sample) {
         let buffer = sample.buffer
-        state.withLock { $0.reading.lastVideo = buffer; $0.reading.nextVideo = nil }
+        state.withLock { $0.reading.lastVideo = buffer; $0.reading.lastVideoTime = sample.runningTime; $0.reading.nextVideo = nil }
     }
 
     /// The latest frame due `lag` before the playhead (the first frame at the latest).
