@@ -204,8 +204,11 @@ public final class LiveTakeover: Sendable {
                 s.buffer.idle()
                 feed.withUnsafeMutableBufferPointer { $0.baseAddress!.update(repeating: 0, count: count) }
             }
+            // On air, the players it paused are held paused (below).
+            if s.switcher.onAir, toPause.isEmpty { toPause = s.paused }
             return (change, s.switcher.onAir, s.fadeFrom, s.picture, toPause, toResume)
         }
+        // (`pause` pauses a playing player only: one a block's cue landed on, which set it playing, is held where it is.)
         for p in toPause { p.pause() }
         for p in toResume { p.resume() }
         if let change { tell(change) }
