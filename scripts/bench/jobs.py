@@ -10,14 +10,15 @@ import time
 from media import (AKBPS, FFMPEG_ENCODE, FPS, GST_AUDIO, GST_VIDEO, KBPS, MEDIA, REPO, TOOLS,
                    check_output, make_source, ssim_db)
 from liquidsoap import LiquidsoapJobs
+from live import LiveJobs
 from relay import RTMPProbe, start_nginx
 from runner import BenchError, Service, env_int, free_port, print_log, progress, run_child, udp_bound, wait_until
 
 
-JOBS = ["1", "2", "3", "4", "5", "6", "7", "8", "mem"]
+JOBS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "mem"]
 
 
-class Bench(LiquidsoapJobs):
+class Bench(LiquidsoapJobs, LiveJobs):
     def __init__(self, mediapub, tmp):
         self.mediapub = os.path.abspath(mediapub)
         self.tmp = tmp
@@ -442,5 +443,7 @@ outputs:
             self.job_file_realtime()
         if "8" in self.jobs:
             self.job_bgm_liquidsoap()
+        if "9" in self.jobs:
+            self.job_live()
         if "mem" in self.jobs:
             self.job_memory()
