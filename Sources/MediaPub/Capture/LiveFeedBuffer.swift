@@ -117,6 +117,11 @@ struct LiveFeedBuffer {
         if fill > capacity { discard(fill - target, counted: onAir) }
     }
 
+    /// Pictures the feed's decoding passed over before they reached the buffer: dropped, on air.
+    mutating func passedOver(_ count: Int, onAir: Bool) {
+        if onAir, count > 0 { framesDropped &+= UInt64(count) }
+    }
+
     /// Off air: the newest `target` of sound is kept, and the picture due with its first frame.
     mutating func idle() {
         if fill > target { discard(fill - target, counted: false) }

@@ -44,6 +44,8 @@ public final class LiveTakeover: Sendable {
         /// The feed's bitrate (bits a second, of what its source gave over the last second of output).
         var bitrate = 0.0
         var bytesSeen: UInt64 = 0
+        /// The feed's count of pictures passed over, as last seen (it starts over with each opening).
+        var passedOverSeen = 0
         var ticksSinceRate = 0
     }
     private let state: Mutex<State>
@@ -163,8 +165,11 @@ public final class LiveTakeover: Sendable {
                 return player.render(frames: frames, tick: length, at: n, into: out.baseAddress!, wait: 0)
             }
             let lead = rendered.video == nil ? nil : player.pictureLead
+            let passedOver = player.picturesPassedOver ?? 0
             heardNow += rendered.audioFrames
             state.withLock { s in
+                s.buffer.passedOver(passedOver >= s.passedOverSeen ? passedOver - s.passedOverSeen : passedOver, onAir: s.switcher.onAir)
+                s.passedOverSeen = passedOver
                 if let video = rendered.video, video !== s.lastSeen { fresh = true; s.lastSeen = video }
                 feed.withUnsafeBufferPointer { s.buffer.put($0.baseAddress!, frames: rendered.audioFrames, picture: rendered.video,
                                                              before: lead, onAir: s.switcher.onAir) }

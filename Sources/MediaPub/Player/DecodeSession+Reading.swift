@@ -9,6 +9,8 @@ struct Reading {
     var lastVideo: Buffer?
     /// The running time of `lastVideo` (a live feed places its pictures by it, `LiveFeedBuffer`).
     var lastVideoTime: ClockTime?
+    /// Pictures passed over, never the one shown for a tick (a live feed counts them dropped).
+    var passedOver = 0
     var pending: Buffer?
     var pendingSamples = 0
     var pendingOffset = 0
@@ -155,11 +157,14 @@ extension DecodeSession {
     /// Waits up to `wait` seconds for a frame that may be due but is not decoded yet.
     func videoFrame(lag: ClockTime, wait: Double) -> Buffer? {
         guard let sink = state.withLock({ $0.videoSink }) else { return nil }
+        var taken = 0
         while let sample = nextPicture(sink, wait: wait) {
             let (playhead, shown) = state.withLock { ($0.reading.playhead, $0.reading.lastVideo) }
             if let time = sample.runningTime, time + lag > playhead, shown != nil { break }
             show(sample)
+            taken += 1
         }
+        if taken > 1 { state.withLock { $0.reading.passedOver &+= taken - 1 } }
         return lastVideo
     }
 

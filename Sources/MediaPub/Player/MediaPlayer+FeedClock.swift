@@ -14,6 +14,12 @@ extension MediaPlayer {
         }
     }
 
+    /// Pictures the current item passed over so far, never shown (a faster frame rate
+    /// than the output's, or pictures come late); nil without an item.
+    var picturesPassedOver: Int? {
+        state.withLock { $0.current }?.state.withLock { $0.reading.passedOver }
+    }
+
     /// Bytes the current item's source has given so far (nil without one).
     var sourceBytes: UInt64? {
         state.withLock { $0.current }?.state.withLock { $0.sourceBytes }
