@@ -21,6 +21,8 @@ extension Broadcast {
         guard let live else { return nil }
         let now = live.snapshot
         return LiveStatus(state: now.state, source: SecretMask.mask(url: live.config.source), mode: now.mode.rawValue,
-                          onAirMs: Int(now.onAirSeconds * 1000))
+                          onAirMs: Int(now.onAirSeconds * 1000), delayMs: Int((now.delay * 1000).rounded()),
+                          framesDropped: now.framesDropped, framesRepeated: now.framesRepeated,
+                          bitrateKbps: Int(min(1e9, max(0, now.bitrate / 1000)).rounded()))
     }
 }

@@ -60,7 +60,8 @@ final class LiveTakeoverTests: XCTestCase {
         let first = try send("blue", 1000, seconds: 5, port: port, passphrase: passphrase)
         XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("on_air", 1, in: events)), run.stderr + first.stderr)
         let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
-        XCTAssertTrue(status.stdout.contains(#""live":{"mode":"auto","on_air_ms":"#), status.stdout)
+        XCTAssertTrue(status.stdout.contains(#""live":{"bitrate_kbps":"#) && status.stdout.contains(#""mode":"auto","on_air_ms":"#),
+                      status.stdout)
         XCTAssertTrue(status.stdout.contains(#""state":"on_air"}"#) && status.stdout.contains("passphrase=****"), status.stdout)
         XCTAssertEqual(try CLI.run(["ctl", "--socket", socket, "live", "auto"], timeout: 20).status, 0)
         XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("released", 1, in: events)), run.stderr)
@@ -100,7 +101,8 @@ final class LiveTakeoverTests: XCTestCase {
         }
         XCTAssertGreaterThan(level(blueFrom + 0.3, blueFrom + 1.5, 1000), -20, "the feed's tone on air")
         XCTAssertLessThan(level(blueFrom + 0.3, blueFrom + 1.5, 440), -50, "the programme unheard while the feed is on air")
-        XCTAssertLessThan(level(blueTo - 1.2, blueTo - 0.3, 1000), -50, "a drop-out holds the picture with silence")
+        // (What the feed's jitter buffer held, at most 600 ms and a burst, plays out first.)
+        XCTAssertLessThan(level(blueTo - 0.9, blueTo - 0.3, 1000), -50, "a drop-out holds the picture with silence")
         XCTAssertGreaterThan(level(blueFrom - 1.5, blueFrom - 0.2, 440), -20, "the programme before")
         XCTAssertGreaterThan(level(blueTo + 0.3, blueTo + 1.2, 440), -20, "the programme after")
         XCTAssertLessThan(level(blueTo + 0.3, blueTo + 1.2, 1000), -50)

@@ -46,8 +46,9 @@ struct LiveSwitch: Equatable, Sendable {
         lastDelivery = nil
     }
 
-    /// Tick `n` (each tick once, in order): whether the feed gave anything in it, and the mode.
-    mutating func tick(_ n: UInt64, delivered: Bool, mode: Mode) -> Change? {
+    /// Tick `n` (each tick once, in order): whether the feed gave anything in it, whether
+    /// it holds enough to go on air with (its jitter buffer is full, `LiveFeedBuffer`), and the mode.
+    mutating func tick(_ n: UInt64, delivered: Bool, ready: Bool = true, mode: Mode) -> Change? {
         if onAir, mode == .off {
             onAir = false
             return .released("ctl live off")
@@ -56,7 +57,7 @@ struct LiveSwitch: Equatable, Sendable {
             let fresh = spellBegan == nil
             if fresh { spellBegan = n }
             lastDelivery = n
-            if !onAir, mode != .off, mode == .on || n - (spellBegan ?? n) >= takeoverTicks {
+            if !onAir, ready, mode != .off, mode == .on || n - (spellBegan ?? n) >= takeoverTicks {
                 onAir = true
                 return .onAir
             }

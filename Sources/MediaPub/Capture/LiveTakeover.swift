@@ -39,6 +39,14 @@ public final class LiveTakeover: Sendable {
         /// The output's audio frame the last switch began at (nil: none yet).
         var fadeFrom: UInt64?
         var paused: [MediaPlayer] = []
+        /// The feed's sound and pictures between its decoder and the output.
+        var buffer: LiveFeedBuffer
+        /// The feed's bitrate (bits a second, of what its source gave over the last second of output).
+        var bitrate = 0.0
+        var bytesSeen: UInt64 = 0
+        /// The feed's count of pictures passed over, as last seen (it starts over with each opening).
+        var passedOverSeen = 0
+        var ticksSinceRate = 0
     }
     private let state: Mutex<State>
 
@@ -50,7 +58,8 @@ public final class LiveTakeover: Sendable {
         self.onChange = onChange
         player = MediaPlayer(config: PlayerConfig(id: "live", source: config.source), format: format, feedsVideo: format.video != nil)
         state = Mutex(State(switcher: LiveSwitch(takeoverAfter: config.takeoverAfter, releaseAfter: config.releaseAfter,
-                                                 tickRate: format.tickRate)))
+                                                 tickRate: format.tickRate),
+                            buffer: LiveFeedBuffer(channels: format.channels, sampleRate: format.sampleRate, tickRate: format.tickRate)))
         player.setEventHandler { [weak self] event in self?.playerEvent(event) }
     }
 
@@ -96,29 +105,85 @@ public final class LiveTakeover: Sendable {
     /// `ctl live on|off|auto`.
     func setMode(_ mode: LiveSwitch.Mode) { state.withLock { $0.mode = mode } }
 
-    /// For status: the state, the mode, and seconds on air in the current (or last) spell.
-    var snapshot: (state: LiveState, mode: LiveSwitch.Mode, onAirSeconds: Double) {
-        let tickRate = Double(format.tickRate)
-        return state.withLock { ($0.phase, $0.mode, Double($0.onAirTicks) / tickRate) }
+    /// What status shows of the feed (docs/status.md, `live`).
+    struct Snapshot {
+        var state: LiveState
+        var mode: LiveSwitch.Mode
+        /// In the current (or last) spell on air.
+        var onAirSeconds: Double
+        /// Through its jitter buffer.
+        var delay: Double
+        var framesDropped: UInt64
+        var framesRepeated: UInt64
+        /// Bits a second.
+        var bitrate: Double
     }
 
+    var snapshot: Snapshot {
+        let tickRate = Double(format.tickRate)
+        return state.withLock { s in
+            Snapshot(state: s.phase, mode: s.mode, onAirSeconds: Double(s.onAirTicks) / tickRate, delay: s.buffer.delay,
+                     framesDropped: s.buffer.framesDropped, framesRepeated: s.buffer.framesRepeated, bitrate: s.bitrate)
+        }
+    }
+
+    /// Once a second of output: the bits the feed's source gave in it (its source's count
+    /// starts over when the feed is opened again).
+    private func measureBitrate() {
+        let due = state.withLock { s -> Bool in
+            s.ticksSinceRate += 1
+            return s.ticksSinceRate >= format.tickRate
+        }
+        guard due else { return }
+        let bytes = player.sourceBytes ?? 0
+        state.withLock { s in
+            let seconds = Double(s.ticksSinceRate) / Double(max(1, format.tickRate))
+            let delta = bytes >= s.bytesSeen ? bytes - s.bytesSeen : bytes
+            s.bitrate = Double(delta) * 8 / max(seconds, 0.001)
+            s.bytesSeen = bytes
+            s.ticksSinceRate = 0
+        }
+    }
+
+    /// Calls to the feed's player a tick at most (each takes a tick's worth of what it decoded).
+    static let drainCalls = 12
+
     /// On the timeline thread, for tick `n` whose audio begins at output frame `first`:
-    /// renders the feed into `feed` (`frames` frames), moves the switch, and unless
-    /// `publishing` is off puts the feed's sound into `mix` and, on air, its picture in
+    /// takes what the feed decoded into its jitter buffer (`LiveFeedBuffer`), moves the
+    /// switch and, on air, plays the buffer into `feed` (`frames` frames); unless
+    /// `publishing` is off, puts the feed's sound into `mix` and, on air, its picture in
     /// `picture`. Returns whether the feed is on air.
     func apply(tick n: UInt64, length: ClockTime, frames: Int, first: UInt64, publishing: Bool,
                mix: inout [Float], feed: inout [Float], picture: inout Buffer?) -> Bool {
         let count = frames * format.channels
         if feed.count < count { feed = [Float](repeating: 0, count: count) }
-        let rendered = feed.withUnsafeMutableBufferPointer { out in
-            out.baseAddress!.update(repeating: 0, count: count)
-            return player.render(frames: frames, tick: length, at: n, into: out.baseAddress!, wait: 0)
+        // Everything decoded so far, a tick's worth a call, never waited for.
+        var heardNow = 0, fresh = false, lastVideo: Buffer?
+        for _ in 0..<LiveTakeover.drainCalls {
+            let rendered = feed.withUnsafeMutableBufferPointer { out in
+                out.baseAddress!.update(repeating: 0, count: count)
+                return player.render(frames: frames, tick: length, at: n, into: out.baseAddress!, wait: 0)
+            }
+            let lead = rendered.video == nil ? nil : player.pictureLead
+            let passedOver = player.picturesPassedOver ?? 0
+            heardNow += rendered.audioFrames
+            state.withLock { s in
+                s.buffer.passedOver(passedOver >= s.passedOverSeen ? passedOver - s.passedOverSeen : passedOver, onAir: s.switcher.onAir)
+                s.passedOverSeen = passedOver
+                if let video = rendered.video, video !== s.lastSeen { fresh = true; s.lastSeen = video }
+                feed.withUnsafeBufferPointer { s.buffer.put($0.baseAddress!, frames: rendered.audioFrames, picture: rendered.video,
+                                                             before: lead, onAir: s.switcher.onAir) }
+            }
+            lastVideo = rendered.video ?? lastVideo
+            if rendered.audioFrames < frames { break }
         }
+        measureBitrate()
         let (change, onAir, fadeFrom, held, toPause, toResume) = state.withLock { s in
-            let fresh = rendered.video != nil && rendered.video !== s.lastSeen
-            if let video = rendered.video { s.lastSeen = video; s.picture = video }
-            if rendered.audioFrames > 0 { s.heard = true }
-            let change = s.switcher.tick(n, delivered: rendered.audioFrames > 0 || (fresh && !s.heard), mode: s.mode)
+            if heardNow > 0 { s.heard = true }
+            s.buffer.took(heardNow)
+            // A feed without sound (pictures only) goes on air picture by picture, as they come.
+            if !s.heard, let lastVideo { s.picture = lastVideo }
+            let change = s.switcher.tick(n, delivered: heardNow > 0 || (fresh && !s.heard), ready: !s.heard || s.buffer.ready, mode: s.mode)
             var toPause: [MediaPlayer] = [], toResume: [MediaPlayer] = []
             switch change {
             case .connected?: s.phase = .connected; s.lastReason = nil
@@ -135,7 +200,15 @@ public final class LiveTakeover: Sendable {
                 s.paused = []
             case nil: break
             }
-            if s.switcher.onAir { s.onAirTicks += 1 }
+            if s.switcher.onAir {
+                s.onAirTicks += 1
+                if s.heard {
+                    s.picture = feed.withUnsafeMutableBufferPointer { s.buffer.play(frames: frames, into: $0.baseAddress!) } ?? s.picture
+                }
+            } else {
+                s.buffer.idle()
+                feed.withUnsafeMutableBufferPointer { $0.baseAddress!.update(repeating: 0, count: count) }
+            }
             return (change, s.switcher.onAir, s.fadeFrom, s.picture, toPause, toResume)
         }
         for p in toPause { p.hold() }

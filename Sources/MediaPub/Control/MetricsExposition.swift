@@ -54,6 +54,14 @@ enum MetricsExposition {
                status.live.map { [("state=\"\(label($0.state.rawValue))\"", 1)] } ?? [])
         metric("live_on_air_seconds", "How long the live feed has been on air in its current (or last) spell.", "gauge",
                status.live.map { [("", Double($0.onAirMs) / 1000)] } ?? [])
+        metric("live_delay_seconds", "The live feed's delay through its jitter buffer.", "gauge",
+               status.live.map { [("", Double($0.delayMs) / 1000)] } ?? [])
+        metric("live_frames_dropped_total", "The live feed's pictures dropped on air to follow its sound.", "counter",
+               status.live.map { [("", Double($0.framesDropped))] } ?? [])
+        metric("live_frames_repeated_total", "The live feed's pictures repeated on air to follow its sound.", "counter",
+               status.live.map { [("", Double($0.framesRepeated))] } ?? [])
+        metric("live_bitrate_bits_per_second", "What the live feed's source gave over the last second.", "gauge",
+               status.live.map { [("", Double($0.bitrateKbps) * 1000)] } ?? [])
         // The checks of `monitor:` (docs/presets.md, monitor), when the run has one.
         let kinds = status.alerts.map { a in ContentAlert.Kind.allCases.map { k in (k, a) } } ?? []
         metric("alerts_total", "Alerts raised by the checks of monitor.", "counter",

@@ -163,6 +163,30 @@ enum Probes {
         init(_ body: @escaping @Sendable (UInt64?) -> Void) { self.body = body }
     }
 
+    /// As `onData`, with the bytes of what passes (a buffer, or a buffer list's total).
+    static func onBytes(_ pad: Pad, _ body: @escaping @Sendable (Int) -> Void) {
+        let box = Unmanaged.passRetained(ByteHandler(body)).toOpaque()
+        let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        gst_pad_add_probe(pad.raw, mask, { _, info, data in
+            guard let info, let data else { return GST_PAD_PROBE_OK }
+            var bytes = 0
+            if let buffer = gst_pad_probe_info_get_buffer(info) {
+                bytes = Int(gst_buffer_get_size(buffer))
+            } else if let list = gst_pad_probe_info_get_buffer_list(info) {
+                bytes = Int(gst_buffer_list_calculate_size(list))
+            }
+            Unmanaged<ByteHandler>.fromOpaque(data).takeUnretainedValue().body(bytes)
+            return GST_PAD_PROBE_OK
+        }, box) { data in
+            if let data { Unmanaged<ByteHandler>.fromOpaque(data).release() }
+        }
+    }
+
+    private final class ByteHandler {
+        let body: @Sendable (Int) -> Void
+        init(_ body: @escaping @Sendable (Int) -> Void) { self.body = body }
+    }
+
     /// Calls `body` on the streaming thread when EOS reaches `pad` (before the
     /// element behind it handles it). The probe stays; it only passes events through.
     static func onEndOfStream(_ pad: Pad, _ body: @escaping @Sendable () -> Void) {

@@ -6,12 +6,14 @@ import Foundation
 enum DecodeGraph {
     /// `dropping`: a live stream's (docs/presets.md, live), whose appsinks drop their oldest
     /// buffer when full rather than hold the network source back: what waits for the
-    /// capture stays short (some 200 ms of sound, 8 pictures), whatever the sender does.
+    /// capture stays short (some 1.5 s of sound, 12 pictures), whatever the sender does.
+    /// It holds a whole burst: an MPEG-TS sender's sound comes some 300 ms at a time
+    /// (10 buffers cut each burst short, a gap every 300 ms).
     static func audioBranch(format: MediaFormat, pitch: Double, dropping: Bool = false) -> String {
         let pitchStage = pitch == 0 ? "" : "pitch name=pitch pitch=\(pitchRatio(pitch)) ! audioconvert ! "
         return "queue max-size-buffers=0 max-size-bytes=0 max-size-time=3000000000 ! audioconvert ! audioresample ! "
             + "scaletempo ! audioconvert ! \(pitchStage)audioresample ! \(format.audioCaps) ! "
-            + "appsink name=asink sync=false \(dropping ? "max-buffers=10 drop=true" : "max-buffers=16") enable-last-sample=false"
+            + "appsink name=asink sync=false \(dropping ? "max-buffers=64 drop=true" : "max-buffers=16") enable-last-sample=false"
     }
 
     /// Semitones to soundtouch's frequency ratio: n semitones → 2^(n/12).
@@ -23,7 +25,7 @@ enum DecodeGraph {
     static func videoBranch(format: MediaFormat, still: Bool, dropping: Bool = false) -> String {
         "\(scaler) ! \(format.videoCaps ?? "video/x-raw") ! "
             + (still ? "imagefreeze ! " : "")
-            + "appsink name=vsink sync=false \(dropping ? "max-buffers=8 drop=true" : "max-buffers=\(videoSinkFrames)") enable-last-sample=false"
+            + "appsink name=vsink sync=false \(dropping ? "max-buffers=12 drop=true" : "max-buffers=\(videoSinkFrames)") enable-last-sample=false"
     }
 
     /// Decoded frames the appsink holds ahead of the capture, which holds the next

@@ -7,6 +7,10 @@ struct Reading {
     var mediaStartMs: Int
     var rate: Double
     var lastVideo: Buffer?
+    /// The running time of `lastVideo` (a live feed places its pictures by it, `LiveFeedBuffer`).
+    var lastVideoTime: ClockTime?
+    /// Pictures passed over, never the one shown for a tick (a live feed counts them dropped).
+    var passedOver = 0
     var pending: Buffer?
     var pendingSamples = 0
     var pendingOffset = 0
@@ -146,18 +150,21 @@ extension DecodeSession {
     /// Takes the waiting sample as the picture shown.
     private func show(_ sample: Sample) {
         let buffer = sample.buffer
-        state.withLock { $0.reading.lastVideo = buffer; $0.reading.nextVideo = nil }
+        state.withLock { $0.reading.lastVideo = buffer; $0.reading.lastVideoTime = sample.runningTime; $0.reading.nextVideo = nil }
     }
 
     /// The latest frame due `lag` before the playhead (the first frame at the latest).
     /// Waits up to `wait` seconds for a frame that may be due but is not decoded yet.
     func videoFrame(lag: ClockTime, wait: Double) -> Buffer? {
         guard let sink = state.withLock({ $0.videoSink }) else { return nil }
+        var taken = 0
         while let sample = nextPicture(sink, wait: wait) {
             let (playhead, shown) = state.withLock { ($0.reading.playhead, $0.reading.lastVideo) }
             if let time = sample.runningTime, time + lag > playhead, shown != nil { break }
             show(sample)
+            taken += 1
         }
+        if taken > 1 { state.withLock { $0.reading.passedOver &+= taken - 1 } }
         return lastVideo
     }
 

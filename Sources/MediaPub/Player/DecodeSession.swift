@@ -41,6 +41,8 @@ final class DecodeSession: Sendable {
         /// data, and whether it ended (HLS: the playlist was read, fragments come otherwise).
         var watchesSource = false
         var lastSourceData = Date()
+        /// Bytes the source element gave (a live feed's bitrate, docs/status.md, `live`).
+        var sourceBytes: UInt64 = 0
         var sourceEnded = false
         /// A local FIFO held open for reading while the pipeline opens it (see `waitForWriter`).
         var fifo: Int32 = -1
@@ -185,7 +187,7 @@ final class DecodeSession: Sendable {
         if element.factoryName == "srtsrc" { element.set("keep-listening", bool: true) }
         guard let pad = element.staticPad("src") else { return }
         state.withLock { $0.watchesSource = true; $0.lastSourceData = Date() }
-        Probes.onData(pad) { [weak self] in self?.state.withLock { $0.lastSourceData = Date() } }
+        Probes.onBytes(pad) { [weak self] bytes in self?.state.withLock { $0.lastSourceData = Date(); $0.sourceBytes &+= UInt64(bytes) } }
         Probes.onEndOfStream(pad) { [weak self] in self?.state.withLock { $0.sourceEnded = true } }
     }
 

@@ -49,7 +49,8 @@ enum TypedSamples {
     }
 
     /// A live feed on air.
-    static let live = LiveStatus(state: .onAir, source: "srt://:9001?mode=listener&passphrase=****", mode: "auto", onAirMs: 12_000)
+    static let live = LiveStatus(state: .onAir, source: "srt://:9001?mode=listener&passphrase=****", mode: "auto", onAirMs: 12_000,
+                                   delayMs: 240, framesDropped: 3, framesRepeated: 4, bitrateKbps: 1500)
 
     /// What two consumers lost by falling behind (`/metrics`).
     static let drops = [ConsumerDrops(consumer: "stdout", dropped: 120), ConsumerDrops(consumer: "log", dropped: 0)]
