@@ -1,5 +1,6 @@
 // Crossfades at their edges (docs/presets.md, Crossfades): a shuffled playlist fades at
-// the end of a pass too.
+// the end of a pass too, and a skip while a fade is on fades the item it drops
+// out quickly (no click).
 // A player rendered tick by tick as the capture does (20 ms ticks, as fast as possible
 // unless said), its PCM judged sample by sample.
 
@@ -70,5 +71,27 @@ final class CrossfadeEdgeTests: XCTestCase {
             XCTAssertEqual(level(pcm, incoming, at: t) - steady, -3, accuracy: 1, "\(incoming) Hz fading in at \(t) s")
         }
         XCTAssertLessThan(level(pcm, second, at: 5.15) - steady, -40, "the second pass began with \(first) Hz, not the item just played")
+    }
+
+    /// Five items of constant levels (their sound has no steps), `crossfade: 2s`: `next` at
+    /// 1 s and again at 1.2 s while the first fade is on, then twice in a row at 2.4 s (the
+    /// item the first opens never sounds). The item dropped from its fade goes out quickly,
+    /// the one fading in goes out from the gain it had reached, and the one fading out under
+    /// a skipped item goes on fading: no step from one sample to the next larger than a
+    /// gain's glide gives, and the last item at its level once the fades are over.
+    func testSkipsDuringAFadeDoNotClick() throws {
+        let dir = try makeTempDir()
+        let levels = ["0.25", "-0.25", "0.2", "0.1", "-0.2"]
+        let items = try levels.enumerated().map { try wav(dir, "\($0.offset).wav", $0.element, 4) }
+        let p = player(items, mode: .once, crossfade: 2)
+        let pcm = run(p, ticks: 250, before: [50: { p.next() }, 60: { p.next() }, 120: { p.next(); p.next() }])
+        let steps = zip(pcm.dropFirst(), pcm).map { abs($0 - $1) }
+        let largest = steps.enumerated().max { $0.element < $1.element }
+        XCTAssertLessThan(largest?.element ?? 1, 0.01,
+                          String(format: "a step of %.3f at %.3f s", largest?.element ?? 1, Double(largest?.offset ?? 0) / Double(rate)))
+        // The levels as decoded (a mono source spread over two channels), the last item's -0.8 of the first's.
+        let first = Double(pcm[Int(0.5 * Double(rate))]), last = Double(pcm[Int(4.6 * Double(rate))])
+        XCTAssertGreaterThan(first, 0.1, "the first item before the skips")
+        XCTAssertEqual(last, -0.8 * first, accuracy: 0.01, "the last item once its fade is over")
     }
 }

@@ -67,6 +67,7 @@ extension MediaPlayer {
         s.current = nil
         dropUpcoming(&s)
         dropOutgoing(&s)
+        dropFadingOut(&s)
         s.resumeAtMs = nil
         s.continuing = false
         s.liveWait = nil
