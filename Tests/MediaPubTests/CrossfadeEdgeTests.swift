@@ -1,6 +1,6 @@
 // Crossfades at their edges (docs/presets.md, Crossfades): a shuffled playlist fades at
-// the end of a pass too, and a skip while a fade is on fades the item it drops
-// out quickly (no click).
+// the end of a pass too, a skip while a fade is on fades the item it drops out
+// quickly (no click), and frame taps get what a tick publishes while the next item loads.
 // A player rendered tick by tick as the capture does (20 ms ticks, as fast as possible
 // unless said), its PCM judged sample by sample.
 
@@ -93,5 +93,28 @@ final class CrossfadeEdgeTests: XCTestCase {
         let first = Double(pcm[Int(0.5 * Double(rate))]), last = Double(pcm[Int(4.6 * Double(rate))])
         XCTAssertGreaterThan(first, 0.1, "the first item before the skips")
         XCTAssertEqual(last, -0.8 * first, accuracy: 0.01, "the last item once its fade is over")
+    }
+
+    /// A skip whose next item is not ready at the next tick (realtime: a tick waits for
+    /// nothing): the outgoing item goes on alone in that tick, and the audio taps get it,
+    /// exactly what the player gives the capture.
+    func testTapsGetTheTicksWhileTheNextItemLoads() throws {
+        let dir = try makeTempDir()
+        let a = try wav(dir, "a.wav", "0.25*sin(2*PI*440*t)", 4), b = try wav(dir, "b.wav", "0.25*sin(2*PI*880*t)", 4)
+        let p = player([a, b], mode: .once, crossfade: 2)
+        let tapped = Collector<AudioFrame>()
+        p.addAudioTap { tapped.add($0) }
+        p.start()
+        var given: [Float] = []
+        for n in UInt64(0)..<25 { given += tick(p, n) }
+        p.next()
+        XCTAssertFalse(p.state.withLock { $0.currentReady }, "the next item is still loading")
+        let alone = tick(p, 25, wait: 0)
+        XCTAssertFalse(alone.isEmpty, "the outgoing item sounds while the next one loads")
+        given += alone
+        for n in UInt64(26)..<40 { given += tick(p, n) }
+        p.stop()
+        XCTAssertEqual(tapped.all.flatMap(\.samples).count, given.count, "the taps got as many samples as the capture")
+        XCTAssertTrue(tapped.all.flatMap(\.samples) == given, "the taps got the samples the capture did")
     }
 }

@@ -151,7 +151,7 @@ extension MediaPlayer {
     }
 
     /// Without the lock, for a tick the current item gives nothing to (loading after a
-    /// skip): the outgoing item goes on alone, at its gain.
+    /// skip): the outgoing item goes on alone, at its gain, and the frame taps get it.
     func outgoingAlone(_ early: Rendered, frames: Int, tick length: ClockTime, into out: UnsafeMutablePointer<Float>,
                        wait: Double) -> Rendered {
         guard state.withLock({ ($0.crossfade.outgoing != nil || !$0.crossfade.fadingOut.isEmpty) && $0.phase != .paused })
@@ -159,6 +159,12 @@ extension MediaPlayer {
         var rendered = early
         rendered.audioFrames = mixOutgoing(into: out, frames: frames, filled: 0, tick: length, wait: wait, advance: false)
         rendered.video = dissolve(early.video, lag: length.scaled(by: 1, 2), wait: wait)
+        // The taps hear what the capture does (`finishTick` is not reached in such a tick).
+        let deliveries = state.withLock { s in
+            s.taps.deliveries(audio: out, frames: rendered.audioFrames, video: rendered.video, format: format,
+                              positionMs: s.current?.positionMs ?? 0)
+        }
+        for deliver in deliveries { deliver() }
         return rendered
     }
 }
