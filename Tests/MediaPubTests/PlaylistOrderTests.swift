@@ -48,6 +48,21 @@ final class PlaylistOrderTests: XCTestCase {
         XCTAssertGreaterThan(orders.count, 1, "a new order each round")
     }
 
+    /// The next pass's order is drawn as a pass's last item becomes current: a copy that
+    /// advances there (the next item opened ahead, to crossfade into it) lands where the list
+    /// does, and never on the item just played.
+    func testShuffleDrawsTheNextPassAsItsLastItemStarts() {
+        var list = Playlist(items: (0..<6).map { "item\($0)" }, mode: .shuffle)
+        for step in 0..<60 {
+            var ahead = list
+            XCTAssertTrue(ahead.advance())
+            let played = list.current
+            XCTAssertTrue(list.advance())
+            XCTAssertEqual(ahead.current, list.current, "step \(step): the item opened ahead is the one that plays")
+            XCTAssertNotEqual(list.current, played, "step \(step): never the same item twice in a row")
+        }
+    }
+
     func testShuffleSaysWhenItReshuffles() {
         var list = Playlist(items: ["a", "b"], mode: .shuffle)
         XCTAssertEqual(list.following()?.reshuffle, false)

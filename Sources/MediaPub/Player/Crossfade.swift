@@ -14,10 +14,20 @@ struct Crossfade: Sendable, Equatable {
     private(set) var position = 0
     /// The incoming picture's share (0...1) at the middle of the frames mixed last.
     private(set) var pictureWeight = 0.0
+    /// The outgoing item's gain as the fade begins (below 1: it was itself fading in, a skip
+    /// during a fade), its fade's gains scaled by it so that its level goes on from there.
+    let outgoingScale: Float
 
-    init(length: Int, curve: CrossfadeCurve) {
+    init(length: Int, curve: CrossfadeCurve, outgoingScale: Float = 1) {
         self.length = max(1, length)
         self.curve = curve
+        self.outgoingScale = max(0, min(1, outgoingScale))
+    }
+
+    /// The gains of the frame it is at, the outgoing one scaled.
+    var levels: (outgoing: Float, incoming: Float) {
+        let (g, h) = gains(at: position)
+        return (g * outgoingScale, h)
     }
 
     var isOver: Bool { position >= length }
@@ -50,7 +60,8 @@ struct Crossfade: Sendable, Equatable {
                       outgoingFrames: Int, frames: Int, channels: Int, advance: Bool) -> Int {
         let (incoming, outgoingFrames) = (min(max(0, incoming), frames), min(max(0, outgoingFrames), frames))
         for i in 0..<max(0, frames) {
-            let (g, h) = gains(at: position + (advance ? i : 0))
+            var (g, h) = gains(at: position + (advance ? i : 0))
+            g *= outgoingScale
             let frame = out + i * channels, old = outgoing + i * channels
             for c in 0..<channels {
                 let a = i < incoming ? frame[c] * h : 0

@@ -18,6 +18,8 @@ extension MediaPlayer {
 
     struct CrossfadeState {
         var outgoing: Outgoing?
+        /// Items a skip dropped from their fade, going out quickly (`MediaPlayer+FadeOut`).
+        var fadingOut: [FadingOut] = []
         /// The current item whose next one was opened ahead (once: one that fails is not opened again each tick).
         var openedAheadOf: DecodeSession?
         /// The current item whose next one was not ready when its fade was due: ticks wait for it no more.
@@ -74,18 +76,33 @@ extension MediaPlayer {
 
     /// For `next` and `previous`, the playlist moved already: its current item is opened,
     /// the one playing fading out under it from where it is when the playlist crossfades.
+    /// During a fade, the item fading in goes out from the gain it reached, and the one it
+    /// was fading in over goes out quickly (`takeFadingOut`); an item a skip opened that has
+    /// not sounded yet is only replaced, what fades out under it going on as it was.
     func openCurrentCrossfading(_ s: inout State) {
+        if s.playlist.crossfade.isOn, s.phase == .loading || (s.phase == .playing && !s.currentReady),
+           let fading = s.crossfade.outgoing {
+            let quick = s.crossfade.fadingOut
+            (s.crossfade.outgoing, s.crossfade.fadingOut) = (nil, [])
+            openCurrent(&s)
+            (s.crossfade.outgoing, s.crossfade.fadingOut) = (fading, quick)
+            return
+        }
         guard s.playlist.crossfade.isOn, s.phase == .playing, s.currentReady, let current = s.current else {
             openCurrent(&s)
             return
         }
         let left = crossfadeCandidate(s)?.1 ?? s.playlist.crossfade.seconds
         let fade = min(s.playlist.crossfade.seconds, left, current.lengthMs.map { Double($0) / 2000 } ?? .infinity)
+        let level = s.crossfade.outgoing?.fade.levels.incoming ?? 1
+        let quick = takeFadingOut(&s)
         s.current = nil  // not retired: it fades out
         openCurrent(&s)
+        s.crossfade.fadingOut = quick
         let frames = Int(fade * Double(format.sampleRate))
         guard frames > 0 else { retire(current); return }
-        s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve))
+        s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve,
+                                                                          outgoingScale: level))
     }
 
     func dropOutgoing(_ s: inout State) {
@@ -103,7 +120,7 @@ extension MediaPlayer {
             if advance, let ms = s.current?.lengthMs { s.crossfade.outgoing?.fade.limit(to: ms * format.sampleRate / 2000) }
             return s.crossfade.outgoing.map { ($0.session, $0.fade) }
         }
-        guard let (session, start) = taken else { return filled }
+        guard let (session, start) = taken else { return mixFadingOut(into: out, frames: frames, filled: filled, wait: wait) }
         let channels = format.channels
         var fade = start
         let source = UnsafeMutablePointer<Float>.allocate(capacity: max(1, frames * channels))
@@ -120,7 +137,7 @@ extension MediaPlayer {
             guard s.crossfade.outgoing?.session === session else { return }
             if fade.isOver { dropOutgoing(&s) } else { s.crossfade.outgoing?.fade = fade }
         }
-        return sounding
+        return mixFadingOut(into: out, frames: frames, filled: sounding, wait: wait)
     }
 
     /// Without the lock: the tick's picture across a crossfade, the outgoing item's and
@@ -134,13 +151,20 @@ extension MediaPlayer {
     }
 
     /// Without the lock, for a tick the current item gives nothing to (loading after a
-    /// skip): the outgoing item goes on alone, at its gain.
+    /// skip): the outgoing item goes on alone, at its gain, and the frame taps get it.
     func outgoingAlone(_ early: Rendered, frames: Int, tick length: ClockTime, into out: UnsafeMutablePointer<Float>,
                        wait: Double) -> Rendered {
-        guard state.withLock({ $0.crossfade.outgoing != nil && $0.phase != .paused }) else { return early }
+        guard state.withLock({ ($0.crossfade.outgoing != nil || !$0.crossfade.fadingOut.isEmpty) && $0.phase != .paused })
+        else { return early }
         var rendered = early
         rendered.audioFrames = mixOutgoing(into: out, frames: frames, filled: 0, tick: length, wait: wait, advance: false)
         rendered.video = dissolve(early.video, lag: length.scaled(by: 1, 2), wait: wait)
+        // The taps hear what the capture does (`finishTick` is not reached in such a tick).
+        let deliveries = state.withLock { s in
+            s.taps.deliveries(audio: out, frames: rendered.audioFrames, video: rendered.video, format: format,
+                              positionMs: s.current?.positionMs ?? 0)
+        }
+        for deliver in deliveries { deliver() }
         return rendered
     }
 }

@@ -67,6 +67,7 @@ extension MediaPlayer {
         s.current = nil
         dropUpcoming(&s)
         dropOutgoing(&s)
+        dropFadingOut(&s)
         s.resumeAtMs = nil
         s.continuing = false
         s.liveWait = nil
@@ -88,7 +89,7 @@ extension MediaPlayer {
 
     /// Opens the next item ahead, so it starts gaplessly.
     func preloadNext(_ s: inout State) {
-        guard s.upcoming == nil, let (position, reshuffle) = s.playlist.following(), !reshuffle else { return }
+        guard s.upcoming == nil, s.playlist.followingIsDrawn, let (position, _) = s.playlist.following() else { return }
         var copy = s.playlist
         _ = copy.advance()
         s.upcomingPosition = position

@@ -13,6 +13,9 @@ struct Playlist {
     private var passOrder: (@Sendable (Int) -> [Int])?
     /// Times through the list so far, from 0.
     private(set) var pass = 0
+    /// A shuffled list's next order, drawn as the last item of a pass becomes current, so
+    /// that the item after it is known ahead (opened beside it: gapless, or crossfading).
+    private var nextOrder: [Int]?
     /// How its items overlap (`MediaPlayer+Crossfade`); off for a single source or a load.
     var crossfade = CrossfadeConfig()
 
@@ -21,6 +24,7 @@ struct Playlist {
         self.mode = mode
         order = Array(items.indices)
         if mode == .shuffle { order.shuffle() }
+        drawAhead()
     }
 
     /// The items in a given order (`order`: each index of `items` once), from
@@ -38,6 +42,7 @@ struct Playlist {
         self.position = position
         self.pass = pass
         self.passOrder = passOrder
+        drawAhead()
     }
 
     /// A single source: `repeat` loops it, otherwise it plays once.
@@ -58,27 +63,46 @@ struct Playlist {
         }
     }
 
+    /// The item after the current one is known without moving (a shuffled pass's next
+    /// order is drawn ahead): a copy that advances lands where the list will.
+    var followingIsDrawn: Bool { following().map { !$0.reshuffle || nextOrder != nil } ?? false }
+
     mutating func advance() -> Bool {
         guard let (next, reshuffle) = following() else { return false }
         if reshuffle {
             pass += 1
-            if let drawn = passOrder?(pass), drawn.count == order.count, Set(drawn) == Set(order) {
-                order = drawn
-            } else {
-                let last = order[position]
-                order.shuffle()
-                if order.count > 1, order[0] == last { order.swapAt(0, order.count - 1) }
-            }
+            order = nextOrder ?? drawn(pass: pass)
+            nextOrder = nil
         }
         position = next
+        drawAhead()
         return true
     }
 
     mutating func back() {
         position = (position - 1 + order.count) % order.count
+        drawAhead()
     }
 
     mutating func jump(toItem index: Int) {
         if let p = order.firstIndex(of: index) { position = p }
+        drawAhead()
+    }
+
+    /// At a shuffled pass's last item, the next pass's order, if not drawn yet.
+    private mutating func drawAhead() {
+        guard mode == .shuffle, nextOrder == nil, position == order.count - 1 else { return }
+        nextOrder = drawn(pass: pass + 1)
+    }
+
+    /// Pass `pass`'s order: `passOrder`'s, or at random, never starting with the item
+    /// that ends the pass before (when there are two items or more).
+    private func drawn(pass: Int) -> [Int] {
+        if let given = passOrder?(pass), given.count == order.count, Set(given) == Set(order) { return given }
+        let last = order[order.count - 1]
+        var shuffled = order
+        shuffled.shuffle()
+        if shuffled.count > 1, shuffled[0] == last { shuffled.swapAt(0, shuffled.count - 1) }
+        return shuffled
     }
 }

@@ -25,40 +25,83 @@ public enum BlockCursor {
     /// - `loop` plays it over and over; `repeatOne` plays the first item over and over;
     /// - `shuffle` plays it over and over, each pass in an order drawn from the occurrence key
     ///   and the pass (`order`), so that a restart finds the same order.
-    /// An item whose length is not known ends the count: the block opens at its top when the
-    /// time elapsed reaches it (what follows cannot be placed). Items of no length are passed over.
+    /// With `crossfade` (seconds), each item starts that long before the one before ends, as
+    /// a player's playlist does (`MediaPlayer+Crossfade`): at most half of either item (of
+    /// those whose length is known); the block's first item starts at its start, and an item
+    /// is on air from its own start on (the one fading out under it is not). An item whose
+    /// length is not known ends the count: the block opens at its top when the time elapsed
+    /// reaches it (what follows cannot be placed). Items of no length are passed over.
     public static func position(durations: [TimeInterval?], mode: PlaylistMode, occurrenceKey: String,
-                                elapsed: TimeInterval) -> Position? {
+                                elapsed: TimeInterval, crossfade: TimeInterval = 0) -> Position? {
         let n = durations.count
         guard n > 0 else { return nil }
         let t = elapsed.isFinite ? max(0, elapsed) : 0
         let lengths = durations.map { $0.map { $0.isFinite ? max(0, $0) : 0 } }
+        let c = crossfade.isFinite ? max(0, crossfade) : 0
+        /// The overlap of an item of length `a` into one of length `b`.
+        func fade(_ a: TimeInterval?, _ b: TimeInterval?) -> TimeInterval {
+            [a, b].compactMap { $0 }.reduce(c) { min($0, $1 / 2) }
+        }
         if mode == .repeatOne {
             guard let d = lengths[0], d > 0 else { return Position(item: 0, order: [0], position: 0, pass: 0, offset: 0) }
-            let pass = (t / d).rounded(.down)
-            return Position(item: 0, order: [0], position: 0, pass: Int(min(pass, Double(Int32.max))), offset: t - pass * d)
+            let period = d - fade(d, d)
+            let pass = (t / period).rounded(.down)
+            return Position(item: 0, order: [0], position: 0, pass: Int(min(pass, Double(Int32.max))), offset: t - pass * period)
+        }
+        let orderOf = { (pass: Int) in order(count: n, mode: mode, occurrenceKey: occurrenceKey, pass: pass) }
+        /// The time from each item's start to the next one's in pass `pass` (nil: an item of unknown length).
+        func spans(_ pass: Int, _ order: [Int]) -> [TimeInterval?] {
+            let nextFirst = mode == .once ? nil : mode == .loop ? order[0] : orderOf(pass + 1)[0]
+            return order.indices.map { place in
+                guard let d = lengths[order[place]] else { return nil }
+                let next = place + 1 < n ? order[place + 1] : nextFirst
+                return d - (next.map { fade(d, lengths[$0]) } ?? 0)
+            }
         }
         var pass = 0
         var rest = t
-        let cycle = lengths.reduce(0.0) { sum, d in d.map { sum + $0 } ?? .nan }
-        if mode != .once, cycle.isFinite {
-            guard cycle > 0 else { return Position(item: 0, order: order(count: n, mode: mode, occurrenceKey: occurrenceKey, pass: 0),
-                                                   position: 0, pass: 0, offset: 0) }
-            let p = (t / cycle).rounded(.down)
-            pass = Int(min(p, Double(Int32.max)))
-            rest = t - p * cycle
+        if mode != .once, !lengths.contains(where: { $0 == nil }) {
+            let total = lengths.reduce(0.0) { $0 + ($1 ?? 0) }
+            guard total > 0 else { return Position(item: 0, order: orderOf(0), position: 0, pass: 0, offset: 0) }
+            // Whole passes at once when every pass lasts the same: a loop, or fades that are all `c`.
+            if mode == .loop || lengths.allSatisfy({ ($0 ?? 0) >= 2 * c }) {
+                let cycle = spans(0, orderOf(0)).reduce(0.0) { $0 + ($1 ?? 0) }
+                let p = (rest / cycle).rounded(.down)
+                pass = Int(min(p, Double(Int32.max)))
+                rest -= p * cycle
+            } else {
+                // A shuffle's passes differ (which items meet): walked one by one (each lasts at
+                // least half the items' total), beyond `maxPasses` at the mean of those walked.
+                var walked = 0.0
+                while pass < maxPasses {
+                    let length = spans(pass, orderOf(pass)).reduce(0.0) { $0 + ($1 ?? 0) }
+                    if rest < length { break }
+                    rest -= length
+                    walked += length
+                    pass += 1
+                }
+                if pass == maxPasses {
+                    let p = (rest / (walked / Double(maxPasses))).rounded(.down)
+                    pass = Int(min(Double(pass) + p, Double(Int32.max)))
+                    rest = max(0, rest - p * walked / Double(maxPasses))
+                }
+            }
         }
-        let order = order(count: n, mode: mode, occurrenceKey: occurrenceKey, pass: pass)
-        for (place, item) in order.enumerated() {
-            guard let d = lengths[item] else { return Position(item: item, order: order, position: place, pass: pass, offset: 0) }
-            if rest < d { return Position(item: item, order: order, position: place, pass: pass, offset: rest) }
-            rest -= d
+        while true {
+            let order = orderOf(pass)
+            for (place, span) in spans(pass, order).enumerated() {
+                guard let span else { return Position(item: order[place], order: order, position: place, pass: pass, offset: 0) }
+                if rest < span { return Position(item: order[place], order: order, position: place, pass: pass, offset: rest) }
+                rest -= span
+            }
+            // Only `once` runs out (or rounding at a pass's very end, or a shuffle's mean: the next pass).
+            guard mode != .once, pass < Int(Int32.max) else { return nil }
+            pass += 1
         }
-        // Only `once` runs out (or rounding at a pass's very end: the next pass's first item).
-        guard mode != .once else { return nil }
-        let next = self.order(count: n, mode: mode, occurrenceKey: occurrenceKey, pass: pass + 1)
-        return Position(item: next[0], order: next, position: 0, pass: pass + 1, offset: 0)
     }
+
+    /// How many of a shuffled block's passes of different lengths are walked, at most.
+    static let maxPasses = 100_000
 
     /// The order of pass `pass` of a block's `count` items: as written, or for `shuffle` a
     /// permutation drawn by SplitMix64 seeded with the FNV-1a hash of `occurrenceKey#pass`,

@@ -308,7 +308,8 @@ final class ScheduleRunner: Sendable {
         let durations: [TimeInterval?] = elapsed < 0.001 ? items.map { _ in nil }
             : onTimeline ? items.map { self.durations.known($0) ?? nil } : self.durations.durations(of: items)
         guard let position = BlockCursor.position(durations: durations, mode: entry.mode, occurrenceKey: entry.occurrenceKey,
-                                                  elapsed: elapsed) else {
+                                                  elapsed: elapsed,
+                                                  crossfade: entry.block.playlist?.crossfade.seconds ?? 0) else {
             // A block that has played all it had: filler until it ends.
             return content(nil, at: instant, programme: programme, onTimeline: onTimeline)
         }
