@@ -209,3 +209,52 @@ final class OverlayTests: XCTestCase {
         }
     }
 }
+
+extension OverlayTests {
+    /// The picture alerts look under the overlays (docs/presets.md, monitor.picture): a
+    /// still picture with a clock ticking over it is still frozen, and a black one with a
+    /// white logo on it still black, while the recording shows the clock's seconds moving
+    /// and the logo on the black.
+    func testAStillPictureUnderAMovingClockIsFrozenAndABlackOneUnderALogoBlack() throws {
+        let dir = try makeTempDir()
+        let item = dir.appendingPathComponent("item.mp4")
+        // Still 0–12 s, black 12–24 s, moving for the last second.
+        try TestMedia.ffmpegRun([
+            "-f", "lavfi", "-i", "color=c=gray:s=320x180:r=25:d=25,format=yuv420p,"
+                + "geq=lum='if(lt(T,12),128+60*sin(X/10),if(lt(T,24),16,128+60*sin(2*PI*T+X/10)))':cb=128:cr=128",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=25",
+            "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "25", "-bf", "0",
+            "-c:a", "aac", "-ac", "2", "-t", "25", item.path,
+        ])
+        let logo = try TestMedia.makePNG(in: dir, name: "logo.png", color: "0xFFFFFF", size: "40x20")
+        let out = dir.appendingPathComponent("clock.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let yaml = PlayerPreset.video(name: "ovlclk\(UInt32.random(in: 0...UInt32.max))",
+                                      players: [PlayerPreset.player("tv", source: item.path)], output: out, extra: """
+            overlays:
+              - {id: clock, text: "{clock:%H:%M:%S}", position: top-left, margin: 8, font: "Sans Bold 20", color: "#FFFFFF", outline: "#000000"}
+              - {id: logo, image: "\(logo.path)", position: top-right, margin: 0}
+            monitor: { picture: { black: 10s, frozen: 10s } }
+
+            """)
+        let run = try runPreset(yaml, in: dir, args: ["--no-realtime", "--events", events.path])
+        XCTAssertEqual(run.status, 0, run.summary("run with a clock, a logo and picture checks"))
+        let log = try EventLog.read(events)
+        func seconds(_ e: [String: Any]?, _ key: String) -> Double { Double(e?[key] as? Int ?? -1_000_000) / 1000 }
+        for (kind, at) in [("frozen", 10.0), ("black", 22.0)] {
+            let raised = log.filter { $0["event"] as? String == "alert" && $0["kind"] as? String == kind }
+            XCTAssertEqual(raised.count, 1, "one \(kind) alert: \(raised)")
+            XCTAssertEqual(seconds(raised.first, "output_ms"), at, accuracy: 0.25, "\(kind) about 10 s into it")
+        }
+        // The clock moves on the output: its region differs second to second over the still picture.
+        let clock = try regionGrey(out, x: 0, y: 0, w: 160, h: 45, sw: 40, sh: 9)
+        XCTAssertGreaterThanOrEqual(clock.count, 24 * 25, "the whole item")
+        let perSecond = stride(from: 12, to: 12 * 25, by: 25).map { clock[$0] }
+        let changes = zip(perSecond, perSecond.dropFirst()).filter { a, b in zip(a, b).contains { abs($0 - $1) > 40 } }.count
+        XCTAssertGreaterThanOrEqual(changes, 9, "the clock's seconds change on the output over the still picture")
+        let corner = try regionMeans(out, x: 284, y: 4, w: 32, h: 12)
+        for f in stride(from: 13 * 25, to: 23 * 25, by: 25) {
+            XCTAssertGreaterThan(corner[f][1], 230, "frame \(f): the white logo over the black picture: \(corner[f])")
+        }
+    }
+}
