@@ -258,3 +258,31 @@ extension OverlayTests {
         }
     }
 }
+
+extension OverlayTests {
+    /// A run whose outputs take sound only draws no overlay: a warning says so at start,
+    /// and `ctl overlay` is refused, not answered ok for nothing.
+    func testARunWhoseOutputsTakeSoundOnlyRefusesCtlOverlay() throws {
+        let dir = try makeTempDir()
+        let source = try TestMedia.makeColorVideo(in: dir, name: "bg.mp4", seconds: 1, color: Self.background, freq: 440)
+        let logo = try TestMedia.makePNG(in: dir, name: "logo.png", color: "0xFF0000", size: "40x20")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let yaml = PlayerPreset.video(name: "ovlsnd\(UInt32.random(in: 0...UInt32.max))",
+                                      players: [PlayerPreset.player("main", source: source.path, ["repeat: true"])],
+                                      output: dir.appendingPathComponent("sound.m4a"),
+                                      extra: "overlays:\n  - {id: logo, image: \"\(logo.path)\", position: top-right}\n")
+        let preset = try writeFile(dir, "sound.yaml", yaml)
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--control", socket, "--events", events.path])
+        XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), "the recording publishes")
+        let reply = try ctl(socket, ["overlay", "hide", "logo"])
+        XCTAssertEqual(reply["ok"] as? Bool, false, "\(reply)")
+        XCTAssertTrue((reply["error"] as? String)?.contains("no output of this run takes pictures") == true, "\(reply)")
+        let status = try XCTUnwrap(try ctl(socket, ["status"])["status"] as? [String: Any])
+        XCTAssertNil(status["overlays"], "no overlay is drawn, none is shown")
+        XCTAssertEqual(try ctl(socket, ["quit"])["ok"] as? Bool, true)
+        XCTAssertTrue(run.waitForExit(timeout: 60), "the run ends on quit")
+        let warnings = try EventLog.read(events).filter { $0["event"] as? String == "warning" }.compactMap { $0["message"] as? String }
+        XCTAssertEqual(warnings.filter { $0.contains("no overlay is drawn") }.count, 1, "the start's warning: \(warnings)")
+    }
+}
