@@ -286,3 +286,35 @@ extension OverlayTests {
         XCTAssertEqual(warnings.filter { $0.contains("no overlay is drawn") }.count, 1, "the start's warning: \(warnings)")
     }
 }
+
+extension OverlayTests {
+    /// A boxed text at `x`/`y` (docs/presets.md, overlays): its box is the text grown by 6
+    /// pixels on each side, so it begins up to 6 pixels left of `x` and above `y`; inside it
+    /// the luma is lowered by the box's alpha, not blended towards black.
+    func testATextBoxIsSixPixelsWiderThanItsTextAndLowersTheLumaByItsAlpha() throws {
+        let dir = try makeTempDir()
+        let source = try TestMedia.makeColorVideo(in: dir, name: "grey.mp4", seconds: 1, color: "0x808080", freq: 440)
+        let out = dir.appendingPathComponent("box.mp4")
+        let yaml = PlayerPreset.video(name: "ovlbox\(UInt32.random(in: 0...UInt32.max))",
+                                      players: [PlayerPreset.player("main", source: source.path)], output: out,
+                                      extra: "overlays:\n  - {id: t, text: \"Hg Box\", x: 40, y: 40, font: \"Sans 20\", box: \"#00000060\"}\n")
+        let run = try runPreset(yaml, in: dir, args: ["--no-realtime", "--duration", "0.2s"])
+        XCTAssertEqual(run.status, 0, run.summary("run"))
+        let frame = try XCTUnwrap(try regionGrey(out, x: 0, y: 0, w: 320, h: 180, sw: 320, sh: 180).last)
+        func bounds(_ keep: (Double) -> Bool) -> (x0: Int, y0: Int, x1: Int, y1: Int)? {
+            let at = frame.indices.filter { keep(frame[$0]) }
+            guard !at.isEmpty else { return nil }
+            return (at.map { $0 % 320 }.min()!, at.map { $0 / 320 }.min()!, at.map { $0 % 320 }.max()!, at.map { $0 / 320 }.max()!)
+        }
+        let picture = frame[170 * 320 + 300]
+        let box = try XCTUnwrap(bounds { $0 < picture - 48 }, "the box is drawn")
+        let text = try XCTUnwrap(bounds { $0 > picture + 48 }, "the text is drawn")
+        XCTAssertTrue((34...40).contains(box.x0) && (34...40).contains(box.y0), "the box begins up to 6 px before x, y: \(box)")
+        for (margin, side) in [(text.x0 - box.x0, "left"), (text.y0 - box.y0, "top"), (box.x1 - text.x1, "right"), (box.y1 - text.y1, "bottom")] {
+            XCTAssertTrue((5...10).contains(margin), "the box is about 6 px past the text on the \(side): \(margin) (\(box), text \(text))")
+        }
+        // Read as full-range grey: 0x60 of the stream's luma (16–235) is 0x60 × 255 / 219 of it.
+        XCTAssertEqual(frame[(box.y0 + 2) * 320 + box.x0 + 2], picture - 0x60 * 255 / 219, accuracy: 8,
+                       "the luma lowered by the alpha, not blended (picture \(picture))")
+    }
+}
