@@ -3,6 +3,19 @@ import Foundation
 /// A run with overlays (docs/presets.md, overlays): what the timeline tells them before
 /// each picture, `ctl overlay`, and what `status` shows of them.
 extension Broadcast {
+    /// The run's overlays; none when no output takes pictures (all take sound only), which a
+    /// warning says at start (docs/presets.md, overlays).
+    static func overlayFeed(_ preset: Preset, outputs: [OutputConfig], format: MediaFormat, reporter: Reporter) -> OverlayFeed? {
+        guard outputs.contains(where: \.url.target.carriesVideo) else {
+            if !preset.overlays.isEmpty, preset.video != nil { reporter.report(.warning(Self.undrawnOverlays)) }
+            return nil
+        }
+        return OverlayFeed.make(preset, format: format)
+    }
+
+    /// Why a run whose outputs take sound only draws no overlay.
+    static let undrawnOverlays = "overlays: no output of this run takes pictures (each takes sound only): no overlay is drawn"
+
     /// The capture's hook before each picture (nil without overlays: nothing is called).
     func overlayHook() -> (@Sendable (UInt64, Bool) -> Void)? {
         guard let feed = overlays else { return nil }
@@ -17,7 +30,9 @@ extension Broadcast {
     /// `ctl overlay show|hide|set` (docs/control.md): drawn from the next picture on,
     /// without touching the encoding pipeline or the outputs.
     func overlay(_ request: OverlayRequest) throws {
-        guard let feed = overlays else { throw ControlFailure("overlay: this run has no overlays (overlays:)") }
+        guard let feed = overlays else {
+            throw ControlFailure(preset.overlays.isEmpty ? "overlay: this run has no overlays (overlays:)" : Self.undrawnOverlays)
+        }
         let chain = feed.chain
         try chain.update(request.id) { item in
             switch request.action {

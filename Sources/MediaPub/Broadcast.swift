@@ -63,7 +63,7 @@ public final class Broadcast: Sendable {
                         reconnect: preset.reconnect)
         }
         live = Self.liveTakeover(preset, format: format, programme: players, reporter: reporter)
-        overlays = OverlayFeed.make(preset, format: format)
+        overlays = Self.overlayFeed(preset, outputs: options.outputConfigs(of: preset), format: format, reporter: reporter)
         for player in players {
             player.setEventHandler { [weak self, weak player] event in
                 guard let self, let player else { return }
@@ -90,7 +90,7 @@ public final class Broadcast: Sendable {
 
     /// The outputs: `--output` URLs (named by index), else the preset's.
     var outputConfigs: [OutputConfig] {
-        options.outputs.isEmpty ? preset.outputs : options.outputs.map { OutputConfig(url: $0) }
+        options.outputConfigs(of: preset)
     }
 
     var outputURLs: [String] { outputConfigs.map(\.url.text) }

@@ -209,3 +209,112 @@ final class OverlayTests: XCTestCase {
         }
     }
 }
+
+extension OverlayTests {
+    /// The picture alerts look under the overlays (docs/presets.md, monitor.picture): a
+    /// still picture with a clock ticking over it is still frozen, and a black one with a
+    /// white logo on it still black, while the recording shows the clock's seconds moving
+    /// and the logo on the black.
+    func testAStillPictureUnderAMovingClockIsFrozenAndABlackOneUnderALogoBlack() throws {
+        let dir = try makeTempDir()
+        let item = dir.appendingPathComponent("item.mp4")
+        // Still 0–12 s, black 12–24 s, moving for the last second.
+        try TestMedia.ffmpegRun([
+            "-f", "lavfi", "-i", "color=c=gray:s=320x180:r=25:d=25,format=yuv420p,"
+                + "geq=lum='if(lt(T,12),128+60*sin(X/10),if(lt(T,24),16,128+60*sin(2*PI*T+X/10)))':cb=128:cr=128",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=25",
+            "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "25", "-bf", "0",
+            "-c:a", "aac", "-ac", "2", "-t", "25", item.path,
+        ])
+        let logo = try TestMedia.makePNG(in: dir, name: "logo.png", color: "0xFFFFFF", size: "40x20")
+        let out = dir.appendingPathComponent("clock.mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let yaml = PlayerPreset.video(name: "ovlclk\(UInt32.random(in: 0...UInt32.max))",
+                                      players: [PlayerPreset.player("tv", source: item.path)], output: out, extra: """
+            overlays:
+              - {id: clock, text: "{clock:%H:%M:%S}", position: top-left, margin: 8, font: "Sans Bold 20", color: "#FFFFFF", outline: "#000000"}
+              - {id: logo, image: "\(logo.path)", position: top-right, margin: 0}
+            monitor: { picture: { black: 10s, frozen: 10s } }
+
+            """)
+        let run = try runPreset(yaml, in: dir, args: ["--no-realtime", "--events", events.path])
+        XCTAssertEqual(run.status, 0, run.summary("run with a clock, a logo and picture checks"))
+        let log = try EventLog.read(events)
+        func seconds(_ e: [String: Any]?, _ key: String) -> Double { Double(e?[key] as? Int ?? -1_000_000) / 1000 }
+        for (kind, at) in [("frozen", 10.0), ("black", 22.0)] {
+            let raised = log.filter { $0["event"] as? String == "alert" && $0["kind"] as? String == kind }
+            XCTAssertEqual(raised.count, 1, "one \(kind) alert: \(raised)")
+            XCTAssertEqual(seconds(raised.first, "output_ms"), at, accuracy: 0.25, "\(kind) about 10 s into it")
+        }
+        // The clock moves on the output: its region differs second to second over the still picture.
+        let clock = try regionGrey(out, x: 0, y: 0, w: 160, h: 45, sw: 40, sh: 9)
+        XCTAssertGreaterThanOrEqual(clock.count, 24 * 25, "the whole item")
+        let perSecond = stride(from: 12, to: 12 * 25, by: 25).map { clock[$0] }
+        let changes = zip(perSecond, perSecond.dropFirst()).filter { a, b in zip(a, b).contains { abs($0 - $1) > 40 } }.count
+        XCTAssertGreaterThanOrEqual(changes, 9, "the clock's seconds change on the output over the still picture")
+        let corner = try regionMeans(out, x: 284, y: 4, w: 32, h: 12)
+        for f in stride(from: 13 * 25, to: 23 * 25, by: 25) {
+            XCTAssertGreaterThan(corner[f][1], 230, "frame \(f): the white logo over the black picture: \(corner[f])")
+        }
+    }
+}
+
+extension OverlayTests {
+    /// A run whose outputs take sound only draws no overlay: a warning says so at start,
+    /// and `ctl overlay` is refused, not answered ok for nothing.
+    func testARunWhoseOutputsTakeSoundOnlyRefusesCtlOverlay() throws {
+        let dir = try makeTempDir()
+        let source = try TestMedia.makeColorVideo(in: dir, name: "bg.mp4", seconds: 1, color: Self.background, freq: 440)
+        let logo = try TestMedia.makePNG(in: dir, name: "logo.png", color: "0xFF0000", size: "40x20")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let yaml = PlayerPreset.video(name: "ovlsnd\(UInt32.random(in: 0...UInt32.max))",
+                                      players: [PlayerPreset.player("main", source: source.path, ["repeat: true"])],
+                                      output: dir.appendingPathComponent("sound.m4a"),
+                                      extra: "overlays:\n  - {id: logo, image: \"\(logo.path)\", position: top-right}\n")
+        let preset = try writeFile(dir, "sound.yaml", yaml)
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--control", socket, "--events", events.path])
+        XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), "the recording publishes")
+        let reply = try ctl(socket, ["overlay", "hide", "logo"])
+        XCTAssertEqual(reply["ok"] as? Bool, false, "\(reply)")
+        XCTAssertTrue((reply["error"] as? String)?.contains("no output of this run takes pictures") == true, "\(reply)")
+        let status = try XCTUnwrap(try ctl(socket, ["status"])["status"] as? [String: Any])
+        XCTAssertNil(status["overlays"], "no overlay is drawn, none is shown")
+        XCTAssertEqual(try ctl(socket, ["quit"])["ok"] as? Bool, true)
+        XCTAssertTrue(run.waitForExit(timeout: 60), "the run ends on quit")
+        let warnings = try EventLog.read(events).filter { $0["event"] as? String == "warning" }.compactMap { $0["message"] as? String }
+        XCTAssertEqual(warnings.filter { $0.contains("no overlay is drawn") }.count, 1, "the start's warning: \(warnings)")
+    }
+}
+
+extension OverlayTests {
+    /// A boxed text at `x`/`y` (docs/presets.md, overlays): its box is the text grown by 6
+    /// pixels on each side, so it begins up to 6 pixels left of `x` and above `y`; inside it
+    /// the luma is lowered by the box's alpha, not blended towards black.
+    func testATextBoxIsSixPixelsWiderThanItsTextAndLowersTheLumaByItsAlpha() throws {
+        let dir = try makeTempDir()
+        let source = try TestMedia.makeColorVideo(in: dir, name: "grey.mp4", seconds: 1, color: "0x808080", freq: 440)
+        let out = dir.appendingPathComponent("box.mp4")
+        let yaml = PlayerPreset.video(name: "ovlbox\(UInt32.random(in: 0...UInt32.max))",
+                                      players: [PlayerPreset.player("main", source: source.path)], output: out,
+                                      extra: "overlays:\n  - {id: t, text: \"Hg Box\", x: 40, y: 40, font: \"Sans 20\", box: \"#00000060\"}\n")
+        let run = try runPreset(yaml, in: dir, args: ["--no-realtime", "--duration", "0.2s"])
+        XCTAssertEqual(run.status, 0, run.summary("run"))
+        let frame = try XCTUnwrap(try regionGrey(out, x: 0, y: 0, w: 320, h: 180, sw: 320, sh: 180).last)
+        func bounds(_ keep: (Double) -> Bool) -> (x0: Int, y0: Int, x1: Int, y1: Int)? {
+            let at = frame.indices.filter { keep(frame[$0]) }
+            guard !at.isEmpty else { return nil }
+            return (at.map { $0 % 320 }.min()!, at.map { $0 / 320 }.min()!, at.map { $0 % 320 }.max()!, at.map { $0 / 320 }.max()!)
+        }
+        let picture = frame[170 * 320 + 300]
+        let box = try XCTUnwrap(bounds { $0 < picture - 48 }, "the box is drawn")
+        let text = try XCTUnwrap(bounds { $0 > picture + 48 }, "the text is drawn")
+        XCTAssertTrue((34...40).contains(box.x0) && (34...40).contains(box.y0), "the box begins up to 6 px before x, y: \(box)")
+        for (margin, side) in [(text.x0 - box.x0, "left"), (text.y0 - box.y0, "top"), (box.x1 - text.x1, "right"), (box.y1 - text.y1, "bottom")] {
+            XCTAssertTrue((5...10).contains(margin), "the box is about 6 px past the text on the \(side): \(margin) (\(box), text \(text))")
+        }
+        // Read as full-range grey: 0x60 of the stream's luma (16–235) is 0x60 × 255 / 219 of it.
+        XCTAssertEqual(frame[(box.y0 + 2) * 320 + box.x0 + 2], picture - 0x60 * 255 / 219, accuracy: 8,
+                       "the luma lowered by the alpha, not blended (picture \(picture))")
+    }
+}

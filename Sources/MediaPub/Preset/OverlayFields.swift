@@ -64,7 +64,8 @@ extension OverlayConfig: PresetSection {
         },
         .color("color", \.color, defaultText: "#FFFFFF", "The text's color."),
         .color("outline", \.outline, defaultText: "none", "An outline around the text's letters."),
-        .color("box", \.box, defaultText: "none", "A box under the text, black at this color's alpha (#00000080); not with outline."),
+        .color("box", \.box, defaultText: "none",
+               "A darker box under the text, 6 pixels wider on each side: its luma lowered by this color's alpha (#00000080); not with outline."),
         .flag("on_standby", \.onStandby, "Drawn over the standby slate too."),
     ]
 }

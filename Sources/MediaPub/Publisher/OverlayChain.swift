@@ -31,8 +31,16 @@ final class OverlayChain: Sendable {
         var alpha: Double?
         var image: String?
         var rect: OverlayPlacement.Rect?
-        var colors: (UInt32, UInt32)?
+        /// What the colors were worked out from (a text's colors are set only when it changes).
+        var colorSource: ColorSource?
     }
+
+    private struct ColorSource: Equatable {
+        var color: String, outline: String?, opacity: Int
+    }
+
+    /// What the texts need each tick (worked out again only when `ctl overlay` changes one).
+    typealias Needs = (players: Set<String>, block: Bool, clock: Bool)
 
     typealias Op = (Element, @Sendable (Element) -> Void)
 
@@ -40,6 +48,7 @@ final class OverlayChain: Sendable {
         var items: [Item]
         var applied: [Applied]
         var elements: [Element?] = []
+        var needs: Needs
         /// What to set before the picture of each PTS (ns) reaches the overlays, oldest first.
         var pending: [(pts: UInt64, ops: [Op])] = []
     }
@@ -60,7 +69,7 @@ final class OverlayChain: Sendable {
             Item(config: o, template: o.text.flatMap { try? OverlayTemplate.parse($0, players: players).get() },
                  imageSize: o.image.flatMap(ImageSize.of(file:)))
         }
-        state = Mutex(State(items: items, applied: items.map { _ in Applied() }))
+        state = Mutex(State(items: items, applied: items.map { _ in Applied() }, needs: Self.needs(of: items)))
     }
 
     static func elementName(_ id: String) -> String { "video-overlay-\(id)" }
@@ -123,12 +132,12 @@ final class OverlayChain: Sendable {
     }
 
     /// What the texts need this tick: players' tags, the block, the clock.
-    var needs: (players: Set<String>, block: Bool, clock: Bool) {
-        state.withLock { s in
-            let templates = s.items.filter(\.visible).compactMap(\.template)
-            return (templates.reduce(into: Set<String>()) { $0.formUnion($1.players) },
-                    templates.contains(where: \.needsBlock), templates.contains(where: \.needsClock))
-        }
+    var needs: Needs { state.withLock { $0.needs } }
+
+    private static func needs(of items: [Item]) -> Needs {
+        let templates = items.filter(\.visible).compactMap(\.template)
+        return (templates.reduce(into: Set<String>()) { $0.formUnion($1.players) },
+                templates.contains(where: \.needsBlock), templates.contains(where: \.needsClock))
     }
 
     /// On the timeline thread, before the tick's picture is pushed: sets on the elements
@@ -154,9 +163,10 @@ final class OverlayChain: Sendable {
                 if let template = item.template {
                     let text = shown ? template.render(values) : (a.text ?? "")
                     if text != a.text { a.text = text; ops.append((element, { $0.set("text", string: text) })) }
-                    let colors = (Self.faded(o.color, o.opacity), o.outline.map { Self.faded($0, o.opacity) } ?? 0)
-                    if a.colors.map({ $0 != colors }) ?? true {
-                        a.colors = colors
+                    let source = ColorSource(color: o.color, outline: o.outline, opacity: o.opacity)
+                    if a.colorSource != source {
+                        a.colorSource = source
+                        let colors = (Self.faded(o.color, o.opacity), o.outline.map { Self.faded($0, o.opacity) } ?? 0)
                         ops.append((element, { $0.set("color", uint: colors.0); $0.set("outline-color", uint: colors.1) }))
                     }
                     if shown != a.shown { a.shown = shown; ops.append((element, { $0.set("silent", bool: !shown) })) }
@@ -207,6 +217,7 @@ final class OverlayChain: Sendable {
             var item = s.items[i]
             try change(&item)
             s.items[i] = item
+            s.needs = Self.needs(of: s.items)
         }
     }
 }

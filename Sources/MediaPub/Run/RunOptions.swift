@@ -15,6 +15,11 @@ public struct RunOptions: Sendable {
     /// its zone (docs/presets.md, Schedule); nil: from now.
     public var programmeFrom: String?
     public init() {}
+
+    /// The run's outputs: `outputs` (named by index), else the preset's.
+    func outputConfigs(of preset: Preset) -> [OutputConfig] {
+        outputs.isEmpty ? preset.outputs : outputs.map { OutputConfig(url: $0) }
+    }
 }
 
 /// The outcome of a run and its exit code (docs/exit-codes.md).
