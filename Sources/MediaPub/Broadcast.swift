@@ -61,7 +61,9 @@ public final class Broadcast: Sendable {
                         reconnect: preset.reconnect)
         }
         live = Self.liveTakeover(preset, format: format, programme: players, reporter: reporter)
+        let itemLoudness = preset.audio.loudness.map { ItemLoudness(config: $0, channels: format.channels) }
         for player in players {
+            player.useLoudness(itemLoudness)
             player.setEventHandler { [weak self, weak player] event in
                 guard let self, let player else { return }
                 self.reporter.player(event, of: player)
@@ -128,7 +130,7 @@ public final class Broadcast: Sendable {
         return RunStatus(name: preset.name, state: runState, uptimeMs: Int(Date().timeIntervalSince(started) * 1000),
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
-                         schedule: scheduleStatus(), live: liveStatus())
+                         schedule: scheduleStatus(), live: liveStatus(), loudness: capture?.master.reading.map(LoudnessStatus.init))
     }
 
     /// `/health` (docs/metrics.md): on air while the timeline advances and an output publishes.
@@ -286,7 +288,8 @@ public final class Broadcast: Sendable {
             if case .publisherReady(_, let asked) = s.phase { pending = asked }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
-                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live, sink: publisher)
+                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live,
+                                  loudness: preset.audio.loudness, sink: publisher)
             s.phase = .running(publisher, capture)
             for (at, action) in pending.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
             return (capture, pending.stopRequested || exitPolicy.hasFailed)

@@ -72,6 +72,7 @@ final class DocsTests: XCTestCase {
             "now_playing": TypedSamples.first(status["players"])?["now_playing"],
             "outputs[]": output, "srt": output?["srt"],
             "schedule": status["schedule"], "live": status["live"], "schedule.next[]": TypedSamples.first(status["schedule"]?["next"]),
+            "loudness": status["loudness"],
         ]
         XCTAssertEqual(Set(documented.keys), Set(objects.keys))
         for (name, object) in objects {

@@ -16,7 +16,7 @@ final class PresetFieldTableTests: XCTestCase {
         rows(ReconnectConfig.self, "reconnect."), rows(StopConfig.self, "stop."), rows(EventsConfig.self, "events."),
         rows(ScheduleConfig.self, "schedule."), rows(PlaylistConfig.self, "schedule.filler."),
         rows(ScheduleBlock.self, "schedule.blocks[]."), rows(PlaylistConfig.self, "schedule.blocks[].playlist."),
-        rows(LiveConfig.self, "live."),
+        rows(LiveConfig.self, "live."), rows(LoudnessConfig.self, "audio.loudness."),
     ]
 
     /// The reference row of each field: `| key | type | values | default | meaning |`.
@@ -106,6 +106,8 @@ final class PresetFieldTableTests: XCTestCase {
         "live.source": [live, "live.source=\"rtmp://127.0.0.1/live/feed\""],
         "live.takeover_after": [live, "live.takeover_after=1s"], "live.release_after": [live, "live.release_after=5s"],
         "live.programme": [live, "live.programme=pause"], "live.fade": [live, "live.fade=200ms"],
+        "audio.loudness.target": ["audio.loudness.target=-16LUFS"], "audio.loudness.true_peak": ["audio.loudness.true_peak=-2dBTP"],
+        "audio.loudness.max_gain": ["audio.loudness.max_gain=6dB"],
     ]
 
     /// A live feed, that the `live` samples change.
@@ -122,6 +124,7 @@ final class PresetFieldTableTests: XCTestCase {
         "audio.sample_rate": "44000", "audio.channels": "3", "audio.bitrate": "1M",
         "players.0.publish_volume": "201", "players.0.play_volume": "-1", "players.0.speed": "5", "players.0.pitch": "13",
         "players.0.progress_interval": "2h", "players.1.playlist.mode": "random",
+        "audio.loudness.target": "-80LUFS", "audio.loudness.true_peak": "1dBTP", "audio.loudness.max_gain": "30dB",
     ]
 
     private func withFolder(_ body: (String) throws -> Void) throws {

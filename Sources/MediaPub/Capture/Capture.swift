@@ -38,6 +38,8 @@ public final class Capture: Sendable {
     let monitor: Monitor?
     /// A live feed that takes the output over while it delivers (docs/presets.md, live).
     let live: LiveTakeover?
+    /// The mix's true-peak limiter and loudness meter (docs/presets.md, audio.loudness).
+    let master: OutputLoudness
 
     private struct State {
         var publishing: Bool
@@ -58,7 +60,8 @@ public final class Capture: Sendable {
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
          realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
-         sink: TimelineSink) {
+         loudness: LoudnessConfig? = nil, sink: TimelineSink) {
+        master = OutputLoudness(format: format, loudness: loudness)
         self.monitor = monitor
         self.live = live
         self.format = format
@@ -212,7 +215,7 @@ public final class Capture: Sendable {
             } else {
                 ticksWithoutRingtone += 1
             }
-            Mixer.limit(&mix)
+            master.process(&mix)
             if let monitor {
                 Mixer.limit(&local)
                 monitor.push(local.withUnsafeBytes {

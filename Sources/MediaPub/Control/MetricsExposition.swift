@@ -54,6 +54,7 @@ enum MetricsExposition {
                status.live.map { [("state=\"\(label($0.state.rawValue))\"", 1)] } ?? [])
         metric("live_on_air_seconds", "How long the live feed has been on air in its current (or last) spell.", "gauge",
                status.live.map { [("", Double($0.onAirMs) / 1000)] } ?? [])
+        LoudnessStatus.metrics(status.loudness, metric)
         metric("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                "counter", drops.map { ("consumer=\"\(label($0.consumer))\"", Double($0.dropped)) })
         return out

@@ -13,9 +13,11 @@ public struct RunStatus: Codable, Sendable {
     public var schedule: ScheduleStatus?
     /// The live feed, when the preset has one (left out otherwise).
     public var live: LiveStatus?
+    /// The output's loudness, with `audio.loudness` (left out otherwise).
+    public var loudness: LoudnessStatus? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, state, publishing, players, outputs, schedule, live
+        case name, state, publishing, players, outputs, schedule, live, loudness
         case uptimeMs = "uptime_ms"
         case outputTimeMs = "output_time_ms"
     }

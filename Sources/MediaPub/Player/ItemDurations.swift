@@ -84,7 +84,5 @@ final class ItemDurations: Sendable {
     }
 
     /// A local file's version; nil for anything else (or a file not there).
-    private static func version(of item: String) -> FileVersion? {
-        (try? SourceSpec(item))?.localPath.flatMap(FileVersion.init(path:))
-    }
+    private static func version(of item: String) -> FileVersion? { FileVersion(item: item) }
 }

@@ -53,6 +53,7 @@ extension MediaPlayer {
                 s.awaitingItem || s.pendingLoad != nil || cueAwaited(tick: n, s)
             }
         }
+        awaitItemLoudness(wait: wait)
         let early: Rendered? = state.withLock { s in
             s.nextTick = n &+ 1
             landIfDue(at: n, &s)
@@ -160,6 +161,7 @@ extension MediaPlayer {
         // Faded out before a cut to come, in after one (`CutFade`); the taps hear what the capture does.
         s.fade.apply(to: out, frames: t.filled, channels: format.channels,
                      first: format.tickClock.audioFrames(atTick: t.index), silentFrom: cutSilentFrom(tick: t.index, s))
+        applyItemGain(to: out, frames: t.filled, &s)
         var deliveries: [@Sendable () -> Void] = []
         if !s.taps.isEmpty {
             let position = s.current?.positionMs ?? 0

@@ -66,6 +66,8 @@ public final class MediaPlayer: Sendable {
         var nextTick: UInt64 = 0
         /// The gain across a cut to cued content.
         var fade: CutFade
+        /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
+        var gain: ItemGain?
         var eventHandler: @Sendable (PlayerEvent) -> Void
         /// The capture waiting for an item to be ready, `waitForLoad` for a load to be known.
         var waiters = Waiters()

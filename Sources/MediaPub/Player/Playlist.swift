@@ -56,6 +56,9 @@ struct Playlist {
         }
     }
 
+    /// The item `following()` names, when it is known without a reshuffle.
+    var followingItem: String? { following().flatMap { $0.reshuffle ? nil : items[order[$0.position]] } }
+
     mutating func advance() -> Bool {
         guard let (next, reshuffle) = following() else { return false }
         if reshuffle {

@@ -31,7 +31,7 @@ enum TypedSamples {
 
     static var status: RunStatus {
         RunStatus(name: "bgm", state: .running, uptimeMs: 81234, publishing: true, outputTimeMs: 81000,
-                  players: [player], outputs: outputs, schedule: schedule, live: live)
+                  players: [player], outputs: outputs, schedule: schedule, live: live, loudness: loudness)
     }
 
     /// A programme with a block on air and one ahead.
@@ -40,6 +40,9 @@ enum TypedSamples {
                        scheduledAt: "2026-03-29 12:00:00 +02:00", lateMs: 40, item: "/srv/news.mp4", offsetMs: 21000,
                        next: [ScheduleStatus.Upcoming(block: "music", at: "2026-03-29 13:00:00 +02:00", inMs: 3_579_000)])
     }
+
+    /// The output's loudness, the integrated loudness not known yet.
+    static let loudness = LoudnessStatus(momentaryLUFS: -22.4, shortTermLUFS: -23.1, integratedLUFS: nil, limiterReductionDB: 1.5)
 
     /// A live feed on air.
     static let live = LiveStatus(state: .onAir, source: "srt://:9001?mode=listener&passphrase=****", mode: "auto", onAirMs: 12_000)
@@ -53,7 +56,8 @@ enum TypedSamples {
         .playerState(player: "music", state: .error, error: "boom"),
         .playerProgress(player: "music", positionMs: 1500, durationMs: 184000),
         .playerTrack(player: "music", index: 2, source: "/srv/a.flac", durationMs: 184000,
-                     tags: NowPlaying(title: "Song", artist: "Artist", album: "Album")),
+                     tags: NowPlaying(title: "Song", artist: "Artist", album: "Album"),
+                     loudness: TrackLoudness((-17.2, -5.8))),
         .publishing(false),
         .outputState(output: "archive", url: "rtmp://h/app/****", state: .reconnecting, error: "stalled: x"),
         .warning("w"),
