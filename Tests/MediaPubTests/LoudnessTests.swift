@@ -6,27 +6,6 @@ import Foundation
 import XCTest
 
 final class LoudnessTests: XCTestCase {
-    /// What ffmpeg's `ebur128=peak=true` says of `path` from `from` to `to` seconds: the
-    /// integrated loudness, the true peak, and the short-term loudness every 100 ms from 3 s on.
-    private func ebur128(_ path: String, from: Double, to: Double) throws -> (integrated: Double, truePeak: Double, shortTerm: [Double]) {
-        let r = try Proc.check("ffmpeg", ["-nostdin", "-hide_banner", "-nostats", "-i", path, "-af",
-                                          "atrim=\(from):\(to),asetpts=PTS-STARTPTS,ebur128=peak=true", "-f", "null", "-"], timeout: 120)
-        func number(after label: String, in line: Substring) -> Double? {
-            guard let range = line.range(of: label) else { return nil }
-            return Double(line[range.upperBound...].split(separator: " ").first ?? "")
-        }
-        var shortTerm: [Double] = [], integrated: Double?, peak: Double?
-        for line in r.stderr.split(separator: "\n") {
-            if line.contains(" t: "), let t = number(after: " t: ", in: line), t >= 3, let s = number(after: " S: ", in: line) {
-                shortTerm.append(s)
-            } else if !line.contains(" t: ") {
-                if let i = number(after: "I: ", in: line.drop { $0 == " " }) { integrated = i }
-                if let p = number(after: "Peak: ", in: line.drop { $0 == " " }) { peak = p }
-            }
-        }
-        return (try XCTUnwrap(integrated, r.stderr), try XCTUnwrap(peak, r.stderr), shortTerm)
-    }
-
     /// Pink noise (band-limited, as music is, so that AAC keeps it whole) at `gainDB`;
     /// `bursts`: with a 0.5 ms 2 kHz burst every 4 s, peaking at -3 dBTP, that the gain
     /// takes over the ceiling (the limiter's work).
@@ -44,7 +23,7 @@ final class LoudnessTests: XCTestCase {
         let dir = try makeTempDir()
         let loud = try makeNoise(in: dir, "loud.wav", seed: 1, gainDB: 5, bursts: false)
         let quiet = try makeNoise(in: dir, "quiet.wav", seed: 2, gainDB: -7, bursts: true)
-        let sources = [try ebur128(loud.path, from: 0, to: 8), try ebur128(quiet.path, from: 0, to: 8)]
+        let sources = [try FFmpegEBUR128.measure(loud.path, from: 0, to: 8), try FFmpegEBUR128.measure(quiet.path, from: 0, to: 8)]
         XCTAssertEqual(sources[0].integrated - sources[1].integrated, 12, accuracy: 1, "the sources are 12 dB apart")
         XCTAssertGreaterThan(sources[1].truePeak + (-23 - sources[1].integrated), 0, "the quiet item's bursts go over full scale at its gain")
         let out = dir.appendingPathComponent("out.m4a")
@@ -62,7 +41,7 @@ final class LoudnessTests: XCTestCase {
         let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--events", events.path])
         XCTAssertEqual(r.status, 0, r.summary("mediapub with audio.loudness"))
         for (index, source) in sources.enumerated() {
-            let item = try ebur128(out.path, from: Double(index) * 8, to: Double(index + 1) * 8)
+            let item = try FFmpegEBUR128.measure(out.path, from: Double(index) * 8, to: Double(index + 1) * 8)
             XCTAssertEqual(item.integrated, -23, accuracy: 1, "item \(index): integrated loudness of the recording")
             XCTAssertLessThanOrEqual(item.truePeak, -1, "item \(index): no true peak above the ceiling")
             let spread = { (s: [Double]) in (s.max() ?? 0) - (s.min() ?? 0) }
@@ -78,5 +57,29 @@ final class LoudnessTests: XCTestCase {
             XCTAssertEqual(lufs, source.integrated, accuracy: 0.5, "item \(index)'s measured loudness")
             XCTAssertEqual(try XCTUnwrap(said["gain_db"] as? Double), -23 - lufs, accuracy: 0.11, "item \(index)'s gain")
         }
+    }
+}
+
+/// ffmpeg's EBU R 128 meter, the judge of what mediapub's loudness does.
+enum FFmpegEBUR128 {
+    /// What ffmpeg's `ebur128=peak=true` says of `path` from `from` to `to` seconds: the
+    /// integrated loudness, the true peak, and the short-term loudness every 100 ms from 3 s on.
+    static func measure(_ path: String, from: Double, to: Double) throws -> (integrated: Double, truePeak: Double, shortTerm: [Double]) {
+        let r = try Proc.check("ffmpeg", ["-nostdin", "-hide_banner", "-nostats", "-i", path, "-af",
+                                          "atrim=\(from):\(to),asetpts=PTS-STARTPTS,ebur128=peak=true", "-f", "null", "-"], timeout: 120)
+        func number(after label: String, in line: Substring) -> Double? {
+            guard let range = line.range(of: label) else { return nil }
+            return Double(line[range.upperBound...].split(separator: " ").first ?? "")
+        }
+        var shortTerm: [Double] = [], integrated: Double?, peak: Double?
+        for line in r.stderr.split(separator: "\n") {
+            if line.contains(" t: "), let t = number(after: " t: ", in: line), t >= 3, let s = number(after: " S: ", in: line) {
+                shortTerm.append(s)
+            } else if !line.contains(" t: ") {
+                if let i = number(after: "I: ", in: line.drop { $0 == " " }) { integrated = i }
+                if let p = number(after: "Peak: ", in: line.drop { $0 == " " }) { peak = p }
+            }
+        }
+        return (try XCTUnwrap(integrated, r.stderr), try XCTUnwrap(peak, r.stderr), shortTerm)
     }
 }
