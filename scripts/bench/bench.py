@@ -9,7 +9,7 @@ mediapub/gst-launch and mediapub/liquidsoap. CPU time and peak RSS are the child
 from wait4(2).
 
 Jobs: 1 a file to MP4 as fast as possible; 2 realtime to nginx-rtmp; 3 presets/bgm.yaml
-to RTMP and MP4 (mediapub only); 4 four players, three outputs (mediapub only); 5 the
+to RTMP and MP4 (mediapub only), without and with audio.loudness (its CPU ratio); 4 four players, three outputs (mediapub only); 5 the
 first packet at the RTMP server (from the job 2 runs); 6 encode once; 7 job 1's file to
 MP4 in realtime, liquidsoap (liq/file.liq) beside the other three; 8 presets/bgm.yaml to
 an MP4, mediapub and liquidsoap (liq/bgm.liq); mem the 4K -> 720p memory line.

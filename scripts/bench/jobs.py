@@ -243,23 +243,30 @@ audio:
     # -- job 3 ----------------------------------------------------------------------
 
     def job_bgm(self):
+        """Job 3, without and with audio.loudness (docs/presets.md), in alternate runs: what loudness costs."""
         base = self.server()
         out = os.path.join(self.tmp, "bgm.mp4")
-        rows = {"mediapub (bgm.yaml)": []}
+        variants = {"mediapub (bgm.yaml)": [], "mediapub (bgm.yaml, loudness)": ["--set", "audio.loudness={}"]}
+        rows = {name: [] for name in variants}
         for run in range(1, self.solo_runs + 1):
-            if os.path.exists(out):
-                os.remove(out)
-            log = self.log(f"job3-bgm-run{run}")
-            self.probe.reset()
-            argv = self.mediapub_argv(os.path.join(REPO, "presets", "bgm.yaml"), "--output-env", "RTMP_URL",
-                                      "--output", out, "--duration", f"{self.seconds}s")
-            r = run_child(argv, log, env={"RTMP_URL": f"{base}/bgm"}, timeout=3 * self.seconds + 60)
-            self.check_rtmp("job 3 bgm.yaml", log, r.wall)
-            check_output(out, self.seconds, log, "job 3 bgm.yaml")
-            rows["mediapub (bgm.yaml)"].append(r)
-            progress(f"job 3 run {run}/{self.solo_runs}: {r.wall:.2f} s wall, {r.cpu:.2f} s CPU, {r.rss:.0f} MiB")
-        self.table(f"3. presets/bgm.yaml (video loop + music playlist + aux mix) realtime {self.seconds} s "
-                   f"to nginx-rtmp and an MP4: median of {self.solo_runs} runs", rows, ratios=False)
+            for name, extra in variants.items():
+                if os.path.exists(out):
+                    os.remove(out)
+                log = self.log(f"job3-bgm{'-loudness' if extra else ''}-run{run}")
+                self.probe.reset()
+                argv = self.mediapub_argv(os.path.join(REPO, "presets", "bgm.yaml"), "--output-env", "RTMP_URL",
+                                          "--output", out, "--duration", f"{self.seconds}s", *extra)
+                r = run_child(argv, log, env={"RTMP_URL": f"{base}/bgm"}, timeout=3 * self.seconds + 60)
+                self.check_rtmp(f"job 3 {name}", log, r.wall)
+                check_output(out, self.seconds, log, f"job 3 {name}")
+                rows[name].append(r)
+                progress(f"job 3 {name} run {run}/{self.solo_runs}: {r.wall:.2f} s wall, {r.cpu:.2f} s CPU, {r.rss:.0f} MiB")
+        med = self.table(f"3. presets/bgm.yaml (video loop + music playlist + aux mix) realtime {self.seconds} s "
+                         f"to nginx-rtmp and an MP4, without and with audio.loudness: median of {self.solo_runs} runs",
+                         rows, ratios=False)
+        (plain, loud) = (med[name][1] for name in variants)
+        print(f"audio.loudness: cpu {loud / plain:.3f}x ({100 * (loud - plain) / plain:+.1f} %)")
+        sys.stdout.flush()
 
     # -- job 4 ----------------------------------------------------------------------
 

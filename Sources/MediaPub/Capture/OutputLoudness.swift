@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// The mix on its way out (docs/presets.md, audio.loudness): the true-peak limiter
-/// (`TruePeakLimiter`) under `audio.loudness.true_peak`, 0 dBTP without it; and, with
+/// (`TruePeakLimiter`) under `audio.loudness.true_peak` (less `encoderHeadroom`), under
+/// full scale without it (where it stands for a clip); and, with
 /// it, the output's loudness, measured after the limiter (libebur128), for status and
 /// `/metrics` (docs/status.md, loudness). `process` runs on the timeline thread.
 final class OutputLoudness: Sendable {
@@ -33,7 +34,7 @@ final class OutputLoudness: Sendable {
 
     init(format: MediaFormat, loudness: LoudnessConfig?) {
         let limiter = TruePeakLimiter(sampleRate: format.sampleRate, channels: format.channels,
-                                      ceilingDB: (loudness?.truePeak ?? 0) - OutputLoudness.encoderHeadroom)
+                                      ceilingDB: loudness.map { $0.truePeak - OutputLoudness.encoderHeadroom } ?? 0)
         let meter = loudness == nil ? nil : LoudnessMeter(channels: format.channels, sampleRate: format.sampleRate)
         work = Mutex(Work(limiter: limiter, meter: meter))
         measured = meter != nil
