@@ -3,21 +3,16 @@ import Synchronization
 
 /// Items' integrated loudness for a run with `audio.loudness` (docs/presets.md): each
 /// local file measured once (`LoudnessMeasure`) on a thread of its own at low priority,
-/// one at a time, ahead of its turn, and kept by path, size and modification time (a
-/// file that changed is measured again), as `ItemDurations` keeps durations. Anything
+/// one at a time, ahead of its turn, and kept by path, size and modification time
+/// (`ItemCache`, as `ItemDurations` keeps durations: a file that changed is measured again). Anything
 /// but a local file is not measured. `known(_:)` never waits.
 final class ItemLoudness: Sendable {
     let config: LoudnessConfig
     let channels: Int
 
-    private struct Entry {
-        let version: FileVersion
-        /// LUFS; nil: nothing to measure (silence) or it could not be measured.
-        let lufs: Double?
-    }
-
     private struct State: HasWaiters {
-        var entries: [String: Entry] = [:]
+        /// LUFS; nil: nothing to measure (silence) or it could not be measured.
+        var entries = ItemCache<Double?>()
         /// Items waiting for their measure, in order, and the one being measured.
         var queue: [String] = []
         var measuring: String?
@@ -26,8 +21,7 @@ final class ItemLoudness: Sendable {
 
     private let state = Mutex(State())
 
-    /// The most items kept (past it the cache starts over), and the most waiting to be measured.
-    static let maxKept = 100_000
+    /// The most items waiting to be measured.
     static let maxQueued = 16
     /// The measuring thread's niceness: it takes what the run leaves over.
     static let niceness: Int32 = 15
@@ -41,10 +35,7 @@ final class ItemLoudness: Sendable {
     /// changed since), `.some(nil)` when it has no loudness to go by.
     func known(_ item: String) -> Double?? {
         guard let version = FileVersion(item: item) else { return .some(nil) }
-        return state.withLock { s -> Double?? in
-            guard let entry = s.entries[item], entry.version == version else { return nil }
-            return .some(entry.lufs)
-        }
+        return state.withLock { $0.entries.value(of: item, version: version) }
     }
 
     /// Has the items not known yet measured, in this order, after those asked for before.
@@ -72,7 +63,7 @@ final class ItemLoudness: Sendable {
         request(items)
         let pending = items.filter { FileVersion(item: $0) != nil }
         state.wait(until: deadline) { s in
-            pending.contains { item in s.entries[item] == nil && (s.measuring == item || s.queue.contains(item)) }
+            pending.contains { item in s.measuring == item || s.queue.contains(item) }
         }
     }
 
@@ -87,10 +78,7 @@ final class ItemLoudness: Sendable {
             let lufs: Double? = if case .loudness(let v)? = outcome { v } else { nil }
             item = state.withLock { s -> String? in
                 // Changed while it was measured: the answer may be of neither version.
-                if let before, FileVersion(item: current) == before {
-                    if s.entries.count >= ItemLoudness.maxKept { s.entries.removeAll() }
-                    s.entries[current] = Entry(version: before, lufs: lufs)
-                }
+                if let before, FileVersion(item: current) == before { s.entries.keep(lufs, for: current, version: before) }
                 s.measuring = s.queue.isEmpty ? nil : s.queue.removeFirst()
                 s.waiters.wakeAll()
                 return s.measuring
