@@ -52,6 +52,17 @@ final class ItemGainTests: XCTestCase {
         XCTAssertNil(loudness.known(item), "a file that changed is measured again")
     }
 
+    func testAReplayGainTrackGainIsTakenAtItsWord() throws {
+        let dir = try makeTempDir()
+        let tone = try TestMedia.makeAudio(in: dir, seconds: 2, freq: 1000, ext: "wav", sampleRate: 48000)
+        let tagged = dir.appendingPathComponent("tagged.flac").path
+        try TestMedia.ffmpegRun(["-i", tone.path, "-metadata", "REPLAYGAIN_TRACK_GAIN=-3.50 dB", tagged])
+        let loudness = ItemLoudness(config: LoudnessConfig(), channels: 2)
+        loudness.wait(for: [tagged], until: Date().addingTimeInterval(60))
+        // ReplayGain 2: a track gain of 0 dB is -18 LUFS, whatever the sound measures.
+        XCTAssertEqual(try XCTUnwrap(loudness.known(tagged) ?? nil), -14.5, accuracy: 0.001)
+    }
+
     func testTheOutputIsMeasuredAfterTheLimiter() throws {
         let format = MediaFormat(sampleRate: 48000, channels: 2, video: nil)
         let output = OutputLoudness(format: format, loudness: LoudnessConfig())
