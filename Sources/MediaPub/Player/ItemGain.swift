@@ -69,7 +69,8 @@ struct ItemGain {
     mutating func apply(to out: UnsafeMutablePointer<Float>, frames: Int, channels: Int,
                         session: ObjectIdentifier?, source: String, next: String?) -> Bool {
         var from = gainDB
-        if session != self.session {
+        // (An identifier can come back for a session made after another was freed: the source tells them apart.)
+        if session != self.session || source != self.source {
             let first = self.session == nil
             self.session = session
             self.source = source
