@@ -52,7 +52,7 @@ final class ItemGainTests: XCTestCase {
         XCTAssertNil(loudness.known(item), "a file that changed is measured again")
     }
 
-    func testAReplayGainTrackGainIsTakenAtItsWord() throws {
+    func testAnR128OrReplayGainTrackGainIsTakenAtItsWord() throws {
         let dir = try makeTempDir()
         let tone = try TestMedia.makeAudio(in: dir, seconds: 2, freq: 1000, ext: "wav", sampleRate: 48000)
         let tagged = dir.appendingPathComponent("tagged.flac").path
@@ -61,6 +61,12 @@ final class ItemGainTests: XCTestCase {
         loudness.wait(for: [tagged], until: Date().addingTimeInterval(60))
         // ReplayGain 2: a track gain of 0 dB is -18 LUFS, whatever the sound measures.
         XCTAssertEqual(try XCTUnwrap(loudness.known(tagged) ?? nil), -14.5, accuracy: 0.001)
+        // Opus' R128 track gain (1/256 dB, from -23 LUFS) goes before a ReplayGain one.
+        let opus = dir.appendingPathComponent("tagged.opus").path
+        try TestMedia.ffmpegRun(["-i", tone.path, "-c:a", "libopus", "-metadata", "R128_TRACK_GAIN=-1280",
+                                 "-metadata", "REPLAYGAIN_TRACK_GAIN=-3.50 dB", opus])
+        loudness.wait(for: [opus], until: Date().addingTimeInterval(60))
+        XCTAssertEqual(try XCTUnwrap(loudness.known(opus) ?? nil), -18, accuracy: 0.001)
     }
 
     func testTheOutputIsMeasuredAfterTheLimiter() throws {

@@ -2,7 +2,7 @@ import CGStreamer
 import CShim
 import Foundation
 
-/// One item's integrated loudness (docs/presets.md, audio.loudness): its ReplayGain
+/// One item's integrated loudness (docs/presets.md, audio.loudness): its R128 or ReplayGain
 /// track gain when its tags carry one, else its sound decoded as fast as decoding goes
 /// (on the calling thread, which sets the pace: `ItemLoudness` calls it on a thread of
 /// low priority) and measured with libebur128. Pictures are not decoded.
@@ -15,8 +15,10 @@ enum LoudnessMeasure {
         case failed
     }
 
-    /// ReplayGain 2's reference loudness: a track gain of 0 dB is this loud (LUFS).
+    /// ReplayGain 2's reference loudness: a track gain of 0 dB is this loud (LUFS); an
+    /// Opus R128 track gain's (RFC 7845: `R128_TRACK_GAIN`, in 1/256 dB).
     static let replayGainReference = -18.0
+    static let r128Reference = -23.0
     /// Nothing decoded for this long: the measure gives up.
     static let stallSeconds = 10.0
 
@@ -35,7 +37,7 @@ enum LoudnessMeasure {
         var quietSince = Date()
         while true {
             switch busNews(bus) {
-            case .trackGain(let gain): return .loudness(replayGainReference - gain)
+            case .trackGain(let gain, let reference): return .loudness(reference - gain)
             case .failed: return .failed
             case .none: break
             }
@@ -56,9 +58,10 @@ enum LoudnessMeasure {
         }
     }
 
-    private enum News { case none, failed, trackGain(Double) }
+    private enum News { case none, failed, trackGain(Double, reference: Double) }
 
-    /// What waits on the bus: an error, or a ReplayGain track gain in the tags.
+    /// What waits on the bus: an error, or a track gain in the tags: R128 (an extended
+    /// comment to GStreamer) before ReplayGain.
     private static func busNews(_ bus: UnsafeMutablePointer<GstBus>?) -> News {
         guard let bus else { return .none }
         while let message = gst_bus_pop_filtered(bus, GstMessageType(GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_TAG.rawValue)) {
@@ -67,8 +70,20 @@ enum LoudnessMeasure {
             var tags: UnsafeMutablePointer<GstTagList>? = nil
             gst_message_parse_tag(message, &tags)
             defer { if let tags { gst_tag_list_unref(tags) } }
+            guard let tags else { continue }
+            for i in 0..<gst_tag_list_get_tag_size(tags, "extended-comment") {
+                var comment: UnsafeMutablePointer<gchar>? = nil
+                guard gst_tag_list_get_string_index(tags, "extended-comment", i, &comment) != 0, let comment else { continue }
+                defer { g_free(comment) }
+                let text = String(cString: comment)
+                if text.uppercased().hasPrefix("R128_TRACK_GAIN="), let q = Int16(text.dropFirst(16)) {
+                    return .trackGain(Double(q) / 256, reference: r128Reference)
+                }
+            }
             var gain = 0.0
-            if let tags, gst_tag_list_get_double(tags, "replaygain-track-gain", &gain) != 0, gain.isFinite { return .trackGain(gain) }
+            if gst_tag_list_get_double(tags, "replaygain-track-gain", &gain) != 0, gain.isFinite {
+                return .trackGain(gain, reference: replayGainReference)
+            }
         }
         return .none
     }
