@@ -4,7 +4,7 @@
 # plus the 4K -> 720p memory job. The driver is scripts/bench/bench.py; its docstring
 # lists the jobs and the BENCH_* variables. Never part of make test.
 #   BENCH_SECONDS=5 BENCH_RUNS=1 make bench      a quick check that everything runs
-#   BENCH_JOBS=1,5 make bench                    some of the jobs (1,2,3,4,5,6,7,8,mem)
+#   BENCH_JOBS=1,5 make bench                    some of the jobs (1,2,3,4,5,6,7,8,overlays,mem)
 #   BENCH_KEEP=1 make bench                      keep the temp dir (media, logs)
 set -euo pipefail
 cd "$(dirname "$0")/.."

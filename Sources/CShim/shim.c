@@ -210,3 +210,40 @@ int cshim_tcp_peer(int fd, int *family, unsigned char address[16], int *port, in
     *unacked = queued;
     return 1;
 }
+
+/* Whether fontconfig has a font of `family` (an overlay's font, docs/presets.md, overlays):
+   1 yes, 0 no, -1 fontconfig cannot be asked. libfontconfig is opened at run time (Pango,
+   which textoverlay draws with, uses it): the build needs no fontconfig headers. */
+#include <dlfcn.h>
+int cshim_font_family_known(const char *family) {
+    static void *lib;
+    if (!lib) lib = dlopen("libfontconfig.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return -1;
+    void *(*pattern_create)(void) = (void *(*)(void))dlsym(lib, "FcPatternCreate");
+    int (*add_string)(void *, const char *, const unsigned char *) =
+        (int (*)(void *, const char *, const unsigned char *))dlsym(lib, "FcPatternAddString");
+    void *(*set_create)(void) = (void *(*)(void))dlsym(lib, "FcObjectSetCreate");
+    int (*set_add)(void *, const char *) = (int (*)(void *, const char *))dlsym(lib, "FcObjectSetAdd");
+    void *(*font_list)(void *, void *, void *) = (void *(*)(void *, void *, void *))dlsym(lib, "FcFontList");
+    void (*fontset_destroy)(void *) = (void (*)(void *))dlsym(lib, "FcFontSetDestroy");
+    void (*pattern_destroy)(void *) = (void (*)(void *))dlsym(lib, "FcPatternDestroy");
+    void (*set_destroy)(void *) = (void (*)(void *))dlsym(lib, "FcObjectSetDestroy");
+    if (!pattern_create || !add_string || !set_create || !set_add || !font_list || !fontset_destroy
+        || !pattern_destroy || !set_destroy) return -1;
+    void *pattern = pattern_create();
+    void *objects = set_create();
+    if (!pattern || !objects) {
+        if (pattern) pattern_destroy(pattern);
+        if (objects) set_destroy(objects);
+        return -1;
+    }
+    add_string(pattern, "family", (const unsigned char *)family);
+    set_add(objects, "family");
+    /* FcFontSet: { int nfont; int sfont; FcPattern **fonts; } */
+    int *set = (int *)font_list(NULL, pattern, objects);
+    int found = set ? (set[0] > 0) : -1;
+    if (set) fontset_destroy(set);
+    pattern_destroy(pattern);
+    set_destroy(objects);
+    return found;
+}

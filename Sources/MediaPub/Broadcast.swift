@@ -18,6 +18,8 @@ public final class Broadcast: Sendable {
     let liveSource: String?
     /// The live feed that takes the output over while it delivers (Broadcast+Live.swift).
     let live: LiveTakeover?
+    /// The logos and texts drawn on the output picture (Broadcast+Overlays.swift); nil: none.
+    let overlays: OverlayFeed?
     private let started = Date()
     /// `run` was called (it runs once).
     private let ran = Atomic<Bool>(false)
@@ -57,13 +59,12 @@ public final class Broadcast: Sendable {
         format = MediaFormat(preset: preset)
         let videoIndex = preset.videoPlayerIndex
         players = preset.players.enumerated().map { index, config in
-            MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex,
-                        reconnect: preset.reconnect)
+            MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex, reconnect: preset.reconnect)
         }
         live = Self.liveTakeover(preset, format: format, programme: players, reporter: reporter)
-        let itemLoudness = preset.audio.loudness.map { ItemLoudness(config: $0, channels: format.channels) }
+        overlays = OverlayFeed.make(preset, format: format)
+        ItemLoudness.share(preset.audio.loudness, channels: format.channels, among: players)
         for player in players {
-            player.useLoudness(itemLoudness)
             player.setEventHandler { [weak self, weak player] event in
                 guard let self, let player else { return }
                 self.reporter.player(event, of: player)
@@ -130,7 +131,8 @@ public final class Broadcast: Sendable {
         return RunStatus(name: preset.name, state: runState, uptimeMs: Int(Date().timeIntervalSince(started) * 1000),
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
-                         schedule: scheduleStatus(), live: liveStatus(), loudness: capture?.master.reading.map(LoudnessStatus.init))
+                         schedule: scheduleStatus(), live: liveStatus(), alerts: capture?.contentWatch?.status,
+                         overlays: overlayStatus(), loudness: capture?.master.reading.map(LoudnessStatus.init))
     }
 
     /// `/health` (docs/metrics.md): on air while the timeline advances and an output publishes.
@@ -267,7 +269,8 @@ public final class Broadcast: Sendable {
                                       reconnect: preset.reconnect, paced: realtime, streamTitle: streamTitle, log: log,
                                       onEncoderFailure: { [weak self] why in self?.fail(why) },
                                       onOutputState: { [weak self] output, state, error in self?.outputState(output, state, error) },
-                                      onRecording: { [weak self] output, notice in self?.reporter.recording(output, notice) })
+                                      onRecording: { [weak self] output, notice in self?.reporter.recording(output, notice) },
+                                      overlays: overlays?.chain)
         state.withLock { s in
             if case .preparing(let pending) = s.phase { s.phase = .publisherReady(publisher, pending) }
         }
@@ -289,7 +292,8 @@ public final class Broadcast: Sendable {
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
                                   stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live,
-                                  loudness: preset.audio.loudness, sink: publisher)
+                                  contentWatch: contentWatch(), loudness: preset.audio.loudness, sink: publisher,
+                                  beforePicture: overlayHook())
             s.phase = .running(publisher, capture)
             for (at, action) in pending.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
             return (capture, pending.stopRequested || exitPolicy.hasFailed)

@@ -6,7 +6,8 @@ extension GStreamer {
     static func package(providing element: String) -> String {
         let packages: [String: [String]] = [
             "gstreamer1.0-plugins-good": ["flvmux", "matroskamux", "mp4mux", "qtmux", "v4l2h264enc",
-                                          "lamemp3enc", "shout2send"],
+                                          "lamemp3enc", "shout2send", "gdkpixbufoverlay"],
+            "gstreamer1.0-x": ["textoverlay"],
             "gstreamer1.0-plugins-bad": ["rtmp2sink", "srtsink", "mpegtsmux", "hlsdemux", "pitch", "openh264enc", "voaacenc",
                                          "vah264enc", "nvh264enc"],
             "gstreamer1.0-plugins-ugly": ["x264enc"],

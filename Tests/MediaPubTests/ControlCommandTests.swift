@@ -62,7 +62,7 @@ final class ControlCommandTests: XCTestCase {
 
     func testRefusalsNameWhatIsWrong() {
         XCTAssertEqual(refused(), "empty command")
-        XCTAssertEqual(refused("dance"), "unknown command \"dance\" (status, publish, pause, resume, stop, start, next, prev, seek, volume, play-volume, mute-local, aux, speed, pitch, repeat, progress-interval, load, reconnect, quit, schedule, skip, live)")
+        XCTAssertEqual(refused("dance"), "unknown command \"dance\" (status, publish, pause, resume, stop, start, next, prev, seek, volume, play-volume, mute-local, aux, speed, pitch, repeat, progress-interval, load, reconnect, quit, schedule, skip, live, overlay)")
         XCTAssertEqual(refused("publish"), "publish: on or off?")
         XCTAssertEqual(refused("publish", "maybe"), "publish: expected on or off, got maybe")
         XCTAssertEqual(refused("pause", "drums"), "pause: no player \"drums\"")

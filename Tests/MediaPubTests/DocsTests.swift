@@ -72,6 +72,8 @@ final class DocsTests: XCTestCase {
             "now_playing": TypedSamples.first(status["players"])?["now_playing"],
             "outputs[]": output, "srt": output?["srt"],
             "schedule": status["schedule"], "live": status["live"], "schedule.next[]": TypedSamples.first(status["schedule"]?["next"]),
+            "alerts": status["alerts"], "alerts.active[]": TypedSamples.first(status["alerts"]?["active"]),
+            "overlays[]": TypedSamples.first(status["overlays"]),
             "loudness": status["loudness"],
         ]
         XCTAssertEqual(Set(documented.keys), Set(objects.keys))

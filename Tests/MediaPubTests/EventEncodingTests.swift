@@ -22,6 +22,9 @@ final class EventEncodingTests: XCTestCase {
             #"{"event":"run.stopped","exit_code":0,"reason":"content ended","ts":"T"}"#,
             #"{"block":"news","event":"schedule.block","joined_at_ms":21000,"late_ms":40,"scheduled_at":"2026-03-29 12:00:00 +02:00","state":"started","ts":"T"}"#,
             #"{"event":"live.state","reason":"nothing from the feed for 3s","source":"srt://:9001?mode=listener","state":"released","ts":"T"}"#,
+            #"{"action":"standby","began_at":"2026-03-29T10:01:00.000Z","began_ms":60000,"event":"alert","kind":"black","output_ms":70000,"player":"tv","source":"/srv/film.mp4","ts":"T"}"#,
+            #"{"action":"next","began_at":"2026-03-29T10:00:05.000Z","began_ms":5000,"event":"cleared","kind":"silence","output_ms":15000,"player":"music","source":"/srv/a.flac","ts":"T"}"#,
+            #"{"event":"overlay","name":"logo","output_ms":12040,"state":"hidden","ts":"T"}"#,
         ]
         XCTAssertEqual(TypedSamples.events.map(line), expected)
         XCTAssertEqual(TypedSamples.events.map(\.name), Event.names, "one sample per event, in the order of Event.names")

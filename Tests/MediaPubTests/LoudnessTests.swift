@@ -45,8 +45,8 @@ final class LoudnessTests: XCTestCase {
             XCTAssertEqual(item.integrated, -23, accuracy: 1, "item \(index): integrated loudness of the recording")
             XCTAssertLessThanOrEqual(item.truePeak, -1, "item \(index): no true peak above the ceiling")
             let spread = { (s: [Double]) in (s.max() ?? 0) - (s.min() ?? 0) }
-            XCTAssertFalse(item.shortTerm.isEmpty)
-            XCTAssertLessThanOrEqual(spread(item.shortTerm), spread(source.shortTerm) + 0.5,
+            XCTAssertFalse(item.levels.isEmpty)
+            XCTAssertLessThanOrEqual(spread(item.levels), spread(source.levels) + 0.5,
                                      "item \(index): short-term loudness varies no more than in its source (no pumping)")
         }
         // player.track says each item's loudness (as measured before it began) and its gain.
@@ -58,28 +58,58 @@ final class LoudnessTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(said["gain_db"] as? Double), -23 - lufs, accuracy: 0.11, "item \(index)'s gain")
         }
     }
+
+    /// Across a crossfade each item keeps its own gain: the loudness holds through the fade.
+    func testACrossfadeBetweenItemsAtTheirOwnGainsHoldsTheTarget() throws {
+        let dir = try makeTempDir()
+        _ = try makeNoise(in: dir, "loud.wav", seed: 1, gainDB: 5, bursts: false)
+        _ = try makeNoise(in: dir, "quiet.wav", seed: 2, gainDB: -7, bursts: false)
+        let out = dir.appendingPathComponent("out.m4a")
+        let yaml = """
+        name: loud-xfade
+        audio:
+          loudness: { target: -23LUFS }
+        players:
+          - playlist: { items: [loud.wav, quiet.wav], mode: once, crossfade: 2s }
+        outputs:
+          - url: "file://\(out.path)"
+
+        """
+        let r = try runPreset(yaml, in: dir)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with audio.loudness and a crossfade"))
+        for (from, to) in [(0.0, 5.5), (8.5, 14.0)] {
+            XCTAssertEqual(try FFmpegEBUR128.measure(out.path, from: from, to: to).integrated, -23, accuracy: 1, "\(from)..\(to) s")
+        }
+        let fade = try FFmpegEBUR128.measure(out.path, from: 4, to: 10, momentary: true)
+        XCTAssertFalse(fade.levels.isEmpty)
+        XCTAssertLessThanOrEqual(fade.levels.max() ?? 0, -21.5, "through the fade (6 to 8 s), nothing swells: \(fade.levels)")
+        XCTAssertGreaterThanOrEqual(fade.levels.min() ?? 0, -24.5, "nor dips: \(fade.levels)")
+    }
 }
 
 /// ffmpeg's EBU R 128 meter, the judge of what mediapub's loudness does.
 enum FFmpegEBUR128 {
     /// What ffmpeg's `ebur128=peak=true` says of `path` from `from` to `to` seconds: the
-    /// integrated loudness, the true peak, and the short-term loudness every 100 ms from 3 s on.
-    static func measure(_ path: String, from: Double, to: Double) throws -> (integrated: Double, truePeak: Double, shortTerm: [Double]) {
+    /// integrated loudness, the true peak, and the short-term loudness every 100 ms from 3 s
+    /// on (`momentary`: the momentary loudness, from 0.4 s on).
+    static func measure(_ path: String, from: Double, to: Double,
+                        momentary: Bool = false) throws -> (integrated: Double, truePeak: Double, levels: [Double]) {
         let r = try Proc.check("ffmpeg", ["-nostdin", "-hide_banner", "-nostats", "-i", path, "-af",
                                           "atrim=\(from):\(to),asetpts=PTS-STARTPTS,ebur128=peak=true", "-f", "null", "-"], timeout: 120)
         func number(after label: String, in line: Substring) -> Double? {
             guard let range = line.range(of: label) else { return nil }
             return Double(line[range.upperBound...].split(separator: " ").first ?? "")
         }
-        var shortTerm: [Double] = [], integrated: Double?, peak: Double?
+        var levels: [Double] = [], integrated: Double?, peak: Double?
         for line in r.stderr.split(separator: "\n") {
-            if line.contains(" t: "), let t = number(after: " t: ", in: line), t >= 3, let s = number(after: " S: ", in: line) {
-                shortTerm.append(s)
+            if line.contains(" t: "), let t = number(after: " t: ", in: line), t >= (momentary ? 0.4 : 3),
+               let s = number(after: momentary ? " M: " : " S: ", in: line) {
+                levels.append(s)
             } else if !line.contains(" t: ") {
                 if let i = number(after: "I: ", in: line.drop { $0 == " " }) { integrated = i }
                 if let p = number(after: "Peak: ", in: line.drop { $0 == " " }) { peak = p }
             }
         }
-        return (try XCTUnwrap(integrated, r.stderr), try XCTUnwrap(peak, r.stderr), shortTerm)
+        return (try XCTUnwrap(integrated, r.stderr), try XCTUnwrap(peak, r.stderr), levels)
     }
 }

@@ -38,6 +38,10 @@ final class MetricsExpositionTests: XCTestCase {
                    [#"{block="music"} 3579.0"#]),
             family("live_state", "1 for the live feed's current state.", "gauge", [#"{state="on_air"} 1.0"#]),
             family("live_on_air_seconds", "How long the live feed has been on air in its current (or last) spell.", "gauge", [" 12.0"]),
+            family("alerts_total", "Alerts raised by the checks of monitor.", "counter",
+                   [#"{kind="silence"} 2.0"#, #"{kind="black"} 1.0"#, #"{kind="frozen"} 0.0"#]),
+            family("alert_active", "1 while an alert of the kind is in progress.", "gauge",
+                   [#"{kind="silence"} 0.0"#, #"{kind="black"} 1.0"#, #"{kind="frozen"} 0.0"#]),
             family("output_loudness_momentary_lufs", "The output's momentary loudness (400 ms).", "gauge", [" -22.4"]),
             family("output_loudness_short_term_lufs", "The output's short-term loudness (3 s).", "gauge", [" -23.1"]),
             family("output_loudness_integrated_lufs", "The output's integrated loudness since the run began.", "gauge", []),
@@ -51,7 +55,7 @@ final class MetricsExpositionTests: XCTestCase {
     func testEveryFamilyIsThereBeforeItHasSamples() {
         let empty = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
         let lines = MetricsExposition.render(empty).split(separator: "\n")
-        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 27)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 29)
         XCTAssertEqual(lines.filter { !$0.hasPrefix("#") }, ["mediapub_uptime_seconds 0.0", "mediapub_output_time_seconds 0.0", "mediapub_publishing 0.0"])
     }
 

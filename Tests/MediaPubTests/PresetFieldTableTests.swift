@@ -12,11 +12,17 @@ final class PresetFieldTableTests: XCTestCase {
     static let sections: [(prefix: String, rows: [(key: String, row: String)])] = [
         rows(Preset.self, ""), rows(VideoConfig.self, "video."), rows(AudioConfig.self, "audio."),
         rows(PlayerConfig.self, "players[]."), rows(PlaylistConfig.self, "players[].playlist."),
+        rows(CrossfadeConfig.self, "players[].playlist.crossfade."),
         rows(StandbyConfig.self, "standby."), rows(OutputConfig.self, "outputs[]."),
         rows(ReconnectConfig.self, "reconnect."), rows(StopConfig.self, "stop."), rows(EventsConfig.self, "events."),
         rows(ScheduleConfig.self, "schedule."), rows(PlaylistConfig.self, "schedule.filler."),
+        rows(CrossfadeConfig.self, "schedule.filler.crossfade."),
         rows(ScheduleBlock.self, "schedule.blocks[]."), rows(PlaylistConfig.self, "schedule.blocks[].playlist."),
-        rows(LiveConfig.self, "live."), rows(LoudnessConfig.self, "audio.loudness."),
+        rows(CrossfadeConfig.self, "schedule.blocks[].playlist.crossfade."),
+        rows(LiveConfig.self, "live."), rows(MonitorConfig.self, "monitor."),
+        rows(SilenceCheck.self, "monitor.silence."), rows(PictureCheck.self, "monitor.picture."),
+        rows(OverlayConfig.self, "overlays[]."),
+        rows(LoudnessConfig.self, "audio.loudness."),
     ]
 
     /// The reference row of each field: `| key | type | values | default | meaning |`.
@@ -54,7 +60,12 @@ final class PresetFieldTableTests: XCTestCase {
     /// For each settable key (as `--set` names it): the overrides that give it a
     /// value other than its default.
     static let samples: [String: [String]] = [
-        "name": ["name=show-1"], "publishing": ["publishing=false"], "monitor": ["monitor=true"],
+        "name": ["name=show-1"], "publishing": ["publishing=false"],
+        "monitor.local": ["monitor.local=true"],
+        "monitor.silence.below": ["monitor.silence.below=-40dBFS"], "monitor.silence.for": ["monitor.silence.for=30s"],
+        "monitor.silence.action": ["monitor.silence.action=next"],
+        "monitor.picture.black": ["monitor.picture.black=off"], "monitor.picture.frozen": ["monitor.picture.frozen=1m"],
+        "monitor.picture.action": ["monitor.picture.action=standby"],
         "video.size": ["video.size=640x360"], "video.width": ["video.width=640"], "video.height": ["video.height=360"],
         "video.fps": ["video.fps=25"], "video.bitrate": ["video.bitrate=1M"], "video.keyframe_interval": ["video.keyframe_interval=1s"],
         "video.encoder": ["video.encoder=openh264"], "video.encoder_preset": ["video.encoder_preset=fast"],
@@ -72,6 +83,8 @@ final class PresetFieldTableTests: XCTestCase {
         "players.1.playlist.file": ["players.1.playlist={mode: once}", "players.1.playlist.file=list.m3u"],
         "players.1.playlist.dir": ["players.1.playlist={mode: once}", "players.1.playlist.dir=media"],
         "players.1.playlist.mode": ["players.1.playlist.mode=shuffle"],
+        "players.1.playlist.crossfade.duration": ["players.1.playlist.crossfade.duration=3s"],
+        "players.1.playlist.crossfade.curve": ["players.1.playlist.crossfade={duration: 2s, curve: linear}"],
         "standby.image": ["standby.image=slate.png"], "standby.color": ["standby.color=\"#101010\""],
         "standby.audio": ["standby.audio=tone.wav"],
         "outputs.0.id": ["outputs.0.id=rec"], "outputs.0.url": ["outputs.0.url=rec.mp4"],
@@ -89,6 +102,8 @@ final class PresetFieldTableTests: XCTestCase {
         "schedule.filler.file": [block, "schedule.filler.file=list.m3u"],
         "schedule.filler.dir": [block, "schedule.filler.dir=media"],
         "schedule.filler.mode": [block, "schedule.filler={items: [x.mp3], mode: once}"],
+        "schedule.filler.crossfade.duration": [block, "schedule.filler={items: [x.mp3], crossfade: 1s}"],
+        "schedule.filler.crossfade.curve": [block, "schedule.filler={items: [x.mp3], crossfade: {duration: 1s, curve: linear}}"],
         "schedule.blocks.0.id": [block, "schedule.blocks.0.id=b"],
         "schedule.blocks.0.at": [block, "schedule.blocks.0.at=2026-12-24 20:00:30"],
         "schedule.blocks.0.days": [block, "schedule.blocks.0.days=[mon-fri, sun]"],
@@ -100,15 +115,31 @@ final class PresetFieldTableTests: XCTestCase {
         "schedule.blocks.0.playlist.file": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {file: list.m3u}}"],
         "schedule.blocks.0.playlist.dir": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {dir: media}}"],
         "schedule.blocks.0.playlist.mode": ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {items: [x.mp3], mode: once}}"],
+        "schedule.blocks.0.playlist.crossfade.duration":
+            ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {items: [x.mp3], crossfade: {duration: 4s}}}"],
+        "schedule.blocks.0.playlist.crossfade.curve":
+            ["schedule.blocks.0={id: a, at: \"07:00\", playlist: {items: [x.mp3], crossfade: {curve: linear}}}"],
         "schedule.blocks.0.publish_volume": [block, "schedule.blocks.0.publish_volume=50"],
         "schedule.blocks.0.play_volume": [block, "schedule.blocks.0.play_volume=150%"],
         "schedule.blocks.0.overrun": [block, "schedule.blocks.0.overrun=finish"],
         "live.source": [live, "live.source=\"rtmp://127.0.0.1/live/feed\""],
         "live.takeover_after": [live, "live.takeover_after=1s"], "live.release_after": [live, "live.release_after=5s"],
         "live.programme": [live, "live.programme=pause"], "live.fade": [live, "live.fade=200ms"],
+        "overlays.0.id": [text, "overlays.0.id=other"], "overlays.0.image": [logo],
+        "overlays.0.text": [text, "overlays.0.text=\"{player.player1.title} {clock:%H:%M}\""],
+        "overlays.0.position": [text, "overlays.0.position=bottom-right"],
+        "overlays.0.x": [text, "overlays.0.x=10", "overlays.0.y=5%"], "overlays.0.y": [text, "overlays.0.y=10", "overlays.0.x=5"],
+        "overlays.0.margin": [text, "overlays.0.margin=5"], "overlays.0.width": [logo, "overlays.0.width=10%"],
+        "overlays.0.opacity": [text, "overlays.0.opacity=50%"], "overlays.0.font": [text, "overlays.0.font=\"Sans Bold 30\""],
+        "overlays.0.color": [text, "overlays.0.color=\"#FF0000\""], "overlays.0.outline": [text, "overlays.0.outline=\"#000000\""],
+        "overlays.0.box": [text, "overlays.0.box=\"#00000080\""], "overlays.0.on_standby": [text, "overlays.0.on_standby=false"],
         "audio.loudness.target": ["audio.loudness.target=-16LUFS"], "audio.loudness.true_peak": ["audio.loudness.true_peak=-2dBTP"],
         "audio.loudness.max_gain": ["audio.loudness.max_gain=6dB"],
     ]
+
+    /// A text and a logo overlay, that the `overlays` samples change.
+    static let text = "overlays.0={id: np, text: hello}"
+    static let logo = "overlays.0={id: logo, image: logo.png}"
 
     /// A live feed, that the `live` samples change.
     static let live = "live={source: \"srt://:9001?mode=listener\"}"
@@ -124,6 +155,9 @@ final class PresetFieldTableTests: XCTestCase {
         "audio.sample_rate": "44000", "audio.channels": "3", "audio.bitrate": "1M",
         "players.0.publish_volume": "201", "players.0.play_volume": "-1", "players.0.speed": "5", "players.0.pitch": "13",
         "players.0.progress_interval": "2h", "players.1.playlist.mode": "random",
+        "players.1.playlist.crossfade.duration": "31s", "players.1.playlist.crossfade.curve": "cosine",
+        "monitor.silence.below": "-10dBFS", "monitor.silence.for": "2h", "monitor.picture.frozen": "0s",
+        "monitor.picture.action": "skip",
         "audio.loudness.target": "-80LUFS", "audio.loudness.true_peak": "1dBTP", "audio.loudness.max_gain": "30dB",
     ]
 
@@ -136,6 +170,10 @@ final class PresetFieldTableTests: XCTestCase {
             K.touch(dir + "/" + file)
         }
         K.touch(dir + "/list.m3u", "x.mp3\n")
+        // A logo's header: a 64x32 PNG (ImageSize reads no further).
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
+                            0, 0, 0, 64, 0, 0, 0, 32, 8, 6, 0, 0, 0]
+        FileManager.default.createFile(atPath: dir + "/logo.png", contents: Data(png))
         K.touch(dir + "/programme.yaml", "blocks: [{id: a, at: \"07:00\", source: x.mp3}]\n")
         try body(dir)
     }
@@ -146,7 +184,7 @@ final class PresetFieldTableTests: XCTestCase {
 
     /// `players.0.speed` → `players[].speed`: the settable path as the reference names it.
     private static func tableKey(_ setPath: String) -> String {
-        setPath.replacingOccurrences(of: #"^(players|outputs|schedule\.blocks)\.\d+"#, with: "$1[]", options: .regularExpression)
+        setPath.replacingOccurrences(of: #"^(players|outputs|schedule\.blocks|overlays)\.\d+"#, with: "$1[]", options: .regularExpression)
     }
 
     func testEveryLeafKeyHasASampleAndEverySampleNamesAKey() {

@@ -9,10 +9,13 @@ mediapub/gst-launch and mediapub/liquidsoap. CPU time and peak RSS are the child
 from wait4(2).
 
 Jobs: 1 a file to MP4 as fast as possible; 2 realtime to nginx-rtmp; 3 presets/bgm.yaml
-to RTMP and MP4 (mediapub only), without and with audio.loudness (its CPU ratio); 4 four players, three outputs (mediapub only); 5 the
+to RTMP and MP4 (mediapub only), as it is, with its music crossfading, with audio.loudness
+and with both (the CPU of each over the first); 4 four players, three outputs (mediapub only); 5 the
 first packet at the RTMP server (from the job 2 runs); 6 encode once; 7 job 1's file to
 MP4 in realtime, liquidsoap (liq/file.liq) beside the other three; 8 presets/bgm.yaml to
-an MP4, mediapub and liquidsoap (liq/bgm.liq); mem the 4K -> 720p memory line.
+an MP4, mediapub and liquidsoap (liq/bgm.liq); overlays job 1's file to MP4 with a logo,
+a now-playing text and a clock against the same run without (mediapub only, overlays.py);
+mem the 4K -> 720p memory line.
 liquidsoap plays in realtime, as a channel runs it, hence jobs 7 and 8; its startup
 (liquidsoap --check) is printed below their tables, and its wall time, which holds that
 startup, gets no ratio.
@@ -21,8 +24,9 @@ Called by scripts/bench.sh with the release binary and a temp dir:
   bench.py --mediapub .build/release/mediapub --tmp DIR
 Environment: BENCH_SECONDS (60) length of the realtime jobs (2 to 6, 8) and output seconds
 of the memory job; BENCH_RUNS (5) runs per tool in jobs 1, 2, 5 and 7; BENCH_SOLO_RUNS
-(min(3, BENCH_RUNS)) runs of jobs 3, 4 and 8 and rounds of job 6; BENCH_FILE_SECONDS
-(20) length of the source of jobs 1 and 7; BENCH_JOBS (1,2,3,4,5,6,7,8,mem) which jobs to run.
+(min(3, BENCH_RUNS)) runs of jobs 3, 4 and 8 and rounds of jobs 6 and overlays; BENCH_FILE_SECONDS
+(20) length of the source of jobs 1, 7 and overlays; BENCH_JOBS (1,2,3,4,5,6,7,8,overlays,mem)
+which jobs to run.
 
 Job 6 (encode once) runs the job 2 source realtime to one output (RTMP) and to three
 (RTMP, SRT, MP4), in rounds, and gives the CPU of three over one: the median of the

@@ -10,14 +10,15 @@ import time
 from media import (AKBPS, FFMPEG_ENCODE, FPS, GST_AUDIO, GST_VIDEO, KBPS, MEDIA, REPO, TOOLS,
                    check_output, make_source, ssim_db)
 from liquidsoap import LiquidsoapJobs
+from overlays import OverlayJobs
 from relay import RTMPProbe, start_nginx
 from runner import BenchError, Service, env_int, free_port, print_log, progress, run_child, udp_bound, wait_until
 
 
-JOBS = ["1", "2", "3", "4", "5", "6", "7", "8", "mem"]
+JOBS = ["1", "2", "3", "4", "5", "6", "7", "8", "overlays", "mem"]
 
 
-class Bench(LiquidsoapJobs):
+class Bench(LiquidsoapJobs, OverlayJobs):
     def __init__(self, mediapub, tmp):
         self.mediapub = os.path.abspath(mediapub)
         self.tmp = tmp
@@ -242,17 +243,25 @@ audio:
 
     # -- job 3 ----------------------------------------------------------------------
 
+    # presets/bgm.yaml as it is, then with a feature on (--set) whose CPU cost is budgeted
+    # against it: the music playlist crossfading (its items are about 30 s: a fade each),
+    # audio.loudness (each item measured ahead, the output metered), and both.
+    BGM_VARIANTS = {
+        "mediapub (bgm.yaml)": [],
+        "mediapub (bgm, crossfade: 3s)": ["--set", "players.music.playlist.crossfade=3s"],
+        "mediapub (bgm, loudness)": ["--set", "audio.loudness={}"],
+        "mediapub (bgm, crossfade, loudness)": ["--set", "players.music.playlist.crossfade=3s", "--set", "audio.loudness={}"],
+    }
+
     def job_bgm(self):
-        """Job 3, without and with audio.loudness (docs/presets.md), in alternate runs: what loudness costs."""
         base = self.server()
         out = os.path.join(self.tmp, "bgm.mp4")
-        variants = {"mediapub (bgm.yaml)": [], "mediapub (bgm.yaml, loudness)": ["--set", "audio.loudness={}"]}
-        rows = {name: [] for name in variants}
+        rows = {name: [] for name in self.BGM_VARIANTS}
         for run in range(1, self.solo_runs + 1):
-            for name, extra in variants.items():
+            for variant, (name, extra) in enumerate(self.BGM_VARIANTS.items()):  # alternating: drifts hit each alike
                 if os.path.exists(out):
                     os.remove(out)
-                log = self.log(f"job3-bgm{'-loudness' if extra else ''}-run{run}")
+                log = self.log(f"job3-bgm-run{run}-variant{variant}")
                 self.probe.reset()
                 argv = self.mediapub_argv(os.path.join(REPO, "presets", "bgm.yaml"), "--output-env", "RTMP_URL",
                                           "--output", out, "--duration", f"{self.seconds}s", *extra)
@@ -262,10 +271,10 @@ audio:
                 rows[name].append(r)
                 progress(f"job 3 {name} run {run}/{self.solo_runs}: {r.wall:.2f} s wall, {r.cpu:.2f} s CPU, {r.rss:.0f} MiB")
         med = self.table(f"3. presets/bgm.yaml (video loop + music playlist + aux mix) realtime {self.seconds} s "
-                         f"to nginx-rtmp and an MP4, without and with audio.loudness: median of {self.solo_runs} runs",
-                         rows, ratios=False)
-        (plain, loud) = (med[name][1] for name in variants)
-        print(f"audio.loudness: cpu {loud / plain:.3f}x ({100 * (loud - plain) / plain:+.1f} %)")
+                         f"to nginx-rtmp and an MP4: median of {self.solo_runs} runs", rows, ratios=False)
+        plain = med["mediapub (bgm.yaml)"]
+        for name, m in list(med.items())[1:]:
+            print(f"{name} / plain: cpu {m[1] / plain[1]:.3f}x rss {m[2] / plain[2]:.2f}x")
         sys.stdout.flush()
 
     # -- job 4 ----------------------------------------------------------------------
@@ -449,5 +458,7 @@ outputs:
             self.job_file_realtime()
         if "8" in self.jobs:
             self.job_bgm_liquidsoap()
+        if "overlays" in self.jobs:
+            self.job_overlays()
         if "mem" in self.jobs:
             self.job_memory()

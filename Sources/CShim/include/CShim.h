@@ -33,6 +33,12 @@ static inline GstEventType cshim_probe_event_type(GstPadProbeInfo *info) {
     return event ? GST_EVENT_TYPE(event) : (GstEventType)0;
 }
 
+/* Pad probes: the PTS of the buffer a probe sees (GST_PAD_PROBE_INFO_BUFFER), GST_CLOCK_TIME_NONE if none. */
+static inline GstClockTime cshim_probe_buffer_pts(GstPadProbeInfo *info) {
+    GstBuffer *buffer = (info->type & GST_PAD_PROBE_TYPE_BUFFER) ? GST_PAD_PROBE_INFO_BUFFER(info) : NULL;
+    return buffer ? GST_BUFFER_PTS(buffer) : GST_CLOCK_TIME_NONE;
+}
+
 /* Type checks (GST_IS_…). */
 static inline gboolean cshim_is_pipeline(gpointer p) { return GST_IS_PIPELINE(p); }
 static inline GstBin *cshim_as_bin(gpointer p) { return GST_BIN(p); }
@@ -102,5 +108,8 @@ int cshim_tcp_peer(int fd, int *family, unsigned char address[16], int *port, in
 /* The receive window the peer of TCP socket `fd` last advertised (TCP_INFO's tcpi_snd_wnd,
    Linux 5.4), in bytes; -1 when the kernel does not tell it (tcp_window.c). */
 int cshim_tcp_send_window(int fd);
+
+/* Whether fontconfig knows a font of `family`: 1 yes, 0 no, -1 cannot tell (shim.c). */
+int cshim_font_family_known(const char *family);
 
 #endif

@@ -38,6 +38,11 @@ public final class Capture: Sendable {
     let monitor: Monitor?
     /// A live feed that takes the output over while it delivers (docs/presets.md, live).
     let live: LiveTakeover?
+    /// The checks of `monitor:` (docs/presets.md, monitor), told each tick's content.
+    let contentWatch: ContentWatch?
+    /// Told on the timeline thread before each picture is pushed: its tick, and whether it is
+    /// the standby slate (the overlays, docs/presets.md: set before the picture they go on).
+    let beforePicture: (@Sendable (_ tick: UInt64, _ standby: Bool) -> Void)?
     /// The mix's true-peak limiter and loudness meter (docs/presets.md, audio.loudness).
     let master: OutputLoudness
 
@@ -60,7 +65,10 @@ public final class Capture: Sendable {
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
          realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
-         loudness: LoudnessConfig? = nil, sink: TimelineSink) {
+         contentWatch: ContentWatch? = nil, loudness: LoudnessConfig? = nil, sink: TimelineSink,
+         beforePicture: (@Sendable (UInt64, Bool) -> Void)? = nil) {
+        self.contentWatch = contentWatch
+        self.beforePicture = beforePicture
         master = OutputLoudness(format: format, loudness: loudness)
         self.monitor = monitor
         self.live = live
@@ -194,7 +202,11 @@ public final class Capture: Sendable {
                 reason = end
                 break
             }
-            if !publishing || (playerFrame == nil && !auxSounding && !liveOnAir) {
+            // The content as it is, before the standby and any overlay; an alert's `standby` holds the output.
+            let held = contentWatch?.observe(mix: mix, count: frames * channels, picture: playerFrame, tick: n,
+                                             publishing: publishing, live: liveOnAir) ?? false
+            if held { Mixer.silence(&mix, count: frames * channels) }
+            if !publishing || held || (playerFrame == nil && !auxSounding && !liveOnAir) {
                 if let ringtone {
                     // Like a phone's ringtone: every standby spell plays it from its beginning.
                     var restarted = !ringtoneStarted
@@ -223,7 +235,9 @@ public final class Capture: Sendable {
                 })
             }
 
-            if format.video != nil, let picture = (publishing ? playerFrame : nil) ?? slateFrame?.buffer(),
+            let shown = publishing && !held ? playerFrame : nil
+            if format.video != nil { beforePicture?(n, shown == nil) }
+            if format.video != nil, let picture = shown ?? slateFrame?.buffer(),
                sink?.pushVideo(picture.retimed(pts: pts, duration: tick)) == false {
                 reason = .encoderFailed
                 break

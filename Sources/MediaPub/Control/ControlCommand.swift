@@ -36,13 +36,15 @@ enum ControlCommand: Equatable, Sendable {
     case skip
     /// `live on|off|auto`: the live feed on air whenever it delivers, kept off air, or as `live:` says.
     case live(LiveSwitch.Mode)
+    /// `overlay show|hide ID`, `overlay set ID key=value…` (docs/control.md).
+    case overlay(OverlayRequest)
 
     /// Every command name (with the spellings each also answers to).
     static let names: [[String]] = [
         ["status"], ["publish"], ["pause"], ["resume"], ["stop"], ["start"], ["next"], ["prev"], ["seek"],
         ["volume", "publish-volume", "publish_volume"], ["play-volume", "play_volume"], ["mute-local", "mute_local"],
         ["aux"], ["speed"], ["pitch"], ["repeat"], ["progress-interval", "progress_interval"], ["load"], ["reconnect"], ["quit"],
-        ["schedule"], ["skip"], ["live"],
+        ["schedule"], ["skip"], ["live"], ["overlay"],
     ]
 
     /// The command `words` say, for a run whose players are `players` (their ids).
@@ -127,6 +129,7 @@ enum ControlCommand: Equatable, Sendable {
                 throw ControlFailure("live: expected on, off or auto")
             }
             return .live(mode)
+        case "overlay": return .overlay(try OverlayRequest.parse(args))
         default:
             throw ControlFailure("unknown command \"\(name.clipped())\" (\(names.map { $0[0] }.joined(separator: ", ")))")
         }

@@ -68,6 +68,8 @@ enum ControlCommands {
         case .live(let mode):
             guard let live = b.live else { throw ControlFailure("live: this run has no live feed (live:)") }
             live.setMode(mode)
+        case .overlay(let request):
+            try b.overlay(request)
         }
         return .ok
     }

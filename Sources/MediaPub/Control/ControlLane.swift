@@ -6,7 +6,7 @@ enum ControlLane: Hashable, Sendable {
     case read
     /// A command that names a player (`seek music 90s`, `load music x.mp3`, `pause music`).
     case player(String)
-    /// A command on the whole run: `publish`, `reconnect`, `quit`, `schedule reload`, `skip`, `live`, a transport for every player.
+    /// A command on the whole run: `publish`, `reconnect`, `quit`, `schedule reload`, `skip`, `live`, `overlay`, a transport for every player.
     case run
 
     /// The lane of a request's words, read before anything runs (a player named that
@@ -16,7 +16,7 @@ enum ControlLane: Hashable, Sendable {
               words != ["schedule"] else {
             return .read
         }
-        if ["publish", "reconnect", "quit", "schedule", "skip", "live"].contains(name) { return .run }
+        if ["publish", "reconnect", "quit", "schedule", "skip", "live", "overlay"].contains(name) { return .run }
         // Every other command names its player first; a transport may name none (every player).
         return words.count > 1 ? .player(words[1]) : .run
     }

@@ -26,10 +26,18 @@ public enum Event: Sendable, Equatable {
     case scheduleBlock(block: String, state: ScheduleBlockState, scheduledAt: String, lateMs: Int, joinedAtMs: Int?)
     /// The live feed's state changed (docs/presets.md, live): its source masked, and why when there is a reason.
     case liveState(state: LiveState, source: String, reason: String?)
+    /// A check of `monitor:` found dead air, a black or a frozen picture (docs/presets.md, monitor).
+    case alert(ContentAlert)
+    /// What an `alert` was about is over: sound or motion returned.
+    case cleared(ContentAlert)
+
+    /// A `ctl overlay` change (shown, hidden, set) drawn from this output time on (docs/presets.md, overlays).
+    case overlay(name: String, state: String, outputMs: Int)
 
     /// Every event name, as the `event` field has it.
     public static let names = ["run.state", "player.state", "player.progress", "player.track", "publishing",
-                               "output.state", "warning", "error", "run.stopped", "schedule.block", "live.state"]
+                               "output.state", "warning", "error", "run.stopped", "schedule.block", "live.state",
+                               "alert", "cleared", "overlay"]
 
     /// The `event` field.
     public var name: String {
@@ -45,6 +53,9 @@ public enum Event: Sendable, Equatable {
         case .runStopped: return "run.stopped"
         case .scheduleBlock: return "schedule.block"
         case .liveState: return "live.state"
+        case .alert: return "alert"
+        case .cleared: return "cleared"
+        case .overlay: return "overlay"
         }
     }
 
@@ -58,6 +69,7 @@ public enum Event: Sendable, Equatable {
         case scheduledAt = "scheduled_at"
         case lateMs = "late_ms"
         case joinedAtMs = "joined_at_ms"
+        case outputMs = "output_ms"
         case loudnessLUFS = "loudness_lufs"
         case gainDB = "gain_db"
     }
@@ -113,6 +125,12 @@ extension Event: Codable {
             try c.encode(state, forKey: .state)
             try c.encode(source, forKey: .source)
             try c.encodeIfPresent(reason, forKey: .reason)
+        case .alert(let alert), .cleared(let alert):
+            try alert.encode(to: encoder)
+        case .overlay(let name, let state, let ms):
+            try c.encode(name, forKey: .name)
+            try c.encode(state, forKey: .state)
+            try c.encode(ms, forKey: .outputMs)
         }
     }
 
@@ -150,6 +168,9 @@ extension Event: Codable {
         case "live.state":
             self = .liveState(state: try c.decode(LiveState.self, forKey: .state), source: try string(.source),
                               reason: try c.decodeIfPresent(String.self, forKey: .reason))
+        case "alert": self = .alert(try ContentAlert(from: decoder))
+        case "cleared": self = .cleared(try ContentAlert(from: decoder))
+        case "overlay": self = .overlay(name: try string(.name), state: try string(.state), outputMs: try int(.outputMs))
         default:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription: "unknown event \(name)")
         }

@@ -54,6 +54,12 @@ enum MetricsExposition {
                status.live.map { [("state=\"\(label($0.state.rawValue))\"", 1)] } ?? [])
         metric("live_on_air_seconds", "How long the live feed has been on air in its current (or last) spell.", "gauge",
                status.live.map { [("", Double($0.onAirMs) / 1000)] } ?? [])
+        // The checks of `monitor:` (docs/presets.md, monitor), when the run has one.
+        let kinds = status.alerts.map { a in ContentAlert.Kind.allCases.map { k in (k, a) } } ?? []
+        metric("alerts_total", "Alerts raised by the checks of monitor.", "counter",
+               kinds.map { k, a in ("kind=\"\(k.rawValue)\"", Double(a.count(k))) })
+        metric("alert_active", "1 while an alert of the kind is in progress.", "gauge",
+               kinds.map { k, a in ("kind=\"\(k.rawValue)\"", a.active.contains { $0.kind == k } ? 1 : 0) })
         LoudnessStatus.metrics(status.loudness, metric)
         metric("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                "counter", drops.map { ("consumer=\"\(label($0.consumer))\"", Double($0.dropped)) })

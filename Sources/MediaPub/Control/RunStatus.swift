@@ -13,11 +13,17 @@ public struct RunStatus: Codable, Sendable {
     public var schedule: ScheduleStatus?
     /// The live feed, when the preset has one (left out otherwise).
     public var live: LiveStatus?
+    /// The alerts of `monitor:`'s checks, when the preset has one (left out otherwise).
+    public var alerts: AlertStatus? = nil
+
+    /// The overlays, when the preset has some (left out otherwise).
+    public var overlays: [OverlayStatus]? = nil
+
     /// The output's loudness, with `audio.loudness` (left out otherwise).
     public var loudness: LoudnessStatus? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, state, publishing, players, outputs, schedule, live, loudness
+        case name, state, publishing, players, outputs, schedule, live, alerts, overlays, loudness
         case uptimeMs = "uptime_ms"
         case outputTimeMs = "output_time_ms"
     }

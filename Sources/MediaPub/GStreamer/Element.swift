@@ -49,6 +49,14 @@ public class Element: @unchecked Sendable {
         g_value_unset(&gvalue)
     }
 
+    func set(_ property: String, uint value: UInt32) {
+        var gvalue = GValue()
+        g_value_init(&gvalue, GType(7 << 2))  // G_TYPE_UINT
+        g_value_set_uint(&gvalue, value)
+        g_object_set_property(UnsafeMutablePointer<GObject>(OpaquePointer(raw)), property, &gvalue)
+        g_value_unset(&gvalue)
+    }
+
     func set(_ property: String, bool value: Bool) {
         var gvalue = GValue()
         g_value_init(&gvalue, GType(5 << 2))  // G_TYPE_BOOLEAN

@@ -143,6 +143,26 @@ enum Probes {
         }
     }
 
+    /// Calls `body` with each buffer's PTS (ns; nil: none) on the streaming thread, before
+    /// the element behind `pad` takes the buffer. The probe stays; it only watches.
+    static func onBuffer(_ pad: Pad, _ body: @escaping @Sendable (UInt64?) -> Void) {
+        let box = Unmanaged.passRetained(BufferHandler(body)).toOpaque()
+        gst_pad_add_probe(pad.raw, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
+            if let info, let data {
+                let pts = UInt64(cshim_probe_buffer_pts(info))
+                Unmanaged<BufferHandler>.fromOpaque(data).takeUnretainedValue().body(pts == UInt64.max ? nil : pts)
+            }
+            return GST_PAD_PROBE_OK
+        }, box) { data in
+            if let data { Unmanaged<BufferHandler>.fromOpaque(data).release() }
+        }
+    }
+
+    private final class BufferHandler {
+        let body: @Sendable (UInt64?) -> Void
+        init(_ body: @escaping @Sendable (UInt64?) -> Void) { self.body = body }
+    }
+
     /// Calls `body` on the streaming thread when EOS reaches `pad` (before the
     /// element behind it handles it). The probe stays; it only passes events through.
     static func onEndOfStream(_ pad: Pad, _ body: @escaping @Sendable () -> Void) {

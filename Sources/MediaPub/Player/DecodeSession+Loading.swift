@@ -103,6 +103,7 @@ extension DecodeSession {
         _ = try? pipeline.setState(.playing)
         if result == .noPreroll, spec.isStream { waitForStreams() }
         takeFirst(wait: DecodeSession.firstBufferSeconds)
+        _ = durationMs  // kept as `lengthMs` before it is ready: where a crossfade begins (MediaPlayer+Crossfade)
         let nothing = state.withLock { s in
             let nothing = s.audioSink == nil && s.videoSink == nil
             if !nothing { s.ready = true }

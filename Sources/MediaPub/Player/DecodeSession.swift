@@ -58,6 +58,8 @@ final class DecodeSession: Sendable {
         var seekOffsetMs = 0
         /// What the consumer has taken so far.
         var reading: Reading
+        /// The item's duration (ms of media time) as the pipeline said once prerolled; nil: unknown or live.
+        var lengthMs: Int?
     }
 
     let source: String
@@ -260,7 +262,13 @@ final class DecodeSession: Sendable {
 
     /// A live source has none (hlsdemux answers with its window's length).
     var duration: ClockTime? { isLive ? nil : pipeline.duration }
-    var durationMs: Int? { duration.map { $0.milliseconds + offsetMs } }
+    /// Asks the pipeline (never under the player's lock); the answer is kept as `lengthMs`
+    /// (an MP3 without a length in its header has one only once some of it is read).
+    var durationMs: Int? {
+        let ms = duration.map { $0.milliseconds + offsetMs }
+        if let ms { state.withLock { $0.lengthMs = ms } }
+        return ms
+    }
 
     /// The first error the pipeline posted, if any.
     var failure: String? { state.withLock { $0.firstError } }
@@ -270,6 +278,10 @@ final class DecodeSession: Sendable {
 
     /// Prerolled and playing: its streams are known.
     var isReady: Bool { state.withLock { $0.ready } }
+
+    /// The item's duration in ms of media time as last asked (`durationMs`: once ready, and
+    /// with each `player.progress`); nil: unknown or live. Never waits.
+    var lengthMs: Int? { state.withLock { $0.lengthMs } }
 
     /// Decoding reached the end (the next item may be prepared).
     var hasDecodedAll: Bool { state.withLock { $0.decodedAllSent } }

@@ -23,6 +23,8 @@ struct ItemGain {
     private(set) var gainDB: Double
     private var goalDB: Double
     private var framesLeft = 0
+    /// The gain of the item before this one, which a crossfade goes on fading out.
+    private(set) var outgoingDB = 0.0
 
     /// The slowest an unmeasured item's gain moves to its measured one.
     static let settle: TimeInterval = 3
@@ -63,23 +65,26 @@ struct ItemGain {
     }
 
     /// Applies the gain to `frames` interleaved frames of `session`'s item (`source`);
-    /// `next`: the item after it, measured ahead. True when what its `player.track` said
-    /// is no longer so (it was measured since): an updated one is due.
+    /// `next`: the item after it, measured ahead; `crossfading`: the item before it fades
+    /// out under it at its own gain (`scaleOutgoing`). True when what its `player.track`
+    /// said is no longer so (it was measured since): an updated one is due.
     @discardableResult
     mutating func apply(to out: UnsafeMutablePointer<Float>, frames: Int, channels: Int,
-                        session: ObjectIdentifier?, source: String, next: String?) -> Bool {
+                        session: ObjectIdentifier?, source: String, next: String?, crossfading: Bool = false) -> Bool {
         var from = gainDB
         // (An identifier can come back for a session made after another was freed: the source tells them apart.)
         if session != self.session || source != self.source {
             let first = self.session == nil
+            outgoingDB = gainDB
             self.session = session
             self.source = source
             reported = saidAhead?.source == source ? saidAhead?.said : nil
             saidAhead = nil
             let d = decide(source)
             (measured, goalDB, settled) = (d.lufs, d.gainDB, d.measured)
-            // The first item begins at its gain; a later one reaches it within the tick.
-            if first { from = goalDB }
+            // The first item, or one crossfaded in, begins at its gain; a later one reaches it
+            // within the tick (which holds the end of the one before).
+            if first || crossfading { from = goalDB }
             framesLeft = max(1, frames)
             loudness.request([source] + [next].compactMap { $0 })
         } else if !settled, case .some(let lufs) = loudness.known(source) {
@@ -93,6 +98,13 @@ struct ItemGain {
         if stale { reported = now }
         scale(out, frames: frames, channels: channels, from: from)
         return stale
+    }
+
+    /// The outgoing item's gain on `frames` of its samples.
+    func scaleOutgoing(_ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int) {
+        guard outgoingDB != 0 else { return }
+        let g = Float(pow(10, outgoingDB / 20))
+        for i in 0..<max(0, frames * channels) { samples[i] *= g }
     }
 
     /// Moves the gain on by `frames` and applies it, from `from` dB at the first frame.

@@ -31,6 +31,13 @@ final class ItemLoudness: Sendable {
         self.channels = channels
     }
 
+    /// With `loudness` (nil: none), `players`' items each get a gain to its target, from
+    /// one measure of each item for them all.
+    static func share(_ loudness: LoudnessConfig?, channels: Int, among players: [MediaPlayer]) {
+        let shared = loudness.map { ItemLoudness(config: $0, channels: channels) }
+        for player in players { player.useLoudness(shared) }
+    }
+
     /// What is known of `item` without waiting: nil when it has not been measured (or it
     /// changed since), `.some(nil)` when it has no loudness to go by.
     func known(_ item: String) -> Double?? {

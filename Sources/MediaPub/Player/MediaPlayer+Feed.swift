@@ -50,13 +50,14 @@ extension MediaPlayer {
         // out what plays only if it is to land) and a committed cue not ready at its commit.
         if wait > 0 {
             state.wait(until: Date().addingTimeInterval(wait)) { s in
-                s.awaitingItem || s.pendingLoad != nil || cueAwaited(tick: n, s)
+                s.awaitingItem || s.pendingLoad != nil || cueAwaited(tick: n, s) || crossfadeAwaited(s)
             }
         }
         awaitItemLoudness(wait: wait)
         let early: Rendered? = state.withLock { s in
             s.nextTick = n &+ 1
             landIfDue(at: n, &s)
+            crossfadeIfDue(&s)
             if s.phase != .playing { s.starvedSince = nil }
             switch s.phase {
             case .paused: return mixed(Rendered(audioFrames: 0, video: s.frozenFrame), s)
@@ -64,7 +65,7 @@ extension MediaPlayer {
             default: return mixed(Rendered(audioFrames: 0, video: nil), s)
             }
         }
-        if let early { return early }
+        if let early { return outgoingAlone(early, frames: frames, tick: length, into: out, wait: wait) }
         var step = Step.again
         while step != .done {
             if step == .waitForItem {
@@ -84,9 +85,13 @@ extension MediaPlayer {
                 return itemRead(session, over: over, &tick, wait: wait, &s)
             }
         }
+        applyItemGain(to: out, frames: tick.filled)
+        // Across a crossfade, the item fading out is mixed under this one (`MediaPlayer+Crossfade`).
+        tick.filled = mixOutgoing(into: out, frames: frames, filled: tick.filled, tick: length, wait: wait, advance: true)
         // The picture due is pulled without the lock too (the session may wait for its decoder).
         let pictured = state.withLock { s in (feedsVideo || s.taps.wantsVideo) ? s.current : nil }
-        let decoded = pictured?.videoFrame(lag: tick.length.scaled(by: 1, 2), wait: wait)
+        let decoded = dissolve(pictured?.videoFrame(lag: tick.length.scaled(by: 1, 2), wait: wait),
+                               lag: tick.length.scaled(by: 1, 2), wait: wait)
         let (rendered, deliveries) = state.withLock { s in finishTick(tick, picture: decoded, audio: out, &s) }
         // Tap handlers run outside the lock: they may ask the player anything.
         for deliver in deliveries { deliver() }
@@ -161,7 +166,6 @@ extension MediaPlayer {
         // Faded out before a cut to come, in after one (`CutFade`); the taps hear what the capture does.
         s.fade.apply(to: out, frames: t.filled, channels: format.channels,
                      first: format.tickClock.audioFrames(atTick: t.index), silentFrom: cutSilentFrom(tick: t.index, s))
-        applyItemGain(to: out, frames: t.filled, &s)
         var deliveries: [@Sendable () -> Void] = []
         if !s.taps.isEmpty {
             let position = s.current?.positionMs ?? 0

@@ -66,6 +66,7 @@ extension MediaPlayer {
         retire(s.current)
         s.current = nil
         dropUpcoming(&s)
+        dropOutgoing(&s)
         s.resumeAtMs = nil
         s.continuing = false
         s.liveWait = nil
@@ -75,6 +76,7 @@ extension MediaPlayer {
         retire(s.upcoming)
         s.upcoming = nil
         s.upcomingPosition = nil
+        s.waiters.wakeAll()  // a tick may wait for it to be ready (a crossfade)
     }
 
     /// Closes a session on a background queue: tearing a pipeline down takes
@@ -171,6 +173,7 @@ extension MediaPlayer {
             guard isCurrent || session === s.upcoming else { return nil }
             switch event {
             case .ready:
+                if !isCurrent { s.waiters.wakeAll() }  // a tick may wait for it (a crossfade)
                 guard isCurrent, !s.currentReady else { return nil }
                 s.currentReady = true
                 s.policy.itemPlays()

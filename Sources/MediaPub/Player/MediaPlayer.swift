@@ -66,6 +66,8 @@ public final class MediaPlayer: Sendable {
         var nextTick: UInt64 = 0
         /// The gain across a cut to cued content.
         var fade: CutFade
+        /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
+        var crossfade = CrossfadeState()
         /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
         var gain: ItemGain?
         var eventHandler: @Sendable (PlayerEvent) -> Void
@@ -87,8 +89,9 @@ public final class MediaPlayer: Sendable {
         self.feedsVideo = feedsVideo
         self.reconnect = reconnect
         queue = DispatchQueue(label: "player-\(config.id)")
-        let playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
+        var playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
             ?? Playlist(source: config.source ?? "", repeat: config.repeat)
+        playlist.crossfade = config.playlist?.crossfade ?? CrossfadeConfig()
         state = Mutex(State(config: config, playlist: playlist, fade: CutFade(sampleRate: format.sampleRate), eventHandler: onEvent))
     }
 
@@ -293,7 +296,7 @@ public final class MediaPlayer: Sendable {
                 s.playlist.jump(toItem: (s.playlist.index + 1) % s.playlist.items.count)
             }
             s.policy.itemChosen()
-            openCurrent(&s)
+            openCurrentCrossfading(&s)
         }
     }
 
@@ -302,7 +305,7 @@ public final class MediaPlayer: Sendable {
             dropPendingLoad(&s)
             s.playlist.back()
             s.policy.itemChosen()
-            openCurrent(&s)
+            openCurrentCrossfading(&s)
         }
     }
 

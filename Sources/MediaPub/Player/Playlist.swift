@@ -13,6 +13,8 @@ struct Playlist {
     private var passOrder: (@Sendable (Int) -> [Int])?
     /// Times through the list so far, from 0.
     private(set) var pass = 0
+    /// How its items overlap (`MediaPlayer+Crossfade`); off for a single source or a load.
+    var crossfade = CrossfadeConfig()
 
     init(items: [String], mode: PlaylistMode) {
         self.items = items

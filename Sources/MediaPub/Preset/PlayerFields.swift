@@ -126,6 +126,7 @@ extension PlaylistConfig: PresetSection {
             }
             if forms.allSatisfy({ at.fields[$0] == nil }) { d.report(at.section, at.path, "needs items, file or dir") }
         }, write: { c, _ in .scalar(c.mode.rawValue) }),
+        CrossfadeConfig.field(\.crossfade),
     ]
 
     /// One of the exclusive ways to give the items: only the first given is read.

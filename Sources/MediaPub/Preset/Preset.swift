@@ -18,13 +18,20 @@ public struct Preset: Equatable, Sendable {
     public var outputs: [OutputConfig]
     public var reconnect: ReconnectConfig
     public var stop: StopConfig
-    /// Play the mix on the local sound device.
-    public var monitor: Bool
+    /// The local sound device and the output's checks (docs/presets.md, monitor).
+    public var monitoring: MonitorConfig
+    /// Play the mix on the local sound device (`monitor: true`, `monitor.local`).
+    public var monitor: Bool {
+        get { monitoring.local }
+        set { monitoring.local = newValue }
+    }
     public var events: EventsConfig
     /// The clock-time programme (docs/presets.md, Schedule); nil: none.
     public var schedule: ScheduleConfig?
     /// A live feed that takes the output over (docs/presets.md, live); nil: none.
     public var live: LiveConfig?
+    /// Logos and texts drawn on the output picture (docs/presets.md, overlays).
+    public var overlays: [OverlayConfig] = []
     /// Path of the preset file as given.
     public var file: String
     /// Absolute folder of the preset file; relative paths were resolved against it.
@@ -44,7 +51,7 @@ public struct Preset: Equatable, Sendable {
         self.outputs = outputs
         self.reconnect = reconnect
         self.stop = stop
-        self.monitor = monitor
+        self.monitoring = MonitorConfig(local: monitor)
         self.events = events
         self.schedule = schedule
         self.live = live
@@ -187,10 +194,13 @@ public struct PlaylistConfig: Equatable, Sendable {
     /// Resolved items (from `items:`, an M3U `file:` or a `dir:`), never empty.
     public var items: [String]
     public var mode: PlaylistMode
+    /// How the items overlap (off: a gapless cut).
+    public var crossfade: CrossfadeConfig
 
-    public init(items: [String], mode: PlaylistMode = .loop) {
+    public init(items: [String], mode: PlaylistMode = .loop, crossfade: CrossfadeConfig = CrossfadeConfig()) {
         self.items = items
         self.mode = mode
+        self.crossfade = crossfade
     }
 
     /// Extensions a `dir:` playlist picks up.

@@ -41,9 +41,9 @@ extension Preset: PresetSection {
         }),
         .section("reconnect", \.reconnect, "How network outputs reconnect after a failure."),
         .section("stop", \.stop, "When the run ends by itself."),
-        .flag("monitor", \.monitor, "Play the mix on the local sound device too."),
+        MonitorConfig.presetField,
         .section("events", \.events, "Where events are sent besides `--events`."),
-        ScheduleConfig.presetField, LiveConfig.presetField,
+        ScheduleConfig.presetField, LiveConfig.presetField, OverlayConfig.presetField,
     ]
 }
 

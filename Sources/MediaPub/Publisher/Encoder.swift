@@ -30,7 +30,7 @@ final class Encoder: Sendable {
     /// `choice`: what `choose` returned (nil exactly when the run has no pictures).
     /// `codecs`: the sounds the outputs take, each encoded once (a tee feeds one encoder per codec).
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, choice: H264EncoderChoice?,
-         codecs: Set<AudioCodec> = [.aac]) throws {
+         codecs: Set<AudioCodec> = [.aac], overlays: OverlayChain? = nil) throws {
         GStreamer.initialize()
         guard (choice == nil) == (video == nil || format.video == nil) else {
             throw MediaPubError.pipeline("encoder: the H.264 encoder was not chosen for this run's pictures (Encoder.choose)")
@@ -50,6 +50,7 @@ final class Encoder: Sendable {
             let keyframes = max(1, Int((video.keyframeInterval * Double(v.fps)).rounded()))
             parts.append("appsrc name=video-src format=time is-live=false block=true max-bytes=\(format.videoFrameBytes) "
                 + "caps=\"\(caps),framerate=\(v.fps)/1\" ! "
+                + (overlays?.description ?? "")   // docs/presets.md, overlays: none, none in the pipeline
                 + choice.element.description(video, keyframes: keyframes, bframes: choice.bframes)
                 + " ! h264parse name=video-parse ! appsink name=video-sink sync=false async=false")
         }
@@ -69,6 +70,7 @@ final class Encoder: Sendable {
             }
         }
         pipeline = try Pipeline(description: parts.joined(separator: " "))
+        if format.video != nil, video != nil { try overlays?.bind(pipeline) }
         videoSrc = pipeline.appSrc(named: "video-src")
         videoSink = pipeline.appSink(named: "video-sink")
         guard let asrc = pipeline.appSrc(named: "audio-src") else { throw MediaPubError.pipeline("encoder: missing audio elements") }

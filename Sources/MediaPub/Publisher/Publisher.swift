@@ -32,7 +32,7 @@ final class Publisher: TimelineSink, Sendable {
     init(format: MediaFormat, video: VideoConfig?, audio: AudioConfig, outputs configs: [OutputConfig],
          reconnect: ReconnectConfig, paced: Bool = false, streamTitle: StreamTitle? = nil, log: Logger, onEncoderFailure: @escaping @Sendable (String) -> Void,
          onOutputState: @escaping @Sendable (Output, OutputState, String?) -> Void,
-         onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }) throws {
+         onRecording: @escaping @Sendable (Output, RecordingNotice) -> Void = { _, _ in }, overlays: OverlayChain? = nil) throws {
         self.log = log
         self.onEncoderFailure = onEncoderFailure
         // Pictures are encoded only for an output that takes them; each sound once (OutputTarget+Audio.swift).
@@ -55,7 +55,7 @@ final class Publisher: TimelineSink, Sendable {
         // sources' start instead of following it. Recordings open in `start`.
         for output in outputs where output.target.isNetwork { output.openNetwork() }
         do {
-            encoder = try Encoder(format: format, video: video, audio: audio, choice: choice, codecs: codecs)
+            encoder = try Encoder(format: format, video: video, audio: audio, choice: choice, codecs: codecs, overlays: overlays)
         } catch {
             for output in outputs where output.target.isNetwork { output.finish(timeout: 0) }
             throw error

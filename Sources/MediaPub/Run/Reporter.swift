@@ -28,6 +28,11 @@ extension Event {
             return .info("schedule: \(block) (\(at)) on air, \(how)")
         case .liveState(let state, let source, let reason):
             return .info("live \(source): \(state.rawValue)" + (reason.map { " (\($0))" } ?? ""))
+        case .alert(let a):
+            return .warn("alert: \(a.kind.rawValue) since \(MediaTime.formatDuration(Double(a.beganMs) / 1000)) of output, player \(a.player) (\(a.source)); action \(a.action.rawValue)")
+        case .cleared(let a):
+            return .info("cleared: \(a.kind.rawValue) from \(MediaTime.formatDuration(Double(a.beganMs) / 1000)) to \(MediaTime.formatDuration(Double(a.outputMs) / 1000)) of output, player \(a.player)")
+        case .overlay(let name, let state, let ms): return .info("overlay \(name): \(state) from \(ms) ms of output")
         case .runState, .playerProgress, .playerTrack, .publishing, .outputState, .runStopped:
             return nil
         }

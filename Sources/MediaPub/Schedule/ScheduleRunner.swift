@@ -299,7 +299,9 @@ final class ScheduleRunner: Sendable {
                  onTimeline: Bool = false) -> (Playlist?, TimeInterval) {
         guard let entry else {
             guard let filler = programme.config.filler else { return (nil, 0) }
-            return (Playlist(items: filler.items, mode: filler.mode), 0)
+            var playlist = Playlist(items: filler.items, mode: filler.mode)
+            playlist.crossfade = filler.crossfade
+            return (playlist, 0)
         }
         let items = entry.items
         let elapsed = max(0, instant.timeIntervalSince(entry.start))
@@ -314,6 +316,7 @@ final class ScheduleRunner: Sendable {
         var playlist = Playlist(items: items, mode: mode, order: position.order, position: position.position, pass: position.pass,
                                 passOrder: { BlockCursor.order(count: count, mode: mode, occurrenceKey: key, pass: $0) })
             ?? Playlist(items: items, mode: mode)
+        playlist.crossfade = entry.block.playlist?.crossfade ?? CrossfadeConfig()
         var offset = position.offset
         // A local item missing when its turn comes is named and skipped; none left: the filler.
         var skipped = 0

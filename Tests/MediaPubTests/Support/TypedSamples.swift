@@ -31,8 +31,15 @@ enum TypedSamples {
 
     static var status: RunStatus {
         RunStatus(name: "bgm", state: .running, uptimeMs: 81234, publishing: true, outputTimeMs: 81000,
-                  players: [player], outputs: outputs, schedule: schedule, live: live, loudness: loudness)
+                  players: [player], outputs: outputs, schedule: schedule, live: live, alerts: alerts,
+                  overlays: [OverlayStatus(id: "logo", visible: true, text: nil, image: "/srv/logo.png", opacity: 70,
+                                           onStandby: true, sinceMs: 0)], loudness: loudness)
     }
+
+    /// A black picture in progress, after two alerts of dead air.
+    static let alert = ContentAlert(kind: .black, player: "tv", source: "/srv/film.mp4", action: .standby, beganMs: 60_000,
+                                    beganAt: "2026-03-29T10:01:00.000Z", outputMs: 70_000)
+    static let alerts = AlertStatus(silence: 2, black: 1, frozen: 0, active: [alert])
 
     /// A programme with a block on air and one ahead.
     static var schedule: ScheduleStatus {
@@ -65,6 +72,10 @@ enum TypedSamples {
         .runStopped(reason: "content ended", exitCode: 0),
         .scheduleBlock(block: "news", state: .started, scheduledAt: "2026-03-29 12:00:00 +02:00", lateMs: 40, joinedAtMs: 21000),
         .liveState(state: .released, source: "srt://:9001?mode=listener", reason: "nothing from the feed for 3s"),
+        .alert(alert),
+        .cleared(ContentAlert(kind: .silence, player: "music", source: "/srv/a.flac", action: .next, beganMs: 5_000,
+                              beganAt: "2026-03-29T10:00:05.000Z", outputMs: 15_000)),
+        .overlay(name: "logo", state: "hidden", outputMs: 12_040),
     ]
 
     /// The JSON `value` encodes to.

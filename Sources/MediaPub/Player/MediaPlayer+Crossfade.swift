@@ -1,0 +1,147 @@
+import Foundation
+
+/// Crossfades between a playlist's items (docs/presets.md, Crossfades). The next item
+/// is opened ahead; once the current item's end is within the fade (its duration is
+/// known once it is ready, `DecodeSession.lengthMs`), the next one becomes the current
+/// item (its `player.track` goes out then) and the one before goes on beside it as the
+/// outgoing item, fading out as the new one fades in (`Crossfade`), its picture
+/// dissolving into the new one's (`Dissolve`). A fade takes at most half of either item.
+/// `next` and `previous` fade the current item out from where it is under the item
+/// they open. A cue's cut, a load or a stop drops the outgoing item (`closeSessions`).
+/// The functions taking the state `inout` run under the player's lock; the others take it.
+extension MediaPlayer {
+    /// An item fading out under the current one.
+    struct Outgoing {
+        let session: DecodeSession
+        var fade: Crossfade
+    }
+
+    struct CrossfadeState {
+        var outgoing: Outgoing?
+        /// The current item whose next one was opened ahead (once: one that fails is not opened again each tick).
+        var openedAheadOf: DecodeSession?
+        /// The current item whose next one was not ready when its fade was due: ticks wait for it no more.
+        var unreadyAt: DecodeSession?
+    }
+
+    /// How long before its crossfade the next item is opened (its preroll's lead).
+    static let crossfadeLead: TimeInterval = 10
+
+    /// Seconds of output left of the current item, when a crossfade may begin (it plays
+    /// and has a known duration, no other fade, segment skip or load on its way).
+    private func crossfadeCandidate(_ s: borrowing State) -> (DecodeSession, TimeInterval)? {
+        guard s.playlist.crossfade.isOn, s.crossfade.outgoing == nil, s.phase == .playing, s.currentReady, s.resumeAtMs == nil,
+              s.pendingLoad == nil, let current = s.current, let total = current.lengthMs else { return nil }
+        let remaining = Double(total - current.positionMs) / 1000 / max(0.1, s.config.speed)
+        return remaining > 0 ? (current, remaining) : nil
+    }
+
+    /// The crossfade's length from the current item to `next`: the setting, at most half of either.
+    private func fadeSeconds(_ s: borrowing State, _ current: DecodeSession, _ next: DecodeSession?) -> TimeInterval {
+        [current.lengthMs, next?.lengthMs].compactMap { $0 }.reduce(s.playlist.crossfade.seconds) { min($0, Double($1) / 2000) }
+    }
+
+    /// At the start of a tick: the next item opened ahead, and the crossfade begun once
+    /// the current item's end is within it and the next item is ready.
+    func crossfadeIfDue(_ s: inout State) {
+        // What was noted of an item that is no longer current is let go (its session with it).
+        if s.crossfade.openedAheadOf.map({ $0 !== s.current }) == true { s.crossfade.openedAheadOf = nil }
+        if s.crossfade.unreadyAt.map({ $0 !== s.current }) == true { s.crossfade.unreadyAt = nil }
+        guard let (current, remaining) = crossfadeCandidate(s) else { return }
+        if remaining <= s.playlist.crossfade.seconds + Self.crossfadeLead, s.crossfade.openedAheadOf !== current {
+            s.crossfade.openedAheadOf = current
+            preloadNext(&s)
+        }
+        guard let next = s.upcoming, s.upcomingPosition == s.playlist.following()?.position,
+              remaining <= fadeSeconds(s, current, next) else { return }
+        guard next.isReady else {
+            s.crossfade.unreadyAt = current  // it starts if it gets ready in time, with a shorter fade
+            return
+        }
+        let frames = Int(remaining * Double(format.sampleRate))
+        guard frames > 0 else { return }
+        s.current = nil  // not retired: it fades out
+        guard advanceAfterEnd(&s) else { retire(current); return }
+        s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve))
+    }
+
+    /// As fast as possible, a tick waits for the next item's preroll once its crossfade is due.
+    func crossfadeAwaited(_ s: borrowing State) -> Bool {
+        guard let (current, remaining) = crossfadeCandidate(s), s.crossfade.unreadyAt !== current,
+              let next = s.upcoming, !next.isReady else { return false }
+        return remaining <= fadeSeconds(s, current, nil)
+    }
+
+    /// For `next` and `previous`, the playlist moved already: its current item is opened,
+    /// the one playing fading out under it from where it is when the playlist crossfades.
+    func openCurrentCrossfading(_ s: inout State) {
+        guard s.playlist.crossfade.isOn, s.phase == .playing, s.currentReady, let current = s.current else {
+            openCurrent(&s)
+            return
+        }
+        let left = crossfadeCandidate(s)?.1 ?? s.playlist.crossfade.seconds
+        let fade = min(s.playlist.crossfade.seconds, left, current.lengthMs.map { Double($0) / 2000 } ?? .infinity)
+        s.current = nil  // not retired: it fades out
+        openCurrent(&s)
+        let frames = Int(fade * Double(format.sampleRate))
+        guard frames > 0 else { retire(current); return }
+        s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve))
+    }
+
+    func dropOutgoing(_ s: inout State) {
+        retire(s.crossfade.outgoing?.session)
+        s.crossfade.outgoing = nil
+    }
+
+    /// Without the lock, once the tick's current item is in `out` (its first `filled` of
+    /// `frames`): the outgoing item read and mixed under it. `advance`: the current item
+    /// sounds, the fade moves on. Returns how many frames of `out` hold sound.
+    func mixOutgoing(into out: UnsafeMutablePointer<Float>, frames: Int, filled: Int, tick length: ClockTime,
+                     wait: Double, advance: Bool) -> Int {
+        let taken = state.withLock { s -> (DecodeSession, Crossfade)? in
+            // Half of an incoming item known only once it is ready (after a skip) bounds the fade too.
+            if advance, let ms = s.current?.lengthMs { s.crossfade.outgoing?.fade.limit(to: ms * format.sampleRate / 2000) }
+            return s.crossfade.outgoing.map { ($0.session, $0.fade) }
+        }
+        guard let (session, start) = taken else { return filled }
+        let channels = format.channels
+        var fade = start
+        let source = UnsafeMutablePointer<Float>.allocate(capacity: max(1, frames * channels))
+        defer { source.deallocate() }
+        var got = 0
+        if !session.hasAudio {
+            session.advance(by: length)
+        } else if !session.audioExhausted {
+            got = session.readAudio(frames: min(frames, fade.length - fade.position), into: source, wait: wait)
+        }
+        applyOutgoingGain(to: source, frames: got)
+        let sounding = fade.mix(into: out, incoming: filled, outgoing: source, outgoingFrames: got, frames: frames,
+                                channels: channels, advance: advance)
+        state.withLock { s in
+            guard s.crossfade.outgoing?.session === session else { return }
+            if fade.isOver { dropOutgoing(&s) } else { s.crossfade.outgoing?.fade = fade }
+        }
+        return sounding
+    }
+
+    /// Without the lock: the tick's picture across a crossfade, the outgoing item's and
+    /// `picture` (the current one's) blended as far as the fade has gone.
+    func dissolve(_ picture: Buffer?, lag: ClockTime, wait: Double) -> Buffer? {
+        guard feedsVideo, let (session, weight) = state.withLock({ s in s.crossfade.outgoing.map { ($0.session, $0.fade.pictureWeight) } })
+        else { return picture }
+        guard let old = session.videoFrame(lag: lag, wait: wait) else { return picture }
+        guard let picture else { return old }
+        return Dissolve.blend(old, picture, weight: weight) ?? picture
+    }
+
+    /// Without the lock, for a tick the current item gives nothing to (loading after a
+    /// skip): the outgoing item goes on alone, at its gain.
+    func outgoingAlone(_ early: Rendered, frames: Int, tick length: ClockTime, into out: UnsafeMutablePointer<Float>,
+                       wait: Double) -> Rendered {
+        guard state.withLock({ $0.crossfade.outgoing != nil && $0.phase != .paused }) else { return early }
+        var rendered = early
+        rendered.audioFrames = mixOutgoing(into: out, frames: frames, filled: 0, tick: length, wait: wait, advance: false)
+        rendered.video = dissolve(early.video, lag: length.scaled(by: 1, 2), wait: wait)
+        return rendered
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Synchronization
+
+/// The overlays drawn on the output picture (docs/presets.md, overlays): one GStreamer
+/// element each between the encoder's video appsrc and its H.264 encoder (`gdkpixbufoverlay`
+/// for a logo, `textoverlay` for a text), so the frame taps, taken before, stay clean.
+/// The pipeline is never rebuilt for them: `tick`, on the timeline thread before each
+/// picture is pushed, works out what changed (a text, shown or hidden, opacity, a new
+/// image) and queues it for that picture; a probe on the first overlay's sink pad sets it
+/// as the elements' properties on the streaming thread just before that picture reaches
+/// them, so a change is drawn from its own frame exactly (pictures queued in the appsrc
+/// before it keep what they had). `ctl overlay` only changes what the next tick works out.
+final class OverlayChain: Sendable {
+    /// One overlay's settings now.
+    struct Item: Sendable {
+        var config: OverlayConfig
+        var template: OverlayTemplate?
+        var imageSize: ImageSize?
+        /// `ctl overlay show|hide`.
+        var visible = true
+        /// A `ctl overlay` change the next tick draws and tells ("shown", "hidden", "set").
+        var notice: String?
+        /// The output tick from which its settings are drawn (nil: from the start).
+        var since: UInt64?
+    }
+
+    /// What was last set on an overlay's element (only `tick` reads and writes it).
+    private struct Applied {
+        var shown: Bool?
+        var text: String?
+        var alpha: Double?
+        var image: String?
+        var rect: OverlayPlacement.Rect?
+        var colors: (UInt32, UInt32)?
+    }
+
+    typealias Op = (Element, @Sendable (Element) -> Void)
+
+    private struct State {
+        var items: [Item]
+        var applied: [Applied]
+        var elements: [Element?] = []
+        /// What to set before the picture of each PTS (ns) reaches the overlays, oldest first.
+        var pending: [(pts: UInt64, ops: [Op])] = []
+    }
+
+    /// Pending pictures' changes kept at most (a stuck encoder holds the capture long before).
+    static let pendingLimit = 64
+
+    let width: Int
+    let height: Int
+    private let state: Mutex<State>
+
+    /// nil when `overlays` is empty: the encoder is then exactly as without them.
+    init?(_ overlays: [OverlayConfig], width: Int, height: Int, players: [String]) {
+        guard !overlays.isEmpty else { return nil }
+        self.width = width
+        self.height = height
+        let items = overlays.map { o in
+            Item(config: o, template: o.text.flatMap { try? OverlayTemplate.parse($0, players: players).get() },
+                 imageSize: o.image.flatMap(ImageSize.of(file:)))
+        }
+        state = Mutex(State(items: items, applied: items.map { _ in Applied() }))
+    }
+
+    static func elementName(_ id: String) -> String { "video-overlay-\(id)" }
+
+    /// The elements, each followed by `!`, to put between the appsrc and the encoder.
+    var description: String {
+        state.withLock { s in
+            s.items.map { item in
+                let name = Self.elementName(item.config.id)
+                guard item.config.text != nil else {
+                    // Placed and shown by the first tick, before the first picture.
+                    return "gdkpixbufoverlay name=\(name) positioning-mode=pixels-absolute alpha=0 ! "
+                }
+                let o = item.config
+                var d = "textoverlay name=\(name) silent=true wait-text=false auto-resize=false text=\"\" "
+                    + "font-desc=\(GStreamer.quote(o.font)) draw-shadow=false "
+                if let x = o.x, let y = o.y {
+                    // The text's top-left corner, in pixels: left and top alignment, padded.
+                    d += "halignment=left valignment=top xpad=\(x.pixels(of: width)) ypad=\(y.pixels(of: height)) "
+                } else {
+                    // A text too wide for the picture wraps; its lines keep to the same side.
+                    d += "halignment=\(["left", "center", "right"][o.position.column]) "
+                        + "line-alignment=\(["left", "center", "right"][o.position.column]) "
+                        + "valignment=\(["top", "center", "bottom"][o.position.row]) xpad=\(o.margin) ypad=\(o.margin) "
+                }
+                if let box = o.box.flatMap(OverlayConfig.argb) {
+                    d += "shaded-background=true shading-value=\(box >> 24) "
+                }
+                d += "draw-outline=\(o.outline != nil) "
+                return d + "! "
+            }.joined()
+        }
+    }
+
+    /// Finds the elements in the encoder's pipeline (once it is made).
+    func bind(_ pipeline: Pipeline) throws {
+        let elements = state.withLock { $0.items.map { pipeline.element(named: Self.elementName($0.config.id)) } }
+        if let missing = elements.firstIndex(where: { $0 == nil }) {
+            throw MediaPubError.pipeline("encoder: overlay \(state.withLock { $0.items[missing].config.id }) has no element")
+        }
+        state.withLock { $0.elements = elements }
+        // textoverlay's picture comes in on video_sink, gdkpixbufoverlay's on sink.
+        guard let element = elements.first ?? nil, let first = element.staticPad("video_sink") ?? element.staticPad("sink") else {
+            throw MediaPubError.pipeline("encoder: the first overlay has no sink pad")
+        }
+        Probes.onBuffer(first) { [weak self] pts in self?.apply(upTo: pts) }
+    }
+
+    /// On the streaming thread, before the picture of `pts` reaches the overlays: sets what
+    /// was queued for it and for the pictures before it (nil: everything queued).
+    private func apply(upTo pts: UInt64?) {
+        let due = state.withLock { s -> [Op] in
+            guard let first = s.pending.first, pts.map({ first.pts <= $0 }) ?? true else { return [] }
+            let count = pts.map { p in s.pending.firstIndex { $0.pts > p } ?? s.pending.count } ?? s.pending.count
+            let due = s.pending.prefix(count).flatMap(\.ops)
+            s.pending.removeFirst(count)
+            return due
+        }
+        for (element, op) in due { op(element) }
+    }
+
+    /// What the texts need this tick: players' tags, the block, the clock.
+    var needs: (players: Set<String>, block: Bool, clock: Bool) {
+        state.withLock { s in
+            let templates = s.items.filter(\.visible).compactMap(\.template)
+            return (templates.reduce(into: Set<String>()) { $0.formUnion($1.players) },
+                    templates.contains(where: \.needsBlock), templates.contains(where: \.needsClock))
+        }
+    }
+
+    /// On the timeline thread, before the tick's picture is pushed: sets on the elements
+    /// what changed. `standby`: the picture is the standby slate.
+    /// `pts`: the tick's picture's (ns). Returns the `ctl overlay` changes drawn from this
+    /// tick on: (id, what changed).
+    func tick(_ n: UInt64, pts: UInt64, standby: Bool, values: OverlayTemplate.Values) -> [(id: String, change: String)] {
+        let (overflow, notices) = state.withLock { s -> ([Op], [(id: String, change: String)]) in
+            guard s.elements.count == s.items.count else { return ([], []) }
+            var ops: [Op] = []
+            var notices: [(id: String, change: String)] = []
+            for i in s.items.indices {
+                guard let element = s.elements[i] else { continue }
+                if let notice = s.items[i].notice {
+                    notices.append((s.items[i].config.id, notice))
+                    s.items[i].notice = nil
+                    s.items[i].since = n
+                }
+                let item = s.items[i]
+                let o = item.config
+                let shown = item.visible && (!standby || o.onStandby)
+                var a = s.applied[i]
+                if let template = item.template {
+                    let text = shown ? template.render(values) : (a.text ?? "")
+                    if text != a.text { a.text = text; ops.append((element, { $0.set("text", string: text) })) }
+                    let colors = (Self.faded(o.color, o.opacity), o.outline.map { Self.faded($0, o.opacity) } ?? 0)
+                    if a.colors.map({ $0 != colors }) ?? true {
+                        a.colors = colors
+                        ops.append((element, { $0.set("color", uint: colors.0); $0.set("outline-color", uint: colors.1) }))
+                    }
+                    if shown != a.shown { a.shown = shown; ops.append((element, { $0.set("silent", bool: !shown) })) }
+                } else if let path = o.image, let size = item.imageSize {
+                    if path != a.image { a.image = path; ops.append((element, { $0.set("location", string: path) })) }
+                    let rect = OverlayPlacement.logo(o, image: size, width: width, height: height)
+                    if rect != a.rect {
+                        a.rect = rect
+                        ops.append((element, { e in
+                            e.set("offset-x", int: Int32(clamping: rect.x)); e.set("offset-y", int: Int32(clamping: rect.y))
+                            e.set("overlay-width", int: Int32(clamping: rect.width))
+                            e.set("overlay-height", int: Int32(clamping: rect.height))
+                        }))
+                    }
+                    let alpha = shown ? Double(o.opacity) / 100 : 0
+                    if alpha != a.alpha { a.alpha = alpha; ops.append((element, { $0.set("alpha", double: alpha) })) }
+                    a.shown = shown
+                }
+                s.applied[i] = a
+            }
+            if !ops.isEmpty { s.pending.append((pts, ops)) }
+            // Pictures that never reach the overlays (dropped before the encoder) do not pile up.
+            guard s.pending.count > Self.pendingLimit else { return ([], notices) }
+            let overflow = s.pending.removeFirst().ops
+            return (overflow, notices)
+        }
+        for (element, op) in overflow { op(element) }
+        return notices
+    }
+
+    /// `#RRGGBB[AA]` as ARGB with its alpha times `opacity` %.
+    static func faded(_ color: String, _ opacity: Int) -> UInt32 {
+        let argb = OverlayConfig.argb(color) ?? 0xFFFF_FFFF
+        let alpha = UInt32((Double(argb >> 24) * Double(min(100, max(0, opacity))) / 100).rounded())
+        return (argb & 0x00FF_FFFF) | (alpha << 24)
+    }
+
+    // MARK: ctl overlay
+
+    var items: [Item] { state.withLock { $0.items } }
+
+    /// Changes overlay `id` (`change` may throw to refuse it, changing nothing).
+    func update(_ id: String, _ change: (inout Item) throws -> Void) throws {
+        try state.withLock { s in
+            guard let i = s.items.firstIndex(where: { $0.config.id == id }) else {
+                throw ControlFailure("overlay: no overlay \"\(id.clipped())\" (\(s.items.map(\.config.id).joined(separator: ", ")))")
+            }
+            var item = s.items[i]
+            try change(&item)
+            s.items[i] = item
+        }
+    }
+}

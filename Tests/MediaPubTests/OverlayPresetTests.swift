@@ -1,0 +1,92 @@
+import XCTest
+@testable import MediaPub
+
+/// Overlays as a preset gives them (docs/presets.md, overlays): a bad one refused at
+/// start at its `file:line: key`, the template's fields and the clock's format, and
+/// `ctl overlay`'s words. Pure: no pipelines.
+final class OverlayPresetTests: XCTestCase {
+    typealias K = PresetTestKit
+
+    private func folder() throws -> String {
+        let dir = try K.tempDir()
+        // A 64x32 PNG's header (ImageSize reads no further).
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
+                            0, 0, 0, 64, 0, 0, 0, 32, 8, 6, 0, 0, 0]
+        FileManager.default.createFile(atPath: dir + "/logo.png", contents: Data(png))
+        K.touch(dir + "/notes.txt", "not a picture")
+        return dir
+    }
+
+    private func preset(_ overlays: String) -> String {
+        "video: {size: 320x180}\nplayers:\n  - {id: music, source: a.mp4}\noverlays:\n" + overlays
+    }
+
+    /// Each bad overlay is one problem, at its line and key.
+    func testABadOverlayIsRefusedAtItsKey() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cases: [(String, String, String)] = [
+            ("  - {id: logo, image: missing.png}\n", "overlays[0].image", "cannot find"),
+            ("  - {id: logo, image: notes.txt}\n", "overlays[0].image", "not a PNG or JPEG"),
+            ("  - {id: np, text: hi, font: \"NoSuchFamilyAtAll Bold 20\"}\n", "overlays[0].font", "no font \"NoSuchFamilyAtAll\""),
+            ("  - {id: np, text: hi, x: 400, y: 10}\n", "overlays[0].x", "off the 320x180 picture"),
+            ("  - {id: np, text: hi, x: 10, y: 100%}\n", "overlays[0].y", "off the 320x180 picture"),
+            ("  - {id: logo, image: logo.png, width: 400}\n", "overlays[0].width", "larger than the 320x180 picture"),
+            ("  - {id: logo, image: logo.png, margin: 300}\n", "overlays[0].margin", "leaves nothing"),
+            ("  - {id: logo, image: logo.png, x: 300, y: 0}\n", "overlays[0].x", "off the 320x180 picture"),
+            ("  - {id: np, text: \"{player.ghost.title}\"}\n", "overlays[0].text", "no player \"ghost\""),
+            ("  - {id: np, text: \"{clock:%Q}\"}\n", "overlays[0].text", "%Q"),
+            ("  - {id: np, text: \"{weather}\"}\n", "overlays[0].text", "is no field"),
+            ("  - {id: np}\n", "overlays[0].text", "needs an image or a text"),
+            ("  - {id: np, text: hi, image: logo.png}\n", "overlays[0].text", "exclusive"),
+            ("  - {id: np, text: hi, color: blue}\n", "overlays[0].color", "not a color"),
+            ("  - {id: np, text: hi, outline: \"#000000\", box: \"#00000080\"}\n", "overlays[0].box", "exclusive"),
+            ("  - {id: logo, image: logo.png, font: Sans}\n", "overlays[0].font", "only for a text"),
+            ("  - {id: a, text: x}\n  - {id: a, text: y}\n", "overlays[1].id", "another overlay is a"),
+        ]
+        for (overlays, key, words) in cases {
+            let problems = K.problems(preset(overlays), base: dir)
+            XCTAssertEqual(problems.map(\.key), [key], overlays)
+            XCTAssertTrue(problems.first?.message.contains(words) == true, "\(overlays): \(problems)")
+            XCTAssertEqual(problems.first?.line, overlays.hasPrefix("  - {id: a") && key.hasSuffix("[1].id") ? 6 : 5, overlays)
+        }
+        XCTAssertEqual(K.problems("players:\n  - {source: a.mp4}\noverlays:\n  - {id: np, text: hi}\n", base: dir).map(\.key),
+                       ["overlays"], "no video section, nothing to draw on")
+        let fine = try K.load(preset("  - {id: logo, image: logo.png, position: top-right, width: 10%, opacity: 70%}\n"
+                                     + "  - {id: np, text: \"{player.music.title}\", font: \"Sans Bold 24\", box: \"#00000080\"}\n"),
+                              base: dir)
+        XCTAssertEqual(fine.overlays.map(\.id), ["logo", "np"])
+        XCTAssertEqual(fine.overlays[0].image, dir + "/logo.png")
+        let image = try XCTUnwrap(ImageSize.of(file: dir + "/logo.png"))
+        XCTAssertEqual(OverlayPlacement.logo(fine.overlays[0], image: image, width: 320, height: 180),
+                       OverlayPlacement.Rect(x: 320 - 32 - 20, y: 20, width: 32, height: 16), "10% of 320, aspect kept, top-right")
+    }
+
+    /// Fields render what they are given; a missing one is empty, never `{…}`.
+    func testTheTemplateRendersItsFieldsAndTheClock() throws {
+        let t = try OverlayTemplate.parse("{player.music.title} — {player.music.artist} [{player.music.file}] {block}{{x}}",
+                                          players: ["music"]).get()
+        var values = OverlayTemplate.Values()
+        XCTAssertEqual(t.render(values), " —  [] {x}")
+        values.players["music"] = (NowPlaying(title: "Song", artist: nil, album: nil), "/srv/media/a b.mp3")
+        values.block = "news"
+        XCTAssertEqual(t.render(values), "Song —  [a b.mp3] news{x}")
+        let clock = try OverlayTemplate.parse("{clock:%Y-%m-%d %H:%M:%S %a %z %%}", players: []).get()
+        // 2026-03-29 01:30:05 UTC is 03:30:05 in Paris, summer time since 01:00 UTC.
+        let paris = try ZoneRules.named("Europe/Paris", tzdir: ZoneRules.databaseFolder())
+        values.clock = paris.local(Date(timeIntervalSince1970: 1_774_747_805))
+        XCTAssertEqual(clock.render(values), "2026-03-29 03:30:05 Sun +0200 %")
+        XCTAssertEqual(try OverlayTemplate.parse("{clock}", players: []).get().render(values), "03:30")
+    }
+
+    func testOverlayCommandWords() throws {
+        XCTAssertEqual(try ControlCommand.parse(["overlay", "hide", "logo"], players: []), .overlay(OverlayRequest(id: "logo", action: .hide)))
+        XCTAssertEqual(try ControlCommand.parse(["overlay", "set", "np", "text=a b", "opacity=50%"], players: []),
+                       .overlay(OverlayRequest(id: "np", action: .set(text: "a b", image: nil, opacity: 50))))
+        for bad in [["overlay"], ["overlay", "blink", "logo"], ["overlay", "set", "logo"], ["overlay", "set", "logo", "opacity=150%"],
+                    ["overlay", "set", "logo", "size=3"], ["overlay", "hide", "logo", "now"]] {
+            XCTAssertThrowsError(try ControlCommand.parse(bad, players: []), "\(bad)")
+        }
+        XCTAssertEqual(ControlLane.of(["overlay", "hide", "logo"]), .run)
+    }
+}
