@@ -17,12 +17,14 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
+        // EBU R 128 loudness (docs/presets.md, audio.loudness).
+        .systemLibrary(name: "CEbur128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         .target(name: "CShim", dependencies: ["CGStreamer", "CCurl"]),
         // The executable's own: TCP_NODELAY on every TCP connect (see its header).
         .target(name: "CTCPNoDelay"),
         .target(
             name: "MediaPub",
-            dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT", "CSoup"]
+            dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT", "CSoup", "CEbur128"]
         ),
         .executableTarget(
             name: "mediapub", dependencies: ["MediaPub", "CTCPNoDelay"],

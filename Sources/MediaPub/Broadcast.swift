@@ -59,11 +59,11 @@ public final class Broadcast: Sendable {
         format = MediaFormat(preset: preset)
         let videoIndex = preset.videoPlayerIndex
         players = preset.players.enumerated().map { index, config in
-            MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex,
-                        reconnect: preset.reconnect)
+            MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex, reconnect: preset.reconnect)
         }
         live = Self.liveTakeover(preset, format: format, programme: players, reporter: reporter)
         overlays = Self.overlayFeed(preset, outputs: options.outputConfigs(of: preset), format: format, reporter: reporter)
+        ItemLoudness.share(preset.audio.loudness, channels: format.channels, among: players)
         for player in players {
             player.setEventHandler { [weak self, weak player] event in
                 guard let self, let player else { return }
@@ -132,7 +132,7 @@ public final class Broadcast: Sendable {
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
                          schedule: scheduleStatus(), live: liveStatus(), alerts: capture?.contentWatch?.status,
-                         overlays: overlayStatus())
+                         overlays: overlayStatus(), loudness: capture?.master.reading.map(LoudnessStatus.init))
     }
 
     /// `/health` (docs/metrics.md): on air while the timeline advances and an output publishes.
@@ -292,7 +292,7 @@ public final class Broadcast: Sendable {
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
                                   stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live,
-                                  contentWatch: contentWatch(), sink: publisher,
+                                  contentWatch: contentWatch(), loudness: preset.audio.loudness, sink: publisher,
                                   beforePicture: overlayHook())
             s.phase = .running(publisher, capture)
             for (at, action) in pending.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }

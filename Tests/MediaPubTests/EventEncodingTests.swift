@@ -14,7 +14,7 @@ final class EventEncodingTests: XCTestCase {
             #"{"event":"run.state","name":"bgm","state":"running","ts":"T"}"#,
             #"{"error":"boom","event":"player.state","player":"music","state":"error","ts":"T"}"#,
             #"{"duration_ms":184000,"event":"player.progress","player":"music","position_ms":1500,"ts":"T"}"#,
-            #"{"duration_ms":184000,"event":"player.track","index":2,"player":"music","source":"/srv/a.flac","tags":{"album":"Album","artist":"Artist","title":"Song"},"ts":"T"}"#,
+            #"{"duration_ms":184000,"event":"player.track","gain_db":-5.8,"index":2,"loudness_lufs":-17.2,"player":"music","source":"/srv/a.flac","tags":{"album":"Album","artist":"Artist","title":"Song"},"ts":"T"}"#,
             #"{"event":"publishing","publishing":false,"ts":"T"}"#,
             #"{"error":"stalled: x","event":"output.state","output":"archive","state":"reconnecting","ts":"T","url":"rtmp://h/app/****"}"#,
             #"{"event":"warning","message":"w","ts":"T"}"#,
@@ -37,6 +37,9 @@ final class EventEncodingTests: XCTestCase {
                        #"{"duration_ms":null,"event":"player.progress","player":"p","position_ms":0,"ts":"T"}"#)
         XCTAssertEqual(line(.playerTrack(player: "p", index: 0, source: "s", durationMs: nil, tags: NowPlaying())),
                        #"{"duration_ms":null,"event":"player.track","index":0,"player":"p","source":"s","tags":{"album":null,"artist":null,"title":null},"ts":"T"}"#)
+        XCTAssertEqual(line(.playerTrack(player: "p", index: 0, source: "s", durationMs: 1, tags: NowPlaying(),
+                                         loudness: TrackLoudness((nil, -14)))),
+                       #"{"duration_ms":1,"event":"player.track","gain_db":-14,"index":0,"loudness_lufs":null,"player":"p","source":"s","tags":{"album":null,"artist":null,"title":null},"ts":"T"}"#)
         XCTAssertEqual(line(.outputState(output: "0", url: "/r/a.mp4", state: .publishing, error: nil)),
                        #"{"event":"output.state","output":"0","state":"publishing","ts":"T","url":"/r/a.mp4"}"#)
         XCTAssertEqual(line(.runStopped(reason: "every output failed", exitCode: 1)),

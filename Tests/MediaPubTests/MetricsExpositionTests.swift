@@ -46,6 +46,10 @@ final class MetricsExpositionTests: XCTestCase {
                    [#"{kind="silence"} 2.0"#, #"{kind="black"} 1.0"#, #"{kind="frozen"} 0.0"#]),
             family("alert_active", "1 while an alert of the kind is in progress.", "gauge",
                    [#"{kind="silence"} 0.0"#, #"{kind="black"} 1.0"#, #"{kind="frozen"} 0.0"#]),
+            family("output_loudness_momentary_lufs", "The output's momentary loudness (400 ms).", "gauge", [" -22.4"]),
+            family("output_loudness_short_term_lufs", "The output's short-term loudness (3 s).", "gauge", [" -23.1"]),
+            family("output_loudness_integrated_lufs", "The output's integrated loudness since the run began.", "gauge", []),
+            family("limiter_gain_reduction_db", "The true-peak limiter's deepest gain reduction over the last 100 ms.", "gauge", [" 1.5"]),
             family("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                    "counter", [#"{consumer="stdout"} 120.0"#, #"{consumer="log"} 0.0"#]),
         ].joined()

@@ -22,6 +22,7 @@ final class PresetFieldTableTests: XCTestCase {
         rows(LiveConfig.self, "live."), rows(MonitorConfig.self, "monitor."),
         rows(SilenceCheck.self, "monitor.silence."), rows(PictureCheck.self, "monitor.picture."),
         rows(OverlayConfig.self, "overlays[]."),
+        rows(LoudnessConfig.self, "audio.loudness."),
     ]
 
     /// The reference row of each field: `| key | type | values | default | meaning |`.
@@ -132,6 +133,8 @@ final class PresetFieldTableTests: XCTestCase {
         "overlays.0.opacity": [text, "overlays.0.opacity=50%"], "overlays.0.font": [text, "overlays.0.font=\"Sans Bold 30\""],
         "overlays.0.color": [text, "overlays.0.color=\"#FF0000\""], "overlays.0.outline": [text, "overlays.0.outline=\"#000000\""],
         "overlays.0.box": [text, "overlays.0.box=\"#00000080\""], "overlays.0.on_standby": [text, "overlays.0.on_standby=false"],
+        "audio.loudness.target": ["audio.loudness.target=-16LUFS"], "audio.loudness.true_peak": ["audio.loudness.true_peak=-2dBTP"],
+        "audio.loudness.max_gain": ["audio.loudness.max_gain=6dB"],
     ]
 
     /// A text and a logo overlay, that the `overlays` samples change.
@@ -155,6 +158,7 @@ final class PresetFieldTableTests: XCTestCase {
         "players.1.playlist.crossfade.duration": "31s", "players.1.playlist.crossfade.curve": "cosine",
         "monitor.silence.below": "-10dBFS", "monitor.silence.for": "2h", "monitor.picture.frozen": "0s",
         "monitor.picture.action": "skip",
+        "audio.loudness.target": "-80LUFS", "audio.loudness.true_peak": "1dBTP", "audio.loudness.max_gain": "30dB",
     ]
 
     private func withFolder(_ body: (String) throws -> Void) throws {

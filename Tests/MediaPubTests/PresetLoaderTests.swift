@@ -197,7 +197,7 @@ final class PresetLoaderTests: XCTestCase {
             "2 video.fps \"abc\" is not a whole number",
             "3 video.bitrate \"lots\" is not a bitrate (like 128k, 2.5M or bits per second)",
             "4 video.keyframe_interval \"soon\" is not a duration (like 500ms, 2s, 10m, 1h30m, 01:30:00)",
-            "5 audio expected a mapping of sample_rate, channels, bitrate, got a scalar",
+            "5 audio expected a mapping of sample_rate, channels, bitrate, loudness, got a scalar",
             "7 players[0].source expected text, got a list",
             "8 players[0].speed \"fast\" is not a number",
             "9 players[0].repeat \"maybe\" is not true or false",

@@ -9,8 +9,8 @@ mediapub/gst-launch and mediapub/liquidsoap. CPU time and peak RSS are the child
 from wait4(2).
 
 Jobs: 1 a file to MP4 as fast as possible; 2 realtime to nginx-rtmp; 3 presets/bgm.yaml
-to RTMP and MP4 (mediapub only), as it is and with its music crossfading (the CPU of the
-second over the first); 4 four players, three outputs (mediapub only); 5 the
+to RTMP and MP4 (mediapub only), as it is, with its music crossfading, with audio.loudness
+and with both (the CPU of each over the first); 4 four players, three outputs (mediapub only); 5 the
 first packet at the RTMP server (from the job 2 runs); 6 encode once; 7 job 1's file to
 MP4 in realtime, liquidsoap (liq/file.liq) beside the other three; 8 presets/bgm.yaml to
 an MP4, mediapub and liquidsoap (liq/bgm.liq); 9 a live SRT feed on air beside the

@@ -245,10 +245,13 @@ audio:
     # -- job 3 ----------------------------------------------------------------------
 
     # presets/bgm.yaml as it is, then with a feature on (--set) whose CPU cost is budgeted
-    # against it: the music playlist crossfading (its items are about 30 s: a fade each).
+    # against it: the music playlist crossfading (its items are about 30 s: a fade each),
+    # audio.loudness (each item measured ahead, the output metered), and both.
     BGM_VARIANTS = {
         "mediapub (bgm.yaml)": [],
         "mediapub (bgm, crossfade: 3s)": ["--set", "players.music.playlist.crossfade=3s"],
+        "mediapub (bgm, loudness)": ["--set", "audio.loudness={}"],
+        "mediapub (bgm, crossfade, loudness)": ["--set", "players.music.playlist.crossfade=3s", "--set", "audio.loudness={}"],
     }
 
     def job_bgm(self):

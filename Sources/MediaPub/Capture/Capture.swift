@@ -43,6 +43,8 @@ public final class Capture: Sendable {
     /// Told on the timeline thread before each picture is pushed: its tick, and whether it is
     /// the standby slate (the overlays, docs/presets.md: set before the picture they go on).
     let beforePicture: (@Sendable (_ tick: UInt64, _ standby: Bool) -> Void)?
+    /// The mix's true-peak limiter and loudness meter (docs/presets.md, audio.loudness).
+    let master: OutputLoudness
 
     private struct State {
         var publishing: Bool
@@ -63,9 +65,11 @@ public final class Capture: Sendable {
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
          realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
-         contentWatch: ContentWatch? = nil, sink: TimelineSink, beforePicture: (@Sendable (UInt64, Bool) -> Void)? = nil) {
+         contentWatch: ContentWatch? = nil, loudness: LoudnessConfig? = nil, sink: TimelineSink,
+         beforePicture: (@Sendable (UInt64, Bool) -> Void)? = nil) {
         self.contentWatch = contentWatch
         self.beforePicture = beforePicture
+        master = OutputLoudness(format: format, loudness: loudness)
         self.monitor = monitor
         self.live = live
         self.format = format
@@ -226,7 +230,7 @@ public final class Capture: Sendable {
             } else {
                 ticksWithoutRingtone += 1
             }
-            Mixer.limit(&mix)
+            master.process(&mix)
             if let monitor {
                 Mixer.limit(&local)
                 monitor.push(local.withUnsafeBytes {

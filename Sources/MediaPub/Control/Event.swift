@@ -10,8 +10,8 @@ public enum Event: Sendable, Equatable {
     case playerState(player: String, state: PlayerState, error: String?)
     /// Every `progress_interval` while a player plays.
     case playerProgress(player: String, positionMs: Int, durationMs: Int?)
-    /// A player began an item (its source masked).
-    case playerTrack(player: String, index: Int, source: String, durationMs: Int?, tags: NowPlaying)
+    /// A player began an item (its source masked); with `audio.loudness`, its loudness and gain.
+    case playerTrack(player: String, index: Int, source: String, durationMs: Int?, tags: NowPlaying, loudness: TrackLoudness? = nil)
     /// The publishing flag was set.
     case publishing(Bool)
     /// An output's state changed (its URL masked); `error` when it is failing.
@@ -70,6 +70,8 @@ public enum Event: Sendable, Equatable {
         case lateMs = "late_ms"
         case joinedAtMs = "joined_at_ms"
         case outputMs = "output_ms"
+        case loudnessLUFS = "loudness_lufs"
+        case gainDB = "gain_db"
     }
 }
 
@@ -91,12 +93,16 @@ extension Event: Codable {
             try c.encode(player, forKey: .player)
             try c.encode(position, forKey: .positionMs)
             try c.encode(duration, forKey: .durationMs)
-        case .playerTrack(let player, let index, let source, let duration, let tags):
+        case .playerTrack(let player, let index, let source, let duration, let tags, let loudness):
             try c.encode(player, forKey: .player)
             try c.encode(index, forKey: .index)
             try c.encode(source, forKey: .source)
             try c.encode(duration, forKey: .durationMs)
             try c.encode(tags, forKey: .tags)
+            if let loudness {
+                try c.encode(loudness.lufs, forKey: .loudnessLUFS)   // null while not measured
+                try c.encode(loudness.gainDB, forKey: .gainDB)
+            }
         case .publishing(let on):
             try c.encode(on, forKey: .publishing)
         case .outputState(let output, let url, let state, let error):
@@ -144,7 +150,9 @@ extension Event: Codable {
         case "player.track":
             self = .playerTrack(player: try string(.player), index: try int(.index), source: try string(.source),
                                 durationMs: try c.decodeIfPresent(Int.self, forKey: .durationMs),
-                                tags: try c.decode(NowPlaying.self, forKey: .tags))
+                                tags: try c.decode(NowPlaying.self, forKey: .tags),
+                                loudness: try c.decodeIfPresent(Double.self, forKey: .gainDB).map { gain in
+                                    TrackLoudness((try c.decodeIfPresent(Double.self, forKey: .loudnessLUFS), gain)) })
         case "publishing": self = .publishing(try c.decode(Bool.self, forKey: .publishing))
         case "output.state":
             self = .outputState(output: try string(.output), url: try string(.url),

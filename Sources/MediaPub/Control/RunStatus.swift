@@ -19,8 +19,11 @@ public struct RunStatus: Codable, Sendable {
     /// The overlays, when the preset has some (left out otherwise).
     public var overlays: [OverlayStatus]? = nil
 
+    /// The output's loudness, with `audio.loudness` (left out otherwise).
+    public var loudness: LoudnessStatus? = nil
+
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, state, publishing, players, outputs, schedule, live, alerts, overlays
+        case name, state, publishing, players, outputs, schedule, live, alerts, overlays, loudness
         case uptimeMs = "uptime_ms"
         case outputTimeMs = "output_time_ms"
     }

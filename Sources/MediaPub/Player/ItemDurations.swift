@@ -9,8 +9,6 @@ import Synchronization
 /// stream, no answer within the deadline) is nil. Probing waits for GStreamer:
 /// never call `durations(of:)` on the timeline thread; `known(_:)` never waits.
 final class ItemDurations: Sendable {
-    /// What identifies a version of an item: a local file's size and modification time.
-
     private struct Entry {
         let version: FileVersion?
         /// nil: the item has no duration (a live stream, a still picture with none).
@@ -18,7 +16,7 @@ final class ItemDurations: Sendable {
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        var entries = ItemCache<TimeInterval?>()
         /// Probes made so far (tests tell a cached answer by it).
         var probes = 0
     }
@@ -26,10 +24,6 @@ final class ItemDurations: Sendable {
     /// How long one item's probe may take.
     let deadline: TimeInterval
     private let state = Mutex(State())
-
-    /// The most items kept: past it the cache starts over (a run whose folders keep
-    /// changing never grows without bound).
-    static let maxKept = 100_000
 
     init(deadline: TimeInterval = 10) {
         self.deadline = deadline.isFinite ? min(max(0.1, deadline), 300) : 10
@@ -46,8 +40,7 @@ final class ItemDurations: Sendable {
         let probed = found.withLock { $0 }
         state.withLock { s in
             s.probes += wanted.count
-            if s.entries.count + probed.count > ItemDurations.maxKept { s.entries.removeAll() }
-            s.entries.merge(probed) { _, new in new }
+            for (item, entry) in probed { s.entries.keep(entry.seconds, for: item, version: entry.version) }
         }
         return items.map { item in
             if let entry = probed[item] { return entry.seconds }
@@ -64,10 +57,7 @@ final class ItemDurations: Sendable {
     /// changed since), `.some(nil)` when it has no duration.
     func known(_ item: String) -> TimeInterval?? {
         let version = ItemDurations.version(of: item)
-        return state.withLock { s -> TimeInterval?? in
-            guard let entry = s.entries[item], entry.version == version else { return nil }
-            return .some(entry.seconds)
-        }
+        return state.withLock { $0.entries.value(of: item, version: version) }
     }
 
     /// Probes made so far.
@@ -84,7 +74,5 @@ final class ItemDurations: Sendable {
     }
 
     /// A local file's version; nil for anything else (or a file not there).
-    private static func version(of item: String) -> FileVersion? {
-        (try? SourceSpec(item))?.localPath.flatMap(FileVersion.init(path:))
-    }
+    private static func version(of item: String) -> FileVersion? { FileVersion(item: item) }
 }

@@ -131,6 +131,7 @@ extension MediaPlayer {
         } else if !session.audioExhausted {
             got = session.readAudio(frames: min(frames, fade.length - fade.position), into: source, wait: wait)
         }
+        applyOutgoingGain(to: source, frames: got)
         let sounding = fade.mix(into: out, incoming: filled, outgoing: source, outgoingFrames: got, frames: frames,
                                 channels: channels, advance: advance)
         state.withLock { s in

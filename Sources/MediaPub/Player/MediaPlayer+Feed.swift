@@ -53,6 +53,7 @@ extension MediaPlayer {
                 s.awaitingItem || s.pendingLoad != nil || cueAwaited(tick: n, s) || crossfadeAwaited(s)
             }
         }
+        awaitItemLoudness(wait: wait)
         let early: Rendered? = state.withLock { s in
             s.nextTick = n &+ 1
             landIfDue(at: n, &s)
@@ -84,6 +85,7 @@ extension MediaPlayer {
                 return itemRead(session, over: over, &tick, wait: wait, &s)
             }
         }
+        applyItemGain(to: out, frames: tick.filled)
         // Across a crossfade, the item fading out is mixed under this one (`MediaPlayer+Crossfade`).
         tick.filled = mixOutgoing(into: out, frames: frames, filled: tick.filled, tick: length, wait: wait, advance: true)
         // The picture due is pulled without the lock too (the session may wait for its decoder).

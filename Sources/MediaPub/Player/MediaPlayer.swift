@@ -70,6 +70,8 @@ public final class MediaPlayer: Sendable {
         var fade: CutFade
         /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
         var crossfade = CrossfadeState()
+        /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
+        var gain: ItemGain?
         var eventHandler: @Sendable (PlayerEvent) -> Void
         /// The capture waiting for an item to be ready, `waitForLoad` for a load to be known.
         var waiters = Waiters()

@@ -66,6 +66,8 @@ struct Playlist {
     /// The item after the current one is known without moving (a shuffled pass's next
     /// order is drawn ahead): a copy that advances lands where the list will.
     var followingIsDrawn: Bool { following().map { !$0.reshuffle || nextOrder != nil } ?? false }
+    /// The item `following()` names, when it is known without a reshuffle.
+    var followingItem: String? { following().flatMap { $0.reshuffle ? nil : items[order[$0.position]] } }
 
     mutating func advance() -> Bool {
         guard let (next, reshuffle) = following() else { return false }

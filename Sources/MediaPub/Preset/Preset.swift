@@ -116,11 +116,14 @@ public struct AudioConfig: Equatable, Sendable {
     public var channels: Int
     /// bits/s
     public var bitrate: Int
+    /// Loudness to a target (docs/presets.md, audio.loudness); nil: items play as they are.
+    public var loudness: LoudnessConfig?
 
-    public init(sampleRate: Int = 48000, channels: Int = 2, bitrate: Int = 128_000) {
+    public init(sampleRate: Int = 48000, channels: Int = 2, bitrate: Int = 128_000, loudness: LoudnessConfig? = nil) {
         self.sampleRate = sampleRate
         self.channels = channels
         self.bitrate = bitrate
+        self.loudness = loudness
     }
 
     public static let sampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]

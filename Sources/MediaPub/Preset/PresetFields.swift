@@ -152,7 +152,7 @@ extension AudioConfig: PresetSection {
             return nil
         }, show: { v, _ in "\(v)" }),
         .whole("channels", \.channels, channelsRange, "1 (mono) or 2 (stereo)."),
-        .bitrate("bitrate", \.bitrate, bitrateRange, "AAC bitrate (like 128k)."),
+        .bitrate("bitrate", \.bitrate, bitrateRange, "AAC bitrate (like 128k)."), LoudnessConfig.presetField,
     ]
 }
 

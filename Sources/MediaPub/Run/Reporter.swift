@@ -75,7 +75,8 @@ final class Reporter: Sendable {
             }
             let masked = SecretMask.mask(url: source)
             let text = "player \(player.id): playing \(masked)"
-            report(.playerTrack(player: player.id, index: index, source: masked, durationMs: durationMs, tags: tags),
+            report(.playerTrack(player: player.id, index: index, source: masked, durationMs: durationMs, tags: tags,
+                                loudness: player.trackLoudness(source: source)),
                    again ? .debug(text + " again") : .info(text))
         case .progress(let position, let duration):
             report(.playerProgress(player: player.id, positionMs: position, durationMs: duration))

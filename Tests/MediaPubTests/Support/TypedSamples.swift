@@ -33,7 +33,7 @@ enum TypedSamples {
         RunStatus(name: "bgm", state: .running, uptimeMs: 81234, publishing: true, outputTimeMs: 81000,
                   players: [player], outputs: outputs, schedule: schedule, live: live, alerts: alerts,
                   overlays: [OverlayStatus(id: "logo", visible: true, text: nil, image: "/srv/logo.png", opacity: 70,
-                                           onStandby: true, sinceMs: 0)])
+                                           onStandby: true, sinceMs: 0)], loudness: loudness)
     }
 
     /// A black picture in progress, after two alerts of dead air.
@@ -48,6 +48,9 @@ enum TypedSamples {
                        next: [ScheduleStatus.Upcoming(block: "music", at: "2026-03-29 13:00:00 +02:00", inMs: 3_579_000)])
     }
 
+    /// The output's loudness, the integrated loudness not known yet.
+    static let loudness = LoudnessStatus(momentaryLUFS: -22.4, shortTermLUFS: -23.1, integratedLUFS: nil, limiterReductionDB: 1.5)
+
     /// A live feed on air.
     static let live = LiveStatus(state: .onAir, source: "srt://:9001?mode=listener&passphrase=****", mode: "auto", onAirMs: 12_000,
                                    delayMs: 240, framesDropped: 3, framesRepeated: 4, bitrateKbps: 1500)
@@ -61,7 +64,8 @@ enum TypedSamples {
         .playerState(player: "music", state: .error, error: "boom"),
         .playerProgress(player: "music", positionMs: 1500, durationMs: 184000),
         .playerTrack(player: "music", index: 2, source: "/srv/a.flac", durationMs: 184000,
-                     tags: NowPlaying(title: "Song", artist: "Artist", album: "Album")),
+                     tags: NowPlaying(title: "Song", artist: "Artist", album: "Album"),
+                     loudness: TrackLoudness((-17.2, -5.8))),
         .publishing(false),
         .outputState(output: "archive", url: "rtmp://h/app/****", state: .reconnecting, error: "stalled: x"),
         .warning("w"),

@@ -1,0 +1,4 @@
+#ifndef CEBUR128_H
+#define CEBUR128_H
+#include <ebur128.h>
+#endif

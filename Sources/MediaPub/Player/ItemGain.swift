@@ -1,0 +1,124 @@
+import Foundation
+
+/// A player's gain per item for `audio.loudness` (docs/presets.md): one gain for the whole
+/// item, from its integrated loudness (`ItemLoudness`), so nothing pumps. An item not
+/// measured when it begins plays at the conservative gain and, once measured, moves to
+/// its own gain over `settle` (in dB, evenly); at an item change the new item's gain is
+/// reached within the tick. Kept in the player's state, used under its lock.
+struct ItemGain {
+    let loudness: ItemLoudness
+    let sampleRate: Int
+    /// What the gain is for: the session, its source, and whether it was measured.
+    private var session: ObjectIdentifier?
+    private var source = ""
+    private(set) var measured: Double?
+    private var settled = false
+    /// What the item's `player.track` said of it (nil: not said yet), and what one said of
+    /// an item before it began.
+    private var reported: TrackLoudness?
+    private var saidAhead: (source: String, said: TrackLoudness)?
+    /// Items waited for once already (a run as fast as possible waits for a measure only once).
+    private var awaited: [String] = []
+    /// The gain now, where it goes, and the frames left to get there (dB).
+    private(set) var gainDB: Double
+    private var goalDB: Double
+    private var framesLeft = 0
+    /// The gain of the item before this one, which a crossfade goes on fading out.
+    private(set) var outgoingDB = 0.0
+
+    /// The slowest an unmeasured item's gain moves to its measured one.
+    static let settle: TimeInterval = 3
+
+    init(loudness: ItemLoudness, sampleRate: Int) {
+        self.loudness = loudness
+        self.sampleRate = sampleRate
+        gainDB = loudness.config.conservativeGain
+        goalDB = gainDB
+    }
+
+    /// The gain `item` gets now, and its loudness when it was measured.
+    func decide(_ item: String) -> (lufs: Double?, gainDB: Double, measured: Bool) {
+        let config = loudness.config
+        guard case .some(let lufs) = loudness.known(item) else { return (nil, config.conservativeGain, false) }
+        return (lufs, config.gain(measured: lufs) ?? config.conservativeGain, true)
+    }
+
+    /// What `player.track` says of the item `source`: its loudness and the gain it plays
+    /// at (or goes to), noted as said when it is the item playing.
+    mutating func report(for source: String) -> TrackLoudness {
+        guard source == self.source, session != nil else {
+            let d = decide(source)
+            saidAhead = (source, TrackLoudness((d.lufs, d.gainDB)))
+            return saidAhead!.said
+        }
+        let said = TrackLoudness((measured, goalDB))
+        reported = said
+        return said
+    }
+
+    /// The items a run as fast as possible waits for before going on (once each): the one
+    /// playing, if its gain is not settled yet, and the next one.
+    mutating func toAwait(current: String?, next: String?) -> [String] {
+        let items = [current, next].compactMap { $0 }.filter { !awaited.contains($0) && loudness.known($0) == nil }
+        awaited = Array((awaited + items).suffix(8))
+        return items
+    }
+
+    /// Applies the gain to `frames` interleaved frames of `session`'s item (`source`);
+    /// `next`: the item after it, measured ahead; `crossfading`: the item before it fades
+    /// out under it at its own gain (`scaleOutgoing`). True when what its `player.track`
+    /// said is no longer so (it was measured since): an updated one is due.
+    @discardableResult
+    mutating func apply(to out: UnsafeMutablePointer<Float>, frames: Int, channels: Int,
+                        session: ObjectIdentifier?, source: String, next: String?, crossfading: Bool = false) -> Bool {
+        var from = gainDB
+        // (An identifier can come back for a session made after another was freed: the source tells them apart.)
+        if session != self.session || source != self.source {
+            let first = self.session == nil
+            outgoingDB = gainDB
+            self.session = session
+            self.source = source
+            reported = saidAhead?.source == source ? saidAhead?.said : nil
+            saidAhead = nil
+            let d = decide(source)
+            (measured, goalDB, settled) = (d.lufs, d.gainDB, d.measured)
+            // The first item, or one crossfaded in, begins at its gain; a later one reaches it
+            // within the tick (which holds the end of the one before).
+            if first || crossfading { from = goalDB }
+            framesLeft = max(1, frames)
+            loudness.request([source] + [next].compactMap { $0 })
+        } else if !settled, case .some(let lufs) = loudness.known(source) {
+            measured = lufs
+            settled = true
+            goalDB = loudness.config.gain(measured: lufs) ?? goalDB
+            framesLeft = Int(ItemGain.settle * Double(sampleRate))
+        }
+        let now = TrackLoudness((measured, goalDB))
+        let stale = reported != nil && reported != now
+        if stale { reported = now }
+        scale(out, frames: frames, channels: channels, from: from)
+        return stale
+    }
+
+    /// The outgoing item's gain on `frames` of its samples.
+    func scaleOutgoing(_ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int) {
+        guard outgoingDB != 0 else { return }
+        let g = Float(pow(10, outgoingDB / 20))
+        for i in 0..<max(0, frames * channels) { samples[i] *= g }
+    }
+
+    /// Moves the gain on by `frames` and applies it, from `from` dB at the first frame.
+    private mutating func scale(_ out: UnsafeMutablePointer<Float>, frames: Int, channels: Int, from: Double) {
+        let step = min(frames, framesLeft)
+        gainDB = framesLeft > 0 ? from + (goalDB - from) * Double(step) / Double(framesLeft) : goalDB
+        framesLeft -= step
+        guard frames > 0, !(from == 0 && gainDB == 0) else { return }
+        // Linear between the gains at the tick's two ends (the move is even in dB over seconds).
+        let g0 = Float(pow(10, from / 20)), g1 = Float(pow(10, gainDB / 20))
+        let slope = (g1 - g0) / Float(max(1, step))
+        for f in 0..<frames {
+            let g = f < step ? g0 + slope * Float(f) : g1
+            for c in 0..<channels { out[f * channels + c] *= g }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import CGStreamer
+import CShim
+import Foundation
+
+/// One item's integrated loudness (docs/presets.md, audio.loudness): its R128 or ReplayGain
+/// track gain when its tags carry one, else its sound decoded as fast as decoding goes
+/// (on the calling thread, which sets the pace: `ItemLoudness` calls it on a thread of
+/// low priority) and measured with libebur128. Pictures are not decoded.
+enum LoudnessMeasure {
+    /// What a measure found.
+    enum Outcome: Equatable, Sendable {
+        /// LUFS; nil when the item has no sound to measure (silence).
+        case loudness(Double?)
+        /// The item could not be measured (unreadable, no sound, stalled).
+        case failed
+    }
+
+    /// ReplayGain 2's reference loudness: a track gain of 0 dB is this loud (LUFS); an
+    /// Opus R128 track gain's (RFC 7845: `R128_TRACK_GAIN`, in 1/256 dB).
+    static let replayGainReference = -18.0
+    static let r128Reference = -23.0
+    /// Nothing decoded for this long: the measure gives up.
+    static let stallSeconds = 10.0
+
+    /// Measures the local file `path` in `channels` channels.
+    static func measure(path: String, channels: Int) -> Outcome {
+        let uri = URL(fileURLWithPath: path).absoluteString
+        let description = "uridecodebin uri=\(GStreamer.quote(uri)) caps=audio/x-raw expose-all-streams=false ! "
+            + "audioconvert ! audio/x-raw,format=F32LE,layout=interleaved,channels=\(channels) ! "
+            + "appsink name=sink sync=false max-buffers=16"
+        guard let pipeline = try? Pipeline(parsing: description), let sink = pipeline.appSink(named: "sink") else { return .failed }
+        defer { pipeline.stop() }
+        let bus = gst_element_get_bus(pipeline.raw)
+        defer { if let bus { gst_object_unref(UnsafeMutableRawPointer(bus)) } }
+        guard (try? pipeline.setState(.playing)) != nil else { return .failed }
+        var meter: LoudnessMeter?
+        var quietSince = Date()
+        while true {
+            switch busNews(bus) {
+            case .trackGain(let gain, let reference): return .loudness(reference - gain)
+            case .failed: return .failed
+            case .none: break
+            }
+            guard let sample = sink.tryPull(timeout: 0.5) else {
+                if sink.isEOS { return meter.map { .loudness($0.integrated) } ?? .failed }
+                if Date().timeIntervalSince(quietSince) > stallSeconds { return .failed }
+                continue
+            }
+            quietSince = Date()
+            guard let rate = sample.caps?.firstStructure?.int("rate"), let buffer = sample.buffer else { continue }
+            if meter == nil { meter = LoudnessMeter(channels: channels, sampleRate: rate, shortTerm: false) }
+            guard let meter else { return .failed }
+            _ = try? buffer.map { bytes in
+                if let base = bytes.baseAddress?.assumingMemoryBound(to: Float.self) {
+                    meter.add(base, frames: bytes.count / (4 * channels))
+                }
+            }
+        }
+    }
+
+    private enum News { case none, failed, trackGain(Double, reference: Double) }
+
+    /// What waits on the bus: an error, or a track gain in the tags: R128 (an extended
+    /// comment to GStreamer) before ReplayGain.
+    private static func busNews(_ bus: UnsafeMutablePointer<GstBus>?) -> News {
+        guard let bus else { return .none }
+        while let message = gst_bus_pop_filtered(bus, GstMessageType(GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_TAG.rawValue)) {
+            defer { cshim_message_unref(message) }
+            if cshim_message_type(message) == GST_MESSAGE_ERROR { return .failed }
+            var tags: UnsafeMutablePointer<GstTagList>? = nil
+            gst_message_parse_tag(message, &tags)
+            defer { if let tags { gst_tag_list_unref(tags) } }
+            guard let tags else { continue }
+            for i in 0..<gst_tag_list_get_tag_size(tags, "extended-comment") {
+                var comment: UnsafeMutablePointer<gchar>? = nil
+                guard gst_tag_list_get_string_index(tags, "extended-comment", i, &comment) != 0, let comment else { continue }
+                defer { g_free(comment) }
+                let text = String(cString: comment)
+                if text.uppercased().hasPrefix("R128_TRACK_GAIN="), let q = Int16(text.dropFirst(16)) {
+                    return .trackGain(Double(q) / 256, reference: r128Reference)
+                }
+            }
+            var gain = 0.0
+            if gst_tag_list_get_double(tags, "replaygain-track-gain", &gain) != 0, gain.isFinite {
+                return .trackGain(gain, reference: replayGainReference)
+            }
+        }
+        return .none
+    }
+}

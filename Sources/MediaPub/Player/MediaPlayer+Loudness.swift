@@ -1,0 +1,66 @@
+import Foundation
+
+/// The player's part of `audio.loudness` (docs/presets.md): each item's gain (`ItemGain`),
+/// applied in `render` to the item's samples before the taps and the capture get them
+/// (across a crossfade, to each of the two items' before they are mixed).
+extension MediaPlayer {
+    /// Gives each item a gain to `loudness`'s target from now on (nil: none), and has the
+    /// first items measured at once.
+    func useLoudness(_ loudness: ItemLoudness?) {
+        let items = state.withLock { s -> [String] in
+            s.gain = loudness.map { ItemGain(loudness: $0, sampleRate: format.sampleRate) }
+            return [s.playlist.current, s.playlist.followingItem].compactMap { $0 }
+        }
+        loudness?.request(items)
+    }
+
+    /// Before the outgoing item of a crossfade is mixed in: the current item's gain on the
+    /// tick's `frames` of it. Once the item's gain is not what its `player.track` said, an
+    /// updated one goes out.
+    func applyItemGain(to out: UnsafeMutablePointer<Float>, frames: Int) {
+        state.withLock { s in
+            guard s.gain != nil, let session = s.current else { return }
+            let stale = s.gain?.apply(to: out, frames: frames, channels: format.channels, session: ObjectIdentifier(session),
+                                      source: session.source, next: s.playlist.followingItem,
+                                      crossfading: s.crossfade.outgoing != nil) == true
+            guard stale, let tags = s.sentTags else { return }
+            let (index, source) = (s.playlist.index, s.playlist.current)
+            emit({ .track(index: index, source: source, durationMs: $0, tags: tags) }, durationOf: session, s)
+        }
+    }
+
+    /// The item fading out in a crossfade keeps the gain it had (`frames` of it in `samples`).
+    func applyOutgoingGain(to samples: UnsafeMutablePointer<Float>, frames: Int) {
+        state.withLock { s in s.gain?.scaleOutgoing(samples, frames: frames, channels: format.channels) }
+    }
+
+    /// As fast as possible (`wait` > 0), before a tick: waits, up to `wait`, for the measure
+    /// of the item playing and of the next one, once each, so that each begins at its own gain.
+    func awaitItemLoudness(wait: Double) {
+        guard wait > 0 else { return }
+        let (loudness, items) = state.withLock { s -> (ItemLoudness?, [String]) in
+            guard s.gain != nil else { return (nil, []) }
+            return (s.gain?.loudness, s.gain?.toAwait(current: s.current?.source, next: s.playlist.followingItem) ?? [])
+        }
+        guard let loudness, !items.isEmpty else { return }
+        loudness.wait(for: items, until: Date().addingTimeInterval(wait))
+    }
+
+    /// What `player.track` says of the item `source`: its loudness and the gain it plays at; nil without `audio.loudness`.
+    func trackLoudness(source: String) -> TrackLoudness? {
+        state.withLock { s in s.gain?.report(for: source) }
+    }
+}
+
+/// An item's loudness in `player.track` (docs/events.md).
+public struct TrackLoudness: Sendable, Equatable {
+    /// LUFS; nil when not measured (yet).
+    public var lufs: Double?
+    /// The gain it plays at, in dB.
+    public var gainDB: Double
+
+    init(_ report: (lufs: Double?, gainDB: Double)) {
+        lufs = report.lufs.map { ($0 * 10).rounded() / 10 }
+        gainDB = (report.gainDB * 10).rounded() / 10
+    }
+}
