@@ -59,7 +59,7 @@ final class MetricsExpositionTests: XCTestCase {
     func testEveryFamilyIsThereBeforeItHasSamples() {
         let empty = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
         let lines = MetricsExposition.render(empty).split(separator: "\n")
-        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 29)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 33)
         XCTAssertEqual(lines.filter { !$0.hasPrefix("#") }, ["mediapub_uptime_seconds 0.0", "mediapub_output_time_seconds 0.0", "mediapub_publishing 0.0"])
     }
 
