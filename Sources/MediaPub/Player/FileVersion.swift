@@ -7,6 +7,8 @@ struct FileVersion: Equatable, Sendable {
     let size: Int64
     let modified: Int64
     let inode: UInt64
+    /// A regular file (not a FIFO, a device or a folder): one that can be read twice.
+    let isRegularFile: Bool
 
     /// nil when `path` cannot be looked at (not there).
     init?(path: String) {
@@ -15,6 +17,7 @@ struct FileVersion: Equatable, Sendable {
         size = Int64(info.st_size)
         modified = Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
         inode = UInt64(info.st_ino)
+        isRegularFile = info.st_mode & S_IFMT == S_IFREG
     }
 
     /// A player item's version: a local file's; nil for anything else (or a file not there).

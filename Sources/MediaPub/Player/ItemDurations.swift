@@ -67,6 +67,8 @@ final class ItemDurations: Sendable {
     /// a file may be written meanwhile, a server may answer).
     private func probe(_ item: String) -> Entry? {
         let before = ItemDurations.version(of: item)
+        // A FIFO (or a device) is live and its data the player's alone: no length, never read here.
+        if let before, !before.isRegularFile { return Entry(version: before, seconds: nil) }
         guard let result = try? Probe.run(source: item, timeout: deadline, diagnose: false) else { return nil }
         // Changed while it was probed: the answer may be of neither version.
         guard ItemDurations.version(of: item) == before else { return nil }

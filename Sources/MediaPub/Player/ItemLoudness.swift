@@ -39,9 +39,10 @@ final class ItemLoudness: Sendable {
     }
 
     /// What is known of `item` without waiting: nil when it has not been measured (or it
-    /// changed since), `.some(nil)` when it has no loudness to go by.
+    /// changed since), `.some(nil)` when it has no loudness to go by. Only a regular file is
+    /// measured: a FIFO's data is the player's alone.
     func known(_ item: String) -> Double?? {
-        guard let version = FileVersion(item: item) else { return .some(nil) }
+        guard let version = FileVersion(item: item), version.isRegularFile else { return .some(nil) }
         return state.withLock { $0.entries.value(of: item, version: version) }
     }
 
@@ -68,7 +69,7 @@ final class ItemLoudness: Sendable {
     /// Waits until every one of `items` is known (or cannot be measured), up to `deadline`.
     func wait(for items: [String], until deadline: Date) {
         request(items)
-        let pending = items.filter { FileVersion(item: $0) != nil }
+        let pending = items.filter { FileVersion(item: $0)?.isRegularFile == true }
         state.wait(until: deadline) { s in
             pending.contains { item in s.measuring == item || s.queue.contains(item) }
         }
