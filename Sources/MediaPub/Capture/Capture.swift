@@ -245,8 +245,15 @@ public final class Capture: Sendable {
                 reason = .encoderFailed
                 break
             }
-            let audioPTS = clock.audioTime(atTick: n)
-            let audio = mix.withUnsafeBytes { Buffer(copying: $0, pts: audioPTS, duration: audioDuration) }
+            // The limited mix is `master.latency` frames late: its first that many frames (the
+            // limiter's silence) are not sent and the rest are stamped that much earlier.
+            let first = clock.audioFrames(atTick: n), late = UInt64(master.latency)
+            let skip = first < late ? Int(min(UInt64(frames), late - first)) : 0
+            let audioPTS = ClockTime.ofSamples(first + UInt64(skip) - min(late, first + UInt64(skip)), rate: clock.sampleRate)
+            let audio = mix.withUnsafeBytes {
+                Buffer(copying: UnsafeRawBufferPointer(rebasing: $0[(skip * channels * MemoryLayout<Float>.size)...]),
+                       pts: audioPTS, duration: clock.audioDuration(frames: frames - skip))
+            }
             if sink?.pushAudio(audio) == false {
                 reason = .encoderFailed
                 break

@@ -28,6 +28,9 @@ final class OutputLoudness: Sendable {
     private let readingFrames: Int
     /// The output is measured (`audio.loudness` is set).
     let measured: Bool
+    /// Frames the limited mix is late by (the limiter's lookahead): the capture stamps it
+    /// that much earlier, so that the sound stays with its picture.
+    let latency: Int
     /// How far under the ceiling the limiter aims (dB): a lossy encoder (AAC, MP3, Opus)
     /// overshoots the peaks it is given by a few tenths of a dB.
     static let encoderHeadroom = 0.5
@@ -36,6 +39,7 @@ final class OutputLoudness: Sendable {
         let limiter = TruePeakLimiter(sampleRate: format.sampleRate, channels: format.channels,
                                       ceilingDB: loudness.map { $0.truePeak - OutputLoudness.encoderHeadroom } ?? 0)
         let meter = loudness == nil ? nil : LoudnessMeter(channels: format.channels, sampleRate: format.sampleRate)
+        latency = limiter.latency
         work = Mutex(Work(limiter: limiter, meter: meter))
         measured = meter != nil
         readingFrames = max(1, format.sampleRate / 10)
