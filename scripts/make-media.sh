@@ -4,8 +4,8 @@
 set -euo pipefail
 dir="${1:-presets/media}"
 mkdir -p "$dir"
-# Bump when a recipe below changes: media made by an older recipe is made again.
-version=2
+# Bump when a recipe below changes (3: the music has a title and an artist): media made by an older recipe is made again.
+version=3
 if [ "$(cat "$dir/.recipe" 2>/dev/null)" != "$version" ]; then
   rm -f "$dir/loop.mp4" "$dir/standby.png" "$dir/music-a.mp3" "$dir/music-b.flac" "$dir/ringtone.wav"
 fi
@@ -17,8 +17,8 @@ gst() { gst-launch-1.0 -q "$@" >/dev/null; }
   ! x264enc speed-preset=veryfast bitrate=1500 key-int-max=60 ! video/x-h264,profile=high ! h264parse ! mp4mux name=m ! filesink location="$dir/loop.mp4" \
   audiotestsrc wave=pink-noise volume=0.05 num-buffers=470 ! audioconvert ! avenc_aac ! aacparse ! m.
 [ -s "$dir/standby.png" ] || gst videotestsrc pattern=smpte num-buffers=1 ! video/x-raw,width=1280,height=720 ! videoconvert ! pngenc ! filesink location="$dir/standby.png"
-[ -s "$dir/music-a.mp3" ] || gst audiotestsrc wave=sine freq=330 volume=0.4 num-buffers=1300 ! audioconvert ! lamemp3enc bitrate=128 ! id3v2mux ! filesink location="$dir/music-a.mp3"
-[ -s "$dir/music-b.flac" ] || gst audiotestsrc wave=triangle freq=523 volume=0.3 num-buffers=1300 ! audioconvert ! flacenc ! filesink location="$dir/music-b.flac"
+[ -s "$dir/music-a.mp3" ] || gst audiotestsrc wave=sine freq=330 volume=0.4 num-buffers=1300 ! audioconvert ! taginject 'tags="title=\"Tone A\",artist=mediapub"' ! lamemp3enc bitrate=128 ! id3v2mux ! filesink location="$dir/music-a.mp3"
+[ -s "$dir/music-b.flac" ] || gst audiotestsrc wave=triangle freq=523 volume=0.3 num-buffers=1300 ! audioconvert ! taginject 'tags="title=\"Tone B\",artist=mediapub"' ! flacenc ! filesink location="$dir/music-b.flac"
 [ -s "$dir/ringtone.wav" ] || gst audiotestsrc wave=sine freq=880 volume=0.3 num-buffers=100 ! audioconvert ! wavenc ! filesink location="$dir/ringtone.wav"
 echo "$version" > "$dir/.recipe"
 echo "sample media in $dir"
