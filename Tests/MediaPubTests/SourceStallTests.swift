@@ -212,30 +212,6 @@ final class SourceStallTests: XCTestCase {
                              "the file played first")
     }
 
-    /// A server that stops sending mid-way (the connection open): what came plays,
-    /// the stall is reported within seconds and the source is retried from where it
-    /// stopped, and plays to its end (before: 15 s of nothing and no word of it, until
-    /// GStreamer's HTTP source timed out and asked again on its own).
-    func testHTTPSourceThatStallsMidwayIsRetriedFromWhereItStopped() throws {
-        let dir = try makeTempDir()
-        let song = try TestMedia.makeAudio(in: dir, name: "song.mp3", seconds: 6, freq: 440, ext: "mp3")
-        let server = try startServer(ScriptServer.midway, in: dir, args: [song.path])
-        let url = server.url("song.mp3")
-        let (r, events, out) = try runPlaylist([url], in: dir, timeout: 60)
-        XCTAssertEqual(r.status, 0, r.summary("the source plays to its end"))
-        XCTAssertEqual(warnings(events), ["player music: \(url): sends nothing (stalled); retrying in 1s"])
-        XCTAssertEqual(tracks(events), [0, 0], "played, then again after the retry")
-        let log = server.process.stderr
-        XCTAssertTrue(log.contains("stall=True"), "the first request stalled: \(log)")
-        XCTAssertTrue(log.contains("range=bytes=") && log.contains("stall=False"), "the retry asked from where it stopped: \(log)")
-        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
-        let seconds = Double(pcm.count) / 16000
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.5), rate: 16000, freq: 440), -25,
-                             "what came before the stall plays")
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 1.5, to: seconds - 0.2),
-                                                    rate: 16000, freq: 440), -25, "and the rest after the retry")
-    }
-
     /// Before: a FIFO with no writer stayed "loading" for ever, with no warning.
     func testFIFOWithNoWriterIsReportedAndSkipped() throws {
         let dir = try makeTempDir()
@@ -271,17 +247,22 @@ final class SourceStallTests: XCTestCase {
                                                     rate: 16000, freq: 880), -25, "then the next item")
     }
 
-    /// As fast as possible, a source that stalls keeps the capture waiting up to 10 s for
-    /// its decoder; `ctl status` is answered meanwhile, three times, each before the stall
-    /// is reported. Before: the capture waited holding the player's lock, and `status`
-    /// waited with it, until the stall was over.
-    func testStatusIsAnsweredWhileTheCaptureWaitsForAStalledDecoder() throws {
+    /// A server that stops sending mid-way (the connection open): what came plays,
+    /// the stall is reported within seconds and the source is retried from where it
+    /// stopped, and plays to its end (before: 15 s of nothing and no word of it, until
+    /// GStreamer's HTTP source timed out and asked again on its own).
+    /// As fast as possible, the stall keeps the capture waiting up to 10 s for its
+    /// decoder; `ctl status` is answered meanwhile, three times, each before the stall
+    /// is reported (before: the capture waited holding the player's lock, and `status`
+    /// waited with it, until the stall was over). One run carries both checks.
+    func testHTTPSourceThatStallsMidwayIsRetriedFromWhereItStoppedAndStatusIsAnsweredMeanwhile() throws {
         let dir = try makeTempDir()
         let song = try TestMedia.makeAudio(in: dir, name: "song.mp3", seconds: 6, freq: 440, ext: "mp3")
         let server = try startServer(ScriptServer.midway, in: dir, args: [song.path])
         let url = server.url("song.mp3")
         let player = "  - id: music\n    progress_interval: 100ms\n    source: \"\(url)\"\n"
-        let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(players: [player], output: dir.appendingPathComponent("out.mp4")))
+        let out = dir.appendingPathComponent("out.mp4")
+        let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(players: [player], output: out))
         let events = dir.appendingPathComponent("events.jsonl")
         let socket = dir.appendingPathComponent("c.sock").path
         let run = try startMediaPub(["--preset", preset.path, "--no-realtime", "--events", events.path, "--control", socket])
@@ -300,6 +281,15 @@ final class SourceStallTests: XCTestCase {
         XCTAssertEqual(run.result().status, 0, run.result().summary("mediapub"))
         XCTAssertEqual(warnings(read()), [stalled])
         XCTAssertEqual(tracks(read()), [0, 0], "played, then again after the retry")
+        let log = server.process.stderr
+        XCTAssertTrue(log.contains("stall=True"), "the first request stalled: \(log)")
+        XCTAssertTrue(log.contains("range=bytes=") && log.contains("stall=False"), "the retry asked from where it stopped: \(log)")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        let seconds = Double(pcm.count) / 16000
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.5), rate: 16000, freq: 440), -25,
+                             "what came before the stall plays")
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 1.5, to: seconds - 0.2),
+                                                    rate: 16000, freq: 440), -25, "and the rest after the retry")
     }
 
     /// Before: "Found", and "cannot read from the server (connection refused, failed
