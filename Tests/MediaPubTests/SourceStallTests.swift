@@ -212,30 +212,27 @@ final class SourceStallTests: XCTestCase {
                              "the file played first")
     }
 
-    /// Before: a FIFO with no writer stayed "loading" for ever, with no warning.
-    func testFIFOWithNoWriterIsReportedAndSkipped() throws {
+    /// Two FIFOs in one realtime run, each in a player of its own, so that their waits
+    /// overlap. One nobody writes to is reported and skipped (before: it stayed "loading"
+    /// for ever, with no warning). One whose writer sends 2 s of a tone and then keeps it
+    /// open without a word: what came plays, then the player moves on (before: it
+    /// waited for ever).
+    func testFIFOWithNoWriterIsSkippedAndOneThatStallsMidwayMovesOn() throws {
         let dir = try makeTempDir()
-        let fifo = dir.appendingPathComponent("in.fifo").path
-        XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo")
-        try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
-        let (r, events, _) = try runPlaylist([fifo, "after.flac"], in: dir, pace: [], timeout: 40)
-        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the FIFO"))
-        XCTAssertTrue(warnings(events).contains("player music: skipping \(fifo): sends nothing (stalled): nothing writes to the FIFO"),
-                      "\(warnings(events))")
-        XCTAssertEqual(tracks(events), [1], "the next item plays")
-    }
-
-    /// A FIFO whose writer sends 2 s of a tone and then keeps it open without a
-    /// word: what came plays, then the player moves on (before: it waited for ever).
-    func testSourceThatStallsMidwayMovesOn() throws {
-        let dir = try makeTempDir()
+        let empty = dir.appendingPathComponent("empty.fifo").path
+        XCTAssertEqual(mkfifo(empty, 0o600), 0, "mkfifo")
+        try TestMedia.makeAudio(in: dir, name: "idle-after.flac", seconds: 1, freq: 660, ext: "flac")
+        let idle = "  - id: idle\n    playlist:\n      mode: once\n      items: [\"\(empty)\", idle-after.flac]\n"
         let fifo = dir.appendingPathComponent("in.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo")
         let wav = try TestMedia.makeAudio(in: dir, name: "first.wav", seconds: 2, freq: 440, ext: "wav")
         try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
         _ = try startTool("sh", ["-c", "exec 3>\"$1\"; cat \"$2\" >&3; exec tail -f /dev/null", "writer", fifo, wav.path])
-        let (r, events, out) = try runPlaylist([fifo, "after.flac"], in: dir, pace: [], timeout: 40)
-        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the stall"))
+        let (r, events, out) = try runPlaylist([fifo, "after.flac"], in: dir, extraPlayers: [idle], pace: [], timeout: 40)
+        XCTAssertEqual(r.status, 0, r.summary("the playlists go on after the FIFOs"))
+        XCTAssertTrue(warnings(events).contains("player idle: skipping \(empty): sends nothing (stalled): nothing writes to the FIFO"),
+                      "\(warnings(events))")
+        XCTAssertEqual(tracks(events, player: "idle"), [1], "the next item plays")
         XCTAssertTrue(warnings(events).contains("player music: \(fifo): sends nothing (stalled); moving on after what decoded"),
                       "\(warnings(events))")
         XCTAssertEqual(tracks(events), [0, 1], "the FIFO played, then the next item")
