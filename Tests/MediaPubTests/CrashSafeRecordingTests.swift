@@ -7,21 +7,26 @@ import XCTest
 
 final class CrashSafeRecordingTests: XCTestCase {
 
-    /// Starts `yaml` in realtime, waits (on player.progress) for 12 s of output and kills it
-    /// with SIGKILL. Returns the position reached.
-    private func killNineAfterTwelveSeconds(_ yaml: String, in dir: URL) throws -> Double {
-        let events = dir.appendingPathComponent("events.jsonl")
-        let preset = try writeFile(dir, "t.yaml", yaml)
-        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path])
-        func position() -> Int {
-            ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "player.progress" }
-                .compactMap { $0["position_ms"] as? Int }.max() ?? 0
+    /// Starts each preset (its yaml and its folder) in realtime, all at once, waits (on
+    /// player.progress) for 12 s of output of each in turn and kills it with SIGKILL as
+    /// soon as it has them. Returns the positions reached.
+    private func killNineAfterTwelveSeconds(_ runs: [(yaml: String, dir: URL)]) throws -> [Double] {
+        let started = try runs.map { yaml, dir in
+            let events = dir.appendingPathComponent("events.jsonl")
+            let preset = try writeFile(dir, "t.yaml", yaml)
+            return (events, try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path]))
         }
-        XCTAssertTrue(Ports.waitUntil(timeout: 60) { position() >= 12000 || !mp.isRunning }, mp.stderr)
-        let reached = Double(position()) / 1000
-        XCTAssertTrue(mp.isRunning, "still recording at \(reached) s: \(mp.stderr)")
-        mp.kill9()
-        return reached
+        return started.map { events, mp in
+            func position() -> Int {
+                ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "player.progress" }
+                    .compactMap { $0["position_ms"] as? Int }.max() ?? 0
+            }
+            XCTAssertTrue(Ports.waitUntil(timeout: 60) { position() >= 12000 || !mp.isRunning }, mp.stderr)
+            let reached = Double(position()) / 1000
+            XCTAssertTrue(mp.isRunning, "still recording at \(reached) s: \(mp.stderr)")
+            mp.kill9()
+            return reached
+        }
     }
 
     /// What `ffmpeg -v error` says decoding the file, but for its complaint about the
@@ -39,14 +44,20 @@ final class CrashSafeRecordingTests: XCTestCase {
         return (pts.max() ?? 0) - (pts.min() ?? 0)
     }
 
+    /// Two runs killed at once (each its own process, name and folder; realtime, so each
+    /// takes its 12 s whether alone or not).
     /// A keyframe every 10 s and a simple picture (few bytes a second): each container
     /// holds all but the last 1.5 s and decodes without an error.
-    func testEveryRecordingPlaysAfterKillNineAtALongKeyframeInterval() throws {
+    /// Sound alone at 64 kb/s (a 64 KB write buffer was 8 s of it): one MP4, one
+    /// Matroska, and an MP4 cut every 5 s, whose file just begun holds what was written.
+    func testEveryRecordingPlaysAfterKillNineAtALongKeyframeIntervalAndAtALowAudioBitrate() throws {
         let dir = try makeTempDir()
         let files = ["mp4", "mkv", "flv", "ts"].map { dir.appendingPathComponent("rec.\($0)") }
         let yaml = E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: files.map(\.path))
             .replacingOccurrences(of: "keyframe_interval: 1s", with: "keyframe_interval: 10s")
-        let reached = try killNineAfterTwelveSeconds(yaml, in: dir)
+        let audioDir = try makeTempDir()
+        let reachedBoth = try killNineAfterTwelveSeconds([(yaml, dir), (try lowBitrateAudio(in: audioDir), audioDir)])
+        let reached = reachedBoth[0]
         for file in files {
             let name = file.lastPathComponent
             XCTAssertEqual(try decodeErrors(file.path), "", "\(name) decodes cleanly after kill -9")
@@ -58,16 +69,15 @@ final class CrashSafeRecordingTests: XCTestCase {
                 XCTAssertGreaterThanOrEqual(got, max(10.5, reached - 1.5), "\(name) \(stream) holds all but the last 1.5 s (\(got) of \(reached) s)")
             }
         }
+        try assertLowBitrateAudio(in: audioDir, reached: reachedBoth[1])
     }
 
-    /// Sound alone at 64 kb/s (a 64 KB write buffer was 8 s of it): one MP4, one
-    /// Matroska, and an MP4 cut every 5 s, whose file just begun holds what was written.
-    func testALowBitrateAudioRecordingPlaysAfterKillNine() throws {
-        let dir = try makeTempDir()
+    /// The low-bitrate sound preset: its recordings in `dir`.
+    private func lowBitrateAudio(in dir: URL) throws -> String {
         let files = ["mp4", "mkv"].map { dir.appendingPathComponent("rec.\($0)") }
         let pattern = dir.appendingPathComponent("cut-%Y%m%d%H%M%S.mp4")
-        let yaml = """
-        name: t1
+        return """
+        name: t2
         audio:
           sample_rate: 44100
           channels: 2
@@ -82,7 +92,11 @@ final class CrashSafeRecordingTests: XCTestCase {
             segment: 5s
 
         """
-        let reached = try killNineAfterTwelveSeconds(yaml, in: dir)
+    }
+
+    /// The low-bitrate sound recordings in `dir`, killed at `reached` s.
+    private func assertLowBitrateAudio(in dir: URL, reached: Double) throws {
+        let files = ["mp4", "mkv"].map { dir.appendingPathComponent("rec.\($0)") }
         for file in files {
             let name = file.lastPathComponent
             XCTAssertEqual(try decodeErrors(file.path), "", "\(name) decodes cleanly after kill -9")

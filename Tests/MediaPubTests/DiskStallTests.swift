@@ -43,7 +43,7 @@ final class DiskStallTests: XCTestCase {
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440",
                                                                   outputs: [rtmp.url(key: "diskKey"), hung.path],
                                                                   extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never, stall: 3s}"))
-        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "14s", "--events", events.path])
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "10s", "--events", events.path])
         func outputStates(_ id: String) -> [[String: Any]] {
             ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" && $0["output"] as? String == id }
         }
@@ -68,7 +68,7 @@ final class DiskStallTests: XCTestCase {
         XCTAssertEqual(outputStates("0").compactMap { $0["state"] as? String }, ["publishing", "stopped"], "RTMP never faltered")
         let stream = try XCTUnwrap(rtmp.recordings(in: received).last, "the server recorded the stream")
         let got = try assertH264AAC(stream.path)
-        XCTAssertEqual(got.duration ?? 0, 14, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
+        XCTAssertEqual(got.duration ?? 0, 10, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
         try assertDecodesCleanly(stream.path)
     }
 
@@ -87,7 +87,7 @@ final class DiskStallTests: XCTestCase {
         let yaml = E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440", outputs: [rtmp.url(key: "fullDiskKey"), full.path])
             .replacingOccurrences(of: "bitrate: 800k", with: "bitrate: 3000k")
         let preset = try writeFile(dir, "t.yaml", yaml)
-        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "12s", "--events", events.path], timeout: 60)
+        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "9s", "--events", events.path], timeout: 60)
         XCTAssertEqual(r.status, 0, r.summary("a recording on a disk that fills beside RTMP"))
         let states = try EventLog.read(events).filter { $0["event"] as? String == "output.state" }
         let recording = states.filter { $0["output"] as? String == "1" }
@@ -99,7 +99,7 @@ final class DiskStallTests: XCTestCase {
                        "RTMP never faltered")
         let stream = try XCTUnwrap(rtmp.recordings(in: received).last, "the server recorded the stream")
         let got = try assertH264AAC(stream.path)
-        XCTAssertEqual(got.duration ?? 0, 12, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
+        XCTAssertEqual(got.duration ?? 0, 9, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
         let f = try MediaProbe.probe(full.path)
         XCTAssertGreaterThan(f.duration ?? 0, 2, "what fitted on the disk plays: \(f.rawJSON)")
     }

@@ -312,7 +312,7 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "nothing started")
         // Only a file output, and no --realtime: the live source paces the run.
         let began = Date()
-        let run = try startMediaPub(["--preset", preset.path, "--duration", "25s", "--events", events.path])
+        let run = try startMediaPub(["--preset", preset.path, "--duration", "20s", "--events", events.path])
         XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) {
             !run.isRunning || (progressEvents(events).last?["position_ms"] as? Int ?? 0) >= 3000
         }, "the live source plays:\n\(run.stderr)")
@@ -321,9 +321,9 @@ final class HLSSourceTests: XCTestCase {
         let wall = Date().timeIntervalSince(began)
         XCTAssertEqual(run.exitStatus, 0, run.result().summary("mediapub"))
 
-        // The recording: 25 s, taking its time (paced by the live source).
+        // The recording: 20 s, taking its time (paced by the live source).
         let duration = try XCTUnwrap(try MediaProbe.probe(out.path).duration)
-        XCTAssertEqual(duration, 25, accuracy: 0.3, "recording length")
+        XCTAssertEqual(duration, 20, accuracy: 0.3, "recording length")
         XCTAssertGreaterThan(wall, duration * 0.8, "a live source is played in real time")
         // The origin's frames (grey) in order, none again; then the standby (red) to the end.
         let stats = try MediaProbe.frameStats(out.path)

@@ -48,9 +48,9 @@ final class RTMPHealthTests: XCTestCase {
         let out = dir.appendingPathComponent("rec.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [url, out.path],
-                                                                  extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never}"))
+                                                                  extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never, stall: 3s}"))
         let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path])
-        // rtmp2sink gives up on the handshake after its timeout, and tries again: twice.
+        // The connect gets no answer for reconnect.stall (3 s, not the default 10 s) and fails, and is tried again: twice.
         XCTAssertTrue(Ports.waitUntil(timeout: 60) {
             states(events, url: shown).filter { $0["state"] as? String == "reconnecting" }.count >= 2 || !mp.isRunning
         }, "\(states(events)) \(mp.stderr)")

@@ -28,9 +28,10 @@ final class ScheduleRunTests: XCTestCase {
 
     func testBlocksStartOnTheFrameTheirTimeFallsOnAndCutWhatPlays() throws {
         let dir = try makeTempDir()
-        try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 40, color: "red", freq: 440)
-        try TestMedia.makeColorVideo(in: dir, name: "a.mp4", seconds: 30, color: "green", freq: 660)   // longer than its slot
-        try TestMedia.makeColorVideo(in: dir, name: "b.mp4", seconds: 20, color: "blue", freq: 880)
+        // Each longer than what it plays (filler 10 s, A's slot 15 s, B 10 s): each is cut.
+        try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 12, color: "red", freq: 440)
+        try TestMedia.makeColorVideo(in: dir, name: "a.mp4", seconds: 17, color: "green", freq: 660)   // longer than its slot
+        try TestMedia.makeColorVideo(in: dir, name: "b.mp4", seconds: 12, color: "blue", freq: 880)
         let out = dir.appendingPathComponent("out.mp4")
         let eventsFile = dir.appendingPathComponent("events.jsonl")
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "filler.mp4", ["video: true"])], output: out,

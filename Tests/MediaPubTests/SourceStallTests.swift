@@ -169,13 +169,26 @@ final class SourceStallTests: XCTestCase {
 
     /// Before: a server that sends headers and no body held the playlist for 127 s
     /// (30 s of preroll timeout, four times, with the retry pauses).
-    func testServerThatSendsNothingIsReportedRetriedAndSkipped() throws {
+    /// Beside it in the same run, a player of its own (so that its items are tried
+    /// while the stalled source is waited for): a redirect loop, an untrusted
+    /// certificate and an unknown host each say what happened (before: "Found", and
+    /// "cannot read from the server (connection refused, failed or dropped)" for both
+    /// an untrusted certificate and an unknown host).
+    func testServerThatSendsNothingIsReportedRetriedAndSkippedAndOtherFailuresSayWhatHappened() throws {
         let dir = try makeTempDir()
         let server = try startServer(ScriptServer.odd, in: dir)
         try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
+        let pki = try TestPKI(in: dir)
+        let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
+        try TestMedia.makeAudio(in: dir, name: "web-after.flac", seconds: 1, freq: 660, ext: "flac")
+        let loop = server.url("loop"), secure = tls.url("tone.mp3", scheme: "https"), unknown = "http://no-such-host.invalid/x.mp3"
+        let web = "  - id: web\n    playlist:\n      mode: once\n      items: [\"\(loop)\", \"\(secure)\", \"\(unknown)\", web-after.flac]\n"
         let url = server.url("stall.mp3")
-        let (r, events, out) = try runPlaylist([url, "after.flac"], in: dir, timeout: 75)
-        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the stalled source"))
+        let (r, events, out) = try runPlaylist([url, "after.flac"], in: dir, extraPlayers: [web], timeout: 75)
+        XCTAssertEqual(r.status, 0, r.summary("the playlists go on after the stalled source and the failures"))
         let w = warnings(events)
         XCTAssertTrue(w.contains("player music: \(url): sends nothing (stalled); retrying in 1s"), "\(w)")
         XCTAssertTrue(w.contains("player music: \(url): sends nothing (stalled); retrying in 4s"), "\(w)")
@@ -184,6 +197,10 @@ final class SourceStallTests: XCTestCase {
         XCTAssertTrue(server.process.stderr.contains("GET /stall.mp3"), "the server was asked: \(server.process.stderr)")
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
         XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the next item is recorded")
+        XCTAssertTrue(w.contains("player web: skipping \(loop): too many redirects"), "\(w)")
+        XCTAssertTrue(w.contains { $0.hasPrefix("player web: skipping \(secure): TLS certificate not trusted (") }, "\(w)")
+        XCTAssertTrue(w.contains("player web: skipping \(unknown): host not found"), "\(w)")
+        XCTAssertEqual(tracks(events, player: "web"), [3], "only the last item plays")
     }
 
     /// As fast as possible, a run with --duration ends at its duration even when a
@@ -212,54 +229,27 @@ final class SourceStallTests: XCTestCase {
                              "the file played first")
     }
 
-    /// A server that stops sending mid-way (the connection open): what came plays,
-    /// the stall is reported within seconds and the source is retried from where it
-    /// stopped, and plays to its end (before: 15 s of nothing and no word of it, until
-    /// GStreamer's HTTP source timed out and asked again on its own).
-    func testHTTPSourceThatStallsMidwayIsRetriedFromWhereItStopped() throws {
+    /// Two FIFOs in one realtime run, each in a player of its own, so that their waits
+    /// overlap. One nobody writes to is reported and skipped (before: it stayed "loading"
+    /// for ever, with no warning). One whose writer sends 2 s of a tone and then keeps it
+    /// open without a word: what came plays, then the player moves on (before: it
+    /// waited for ever).
+    func testFIFOWithNoWriterIsSkippedAndOneThatStallsMidwayMovesOn() throws {
         let dir = try makeTempDir()
-        let song = try TestMedia.makeAudio(in: dir, name: "song.mp3", seconds: 6, freq: 440, ext: "mp3")
-        let server = try startServer(ScriptServer.midway, in: dir, args: [song.path])
-        let url = server.url("song.mp3")
-        let (r, events, out) = try runPlaylist([url], in: dir, timeout: 60)
-        XCTAssertEqual(r.status, 0, r.summary("the source plays to its end"))
-        XCTAssertEqual(warnings(events), ["player music: \(url): sends nothing (stalled); retrying in 1s"])
-        XCTAssertEqual(tracks(events), [0, 0], "played, then again after the retry")
-        let log = server.process.stderr
-        XCTAssertTrue(log.contains("stall=True"), "the first request stalled: \(log)")
-        XCTAssertTrue(log.contains("range=bytes=") && log.contains("stall=False"), "the retry asked from where it stopped: \(log)")
-        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
-        let seconds = Double(pcm.count) / 16000
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.5), rate: 16000, freq: 440), -25,
-                             "what came before the stall plays")
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 1.5, to: seconds - 0.2),
-                                                    rate: 16000, freq: 440), -25, "and the rest after the retry")
-    }
-
-    /// Before: a FIFO with no writer stayed "loading" for ever, with no warning.
-    func testFIFOWithNoWriterIsReportedAndSkipped() throws {
-        let dir = try makeTempDir()
-        let fifo = dir.appendingPathComponent("in.fifo").path
-        XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo")
-        try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
-        let (r, events, _) = try runPlaylist([fifo, "after.flac"], in: dir, pace: [], timeout: 40)
-        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the FIFO"))
-        XCTAssertTrue(warnings(events).contains("player music: skipping \(fifo): sends nothing (stalled): nothing writes to the FIFO"),
-                      "\(warnings(events))")
-        XCTAssertEqual(tracks(events), [1], "the next item plays")
-    }
-
-    /// A FIFO whose writer sends 2 s of a tone and then keeps it open without a
-    /// word: what came plays, then the player moves on (before: it waited for ever).
-    func testSourceThatStallsMidwayMovesOn() throws {
-        let dir = try makeTempDir()
+        let empty = dir.appendingPathComponent("empty.fifo").path
+        XCTAssertEqual(mkfifo(empty, 0o600), 0, "mkfifo")
+        try TestMedia.makeAudio(in: dir, name: "idle-after.flac", seconds: 1, freq: 660, ext: "flac")
+        let idle = "  - id: idle\n    playlist:\n      mode: once\n      items: [\"\(empty)\", idle-after.flac]\n"
         let fifo = dir.appendingPathComponent("in.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo")
         let wav = try TestMedia.makeAudio(in: dir, name: "first.wav", seconds: 2, freq: 440, ext: "wav")
         try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
         _ = try startTool("sh", ["-c", "exec 3>\"$1\"; cat \"$2\" >&3; exec tail -f /dev/null", "writer", fifo, wav.path])
-        let (r, events, out) = try runPlaylist([fifo, "after.flac"], in: dir, pace: [], timeout: 40)
-        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on after the stall"))
+        let (r, events, out) = try runPlaylist([fifo, "after.flac"], in: dir, extraPlayers: [idle], pace: [], timeout: 40)
+        XCTAssertEqual(r.status, 0, r.summary("the playlists go on after the FIFOs"))
+        XCTAssertTrue(warnings(events).contains("player idle: skipping \(empty): sends nothing (stalled): nothing writes to the FIFO"),
+                      "\(warnings(events))")
+        XCTAssertEqual(tracks(events, player: "idle"), [1], "the next item plays")
         XCTAssertTrue(warnings(events).contains("player music: \(fifo): sends nothing (stalled); moving on after what decoded"),
                       "\(warnings(events))")
         XCTAssertEqual(tracks(events), [0, 1], "the FIFO played, then the next item")
@@ -271,17 +261,22 @@ final class SourceStallTests: XCTestCase {
                                                     rate: 16000, freq: 880), -25, "then the next item")
     }
 
-    /// As fast as possible, a source that stalls keeps the capture waiting up to 10 s for
-    /// its decoder; `ctl status` is answered meanwhile, three times, each before the stall
-    /// is reported. Before: the capture waited holding the player's lock, and `status`
-    /// waited with it, until the stall was over.
-    func testStatusIsAnsweredWhileTheCaptureWaitsForAStalledDecoder() throws {
+    /// A server that stops sending mid-way (the connection open): what came plays,
+    /// the stall is reported within seconds and the source is retried from where it
+    /// stopped, and plays to its end (before: 15 s of nothing and no word of it, until
+    /// GStreamer's HTTP source timed out and asked again on its own).
+    /// As fast as possible, the stall keeps the capture waiting up to 10 s for its
+    /// decoder; `ctl status` is answered meanwhile, three times, each before the stall
+    /// is reported (before: the capture waited holding the player's lock, and `status`
+    /// waited with it, until the stall was over). One run carries both checks.
+    func testHTTPSourceThatStallsMidwayIsRetriedFromWhereItStoppedAndStatusIsAnsweredMeanwhile() throws {
         let dir = try makeTempDir()
         let song = try TestMedia.makeAudio(in: dir, name: "song.mp3", seconds: 6, freq: 440, ext: "mp3")
         let server = try startServer(ScriptServer.midway, in: dir, args: [song.path])
         let url = server.url("song.mp3")
         let player = "  - id: music\n    progress_interval: 100ms\n    source: \"\(url)\"\n"
-        let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(players: [player], output: dir.appendingPathComponent("out.mp4")))
+        let out = dir.appendingPathComponent("out.mp4")
+        let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(players: [player], output: out))
         let events = dir.appendingPathComponent("events.jsonl")
         let socket = dir.appendingPathComponent("c.sock").path
         let run = try startMediaPub(["--preset", preset.path, "--no-realtime", "--events", events.path, "--control", socket])
@@ -300,27 +295,15 @@ final class SourceStallTests: XCTestCase {
         XCTAssertEqual(run.result().status, 0, run.result().summary("mediapub"))
         XCTAssertEqual(warnings(read()), [stalled])
         XCTAssertEqual(tracks(read()), [0, 0], "played, then again after the retry")
-    }
-
-    /// Before: "Found", and "cannot read from the server (connection refused, failed
-    /// or dropped)" for both an untrusted certificate and an unknown host.
-    func testRedirectLoopUntrustedCertificateAndUnknownHostSayWhatHappened() throws {
-        let dir = try makeTempDir()
-        let odd = try startServer(ScriptServer.odd, in: dir)
-        let www = dir.appendingPathComponent("www")
-        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
-        try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
-        let pki = try TestPKI(in: dir)
-        let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
-        try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
-        let loop = odd.url("loop"), secure = tls.url("tone.mp3", scheme: "https"), unknown = "http://no-such-host.invalid/x.mp3"
-        let (r, events, _) = try runPlaylist([loop, secure, unknown, "after.flac"], in: dir, timeout: 60)
-        XCTAssertEqual(r.status, 0, r.summary("the playlist goes on"))
-        let w = warnings(events)
-        XCTAssertTrue(w.contains("player music: skipping \(loop): too many redirects"), "\(w)")
-        XCTAssertTrue(w.contains { $0.hasPrefix("player music: skipping \(secure): TLS certificate not trusted (") }, "\(w)")
-        XCTAssertTrue(w.contains("player music: skipping \(unknown): host not found"), "\(w)")
-        XCTAssertEqual(tracks(events), [3], "only the last item plays")
+        let log = server.process.stderr
+        XCTAssertTrue(log.contains("stall=True"), "the first request stalled: \(log)")
+        XCTAssertTrue(log.contains("range=bytes=") && log.contains("stall=False"), "the retry asked from where it stopped: \(log)")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        let seconds = Double(pcm.count) / 16000
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.5), rate: 16000, freq: 440), -25,
+                             "what came before the stall plays")
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 1.5, to: seconds - 0.2),
+                                                    rate: 16000, freq: 440), -25, "and the rest after the retry")
     }
 
     /// `memory: true` (libcurl) says the same as a streamed source (before: curl's
