@@ -94,10 +94,15 @@ final class RTMPHealthTests: XCTestCase {
                                      as? [String: Any])?["outputs"] as? [[String: Any]], status.stdout)
         XCTAssertEqual(outputs.map { $0["state"] as? String }, ["reconnecting", "publishing", "publishing"], status.stdout)
         XCTAssertTrue(outputs[1...].allSatisfy { ($0["bytes_acked"] as? Int ?? 0) > 0 }, status.stdout)
-        // Retried, but not hammered: with 200 ms initial backoff a refusal waits about max (2 s).
-        let first = Date()
-        XCTAssertTrue(Ports.waitUntil(timeout: 30) { said("0", "reconnecting").count >= 3 || !mp.isRunning })
-        XCTAssertGreaterThan(Date().timeIntervalSince(first), 2, "two more refusals take more than 2 s: \(said("0", "reconnecting"))")
+        // Retried, but not hammered: with 200 ms initial backoff a refusal waits the
+        // maximum (2 s, less at most 20 % of jitter: over 1.5 s) before the next try. Read on the
+        // events' own stamps, so a slow machine can only make the gaps longer.
+        XCTAssertTrue(EventLog.waitFor(events, of: mp) { _ in said("0", "reconnecting").count >= 3 })
+        let stamps = said("0", "reconnecting").compactMap(EventLog.time)
+        XCTAssertGreaterThanOrEqual(stamps.count, 3, "\(said("0", "reconnecting"))")
+        for (a, b) in zip(stamps, stamps.dropFirst()) {
+            XCTAssertGreaterThan(b.timeIntervalSince(a), 1.5, "each refusal waits the slow end of the backoff (2 s less 20 %, never the 200 ms initial): \(said("0", "reconnecting"))")
+        }
         mp.terminate()
         XCTAssertTrue(mp.waitForExit(timeout: 20))
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
