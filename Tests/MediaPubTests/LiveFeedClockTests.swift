@@ -13,13 +13,12 @@ final class LiveFeedClockTests: XCTestCase {
     private let seconds = 78.0
 
     /// ffmpeg pushing `colour` with a flash and a beep each second, for `media` seconds of its own clock.
-    private func send(_ colour: String, media: Int, rate: [String], port: UInt16) throws -> RunningProcess {
+    private func send(_ colour: String, media: Int, rate: [String], port: UInt16, tsOffset: [String] = []) throws -> RunningProcess {
         try startTool("ffmpeg", ["-nostdin", "-hide_banner", "-v", "error"] + rate + [
             "-f", "lavfi", "-i", "color=c=\(colour):s=320x180:r=25,drawbox=c=white:t=fill:enable='lt(mod(t,1),0.079)'",
             "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100:samples_per_frame=441,volume='if(lt(mod(t,1),0.08),1,0.25)':eval=frame",
             "-t", "\(media)", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-bf", "0", "-pix_fmt", "yuv420p", "-c:a", "aac",
-            "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
-        ])
+        ] + tsOffset + ["-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller"])
     }
 
     /// The output time (s) an event was said at, from the programme's progress events around it.
@@ -48,7 +47,10 @@ final class LiveFeedClockTests: XCTestCase {
         func live(_ state: String) -> ([String: Any]) -> Bool { { $0["event"] as? String == "live.state" && $0["state"] as? String == state } }
 
         // The blue feed, 1 % fast, for some 60 s of output; then its sender goes and a new one comes at once.
-        let blue = try send("blue", media: 70, rate: ["-readrate", "1.01"], port: port)
+        // Its timestamps start 30 s short of MPEG-TS's 33-bit wrap (2^33 / 90 kHz, about 26.5 h),
+        // so it wraps while on air: every check below holds across it.
+        let blue = try send("blue", media: 70, rate: ["-readrate", "1.01"], port: port,
+                            tsOffset: ["-output_ts_offset", "\(Double(1 << 33) / 90_000 - 30)"])
         XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, live("on_air")), run.stderr + blue.stderr)
         let onAirAt = try EventLog.read(events).last { $0["event"] as? String == "player.progress" }?["position_ms"] as? Int ?? 0
         XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 90, EventLog.progressed(Double(onAirAt) / 1000 + 60)), run.stderr)
