@@ -125,7 +125,7 @@ final class RTMPHealthTests: XCTestCase {
         let events = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: [url, out.path],
                                                                   extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never}"))
-        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "24s", "--events", events.path])
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "20s", "--events", events.path])
         func rtmpStates() -> [String] { states(events, url: SecretMask.mask(url: url)).compactMap { $0["state"] as? String } }
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().contains("publishing") || !mp.isRunning }, mp.stderr)
         first.process.kill9()
@@ -151,8 +151,8 @@ final class RTMPHealthTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(streams.count, 2, "one recording per publish: \(streams)")
         let again = try assertH264AAC(try XCTUnwrap(streams.last).path)
         XCTAssertGreaterThan(again.duration ?? 0, 3, "the stream after the server came back: \(again.rawJSON)")
-        // The recording beside it: 24 s, every frame one step after the last, every sample there.
-        try assertUnbrokenTimeline(out.path, seconds: 24)
+        // The recording beside it: 20 s, every frame one step after the last, every sample there.
+        try assertUnbrokenTimeline(out.path, seconds: 20)
     }
 }
 
