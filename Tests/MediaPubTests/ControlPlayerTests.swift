@@ -104,8 +104,9 @@ final class ControlPlayerTests: XCTestCase {
         let dir = try makeTempDir()
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
-        try TestMedia.makeColorVideo(in: dir, name: "blue.mp4", seconds: 30, color: "blue", freq: 440)
-        try TestMedia.makeColorVideo(in: www, name: "lime.mp4", seconds: 30, color: "lime", freq: 880)
+        // Each longer than it plays: blue some 3 s up to the good load, lime some 2 s up to the quit.
+        try TestMedia.makeColorVideo(in: dir, name: "blue.mp4", seconds: 15, color: "blue", freq: 440)
+        try TestMedia.makeColorVideo(in: www, name: "lime.mp4", seconds: 15, color: "lime", freq: 880)
         let server = try startHTTPServer(root: www)
         let out = dir.appendingPathComponent("out.mp4")
         let eventsURL = dir.appendingPathComponent("events.jsonl")

@@ -32,8 +32,20 @@ final class DiskStallTests: XCTestCase {
         return mountPoint
     }
 
-    func testAHungDiskFailsThatRecordingAloneAndRTMPGoesOn() throws {
-        let dir = try makeTempDir()
+    /// A disk that hangs and one that fills, each under its own run beside its own RTMP
+    /// server (each its own process, folder and control socket), at once: both runs are
+    /// realtime and mostly wait on their disk. The full disk's run is started, the hung
+    /// disk's followed through, then the full disk's checked: each as its own test did.
+    func testAHungDiskFailsThatRecordingAloneAndAFullOneHoldsItUpWhileRTMPPublishesToTheEnd() throws {
+        let top = try makeTempDir()
+        let hungDir = top.appendingPathComponent("hung"), fullDir = top.appendingPathComponent("full")
+        for sub in [hungDir, fullDir] { try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true) }
+        let full = try aFullDiskHoldsUpThatRecordingAloneAndRTMPPublishesToTheEnd(in: fullDir)
+        try aHungDiskFailsThatRecordingAloneAndRTMPGoesOn(in: hungDir)
+        try full()
+    }
+
+    private func aHungDiskFailsThatRecordingAloneAndRTMPGoesOn(in dir: URL) throws {
         guard let disk = try mountSmallDisk(in: dir) else { return }
         let received = dir.appendingPathComponent("received")
         try FileManager.default.createDirectory(at: received, withIntermediateDirectories: true)
@@ -74,10 +86,9 @@ final class DiskStallTests: XCTestCase {
 
     /// A 2 MB tmpfs fills mid-run: that recording is reconnecting with a message naming its
     /// file (it is retried until there is room); the RTMP output publishes to the end (the
-    /// server records the whole run).
-    func testAFullDiskHoldsUpThatRecordingAloneAndRTMPPublishesToTheEnd() throws {
-        let dir = try makeTempDir()
-        guard let small = try mountFullableDisk(in: dir) else { return }
+    /// server records the whole run). Its run is started; its checks are returned.
+    private func aFullDiskHoldsUpThatRecordingAloneAndRTMPPublishesToTheEnd(in dir: URL) throws -> () throws -> Void {
+        guard let small = try mountFullableDisk(in: dir) else { return {} }
         let received = dir.appendingPathComponent("received")
         try FileManager.default.createDirectory(at: received, withIntermediateDirectories: true)
         let rtmp = try startRTMPServer(recordTo: received)
@@ -87,21 +98,26 @@ final class DiskStallTests: XCTestCase {
         let yaml = E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440", outputs: [rtmp.url(key: "fullDiskKey"), full.path])
             .replacingOccurrences(of: "bitrate: 800k", with: "bitrate: 3000k")
         let preset = try writeFile(dir, "t.yaml", yaml)
-        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "9s", "--events", events.path], timeout: 60)
-        XCTAssertEqual(r.status, 0, r.summary("a recording on a disk that fills beside RTMP"))
-        let states = try EventLog.read(events).filter { $0["event"] as? String == "output.state" }
-        let recording = states.filter { $0["output"] as? String == "1" }
-        XCTAssertEqual(recording.first { $0["state"] as? String == "reconnecting" }?["error"] as? String,
-                       "writing \(full.path) failed: No space left on the resource.", "\(recording)")
-        XCTAssertEqual(recording.last?["state"] as? String, "stopped", "\(recording)")
-        XCTAssertFalse(recording.contains { $0["state"] as? String == "failed" }, "a full disk is retried: \(recording)")
-        XCTAssertEqual(states.filter { $0["output"] as? String == "0" }.compactMap { $0["state"] as? String }, ["publishing", "stopped"],
-                       "RTMP never faltered")
-        let stream = try XCTUnwrap(rtmp.recordings(in: received).last, "the server recorded the stream")
-        let got = try assertH264AAC(stream.path)
-        XCTAssertEqual(got.duration ?? 0, 9, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
-        let f = try MediaProbe.probe(full.path)
-        XCTAssertGreaterThan(f.duration ?? 0, 2, "what fitted on the disk plays: \(f.rawJSON)")
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "9s", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
+        return { [self] in
+            XCTAssertTrue(mp.waitForExit(timeout: 60), "the run ends at --duration")
+            let r = mp.result()
+            XCTAssertEqual(r.status, 0, r.summary("a recording on a disk that fills beside RTMP"))
+            let states = try EventLog.read(events).filter { $0["event"] as? String == "output.state" }
+            let recording = states.filter { $0["output"] as? String == "1" }
+            XCTAssertEqual(recording.first { $0["state"] as? String == "reconnecting" }?["error"] as? String,
+                           "writing \(full.path) failed: No space left on the resource.", "\(recording)")
+            XCTAssertEqual(recording.last?["state"] as? String, "stopped", "\(recording)")
+            XCTAssertFalse(recording.contains { $0["state"] as? String == "failed" }, "a full disk is retried: \(recording)")
+            XCTAssertEqual(states.filter { $0["output"] as? String == "0" }.compactMap { $0["state"] as? String }, ["publishing", "stopped"],
+                           "RTMP never faltered")
+            let stream = try XCTUnwrap(rtmp.recordings(in: received).last, "the server recorded the stream")
+            let got = try assertH264AAC(stream.path)
+            XCTAssertEqual(got.duration ?? 0, 9, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
+            let f = try MediaProbe.probe(full.path)
+            XCTAssertGreaterThan(f.duration ?? 0, 2, "what fitted on the disk plays: \(f.rawJSON)")
+        }
     }
 
     /// HLS and a recording on a 4 MB tmpfs that a 2.5 MB file fills: when the disk is full both

@@ -205,14 +205,28 @@ final class HLSSourceTests: XCTestCase {
         ((try? EventLog.read(url)) ?? []).filter { $0["event"] as? String == "player.progress" }
     }
 
+    /// Two live origins, each with its own run, folder, origin and server, at once: one
+    /// that dies for good and one that restarts. Both runs are realtime and mostly wait
+    /// on their origin, so their waits overlap; each is checked as its own test did.
+    func testLiveOriginThatDiesIsNeverReplayedAndOneThatRestartsIsJoinedAgainWithoutTheStaleWindow() throws {
+        let dir = try makeTempDir()
+        func folder(_ name: String) throws -> URL {
+            let sub = dir.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            return sub
+        }
+        let died = try liveOriginThatDiesIsNeverReplayedAndTheStandbyFills(in: try folder("dies"))
+        try liveOriginThatRestartsIsJoinedAgainWithoutTheStaleWindow(in: try folder("restarts"))
+        try died()
+    }
+
     /// Origin A (red, 440 Hz) plays, then dies (SIGKILL: its last window stays, no
     /// #EXT-X-ENDLIST); the standby fills. Origin B (blue, 880 Hz), a restarted
     /// encoder whose media sequence starts at 0 again, comes up: the player joins it
     /// at its next retry and never plays A's stale
     /// window again. The live source has no duration: null in `ctl status`,
     /// `player.track` and `player.progress`.
-    func testLiveOriginThatRestartsIsJoinedAgainWithoutTheStaleWindow() throws {
-        let dir = try makeTempDir()
+    private func liveOriginThatRestartsIsJoinedAgainWithoutTheStaleWindow(in dir: URL) throws {
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         let playlist = www.appendingPathComponent("live.m3u8")
@@ -296,8 +310,8 @@ final class HLSSourceTests: XCTestCase {
     /// luma clock (Y = 16 + 8 per second), so a segment played twice is a step back in Y.
     /// The run has only a file output and no --realtime: the live source makes it
     /// realtime (before: as fast as possible, it never ended), and --duration ends it.
-    func testLiveOriginThatDiesIsNeverReplayedAndTheStandbyFills() throws {
-        let dir = try makeTempDir()
+    /// Its run is started and its origin killed; the checks that follow its end are returned.
+    private func liveOriginThatDiesIsNeverReplayedAndTheStandbyFills(in dir: URL) throws -> () throws -> Void {
         let clock = "color=c=gray:s=320x180:r=25,format=yuv420p,geq=lum='16+8*T':cb=128:cr=128"
         let (_, origin, server) = try servedLiveOrigin(dir, color: "gray", picture: clock)
         let out = dir.appendingPathComponent("out.mp4")
@@ -311,14 +325,22 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertTrue(refused.stderr.contains("--no-realtime: \(server.url("live.m3u8")) is a live source"), refused.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "nothing started")
         // Only a file output, and no --realtime: the live source paces the run.
-        let began = Date()
-        let run = try startMediaPub(["--preset", preset.path, "--duration", "20s", "--events", events.path])
+        let run = try startMediaPub(["--preset", preset.path, "--duration", "20s", "--events", events.path,
+                                     "--control", dir.appendingPathComponent("c.sock").path])
         XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) {
             !run.isRunning || (progressEvents(events).last?["position_ms"] as? Int ?? 0) >= 3000
         }, "the live source plays:\n\(run.stderr)")
         origin.kill9()
+        return { [self] in try checkTheOriginThatDied(run, events: events, out: out) }
+    }
+
+    /// The run of `liveOriginThatDiesIsNeverReplayedAndTheStandbyFills` ends at --duration,
+    /// having taken its time: its wall time is read on its own events' stamps, from the
+    /// first to `run.stopped`, as it may end while another run is being watched.
+    private func checkTheOriginThatDied(_ run: RunningProcess, events: URL, out: URL) throws {
         XCTAssertTrue(run.waitForExit(timeout: 60), "the run ends at --duration")
-        let wall = Date().timeIntervalSince(began)
+        let stamps = ((try? EventLog.read(events)) ?? []).compactMap(EventLog.time)
+        let wall = (stamps.last ?? .distantPast).timeIntervalSince(stamps.first ?? .distantFuture)
         XCTAssertEqual(run.exitStatus, 0, run.result().summary("mediapub"))
 
         // The recording: 20 s, taking its time (paced by the live source).

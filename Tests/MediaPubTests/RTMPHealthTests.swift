@@ -40,8 +40,8 @@ final class RTMPHealthTests: XCTestCase {
 
     /// A server that accepts and never answers is never reported publishing; SIGTERM
     /// while it holds the connection exits within 10 s with the recording finalised.
-    func testAServerThatNeverAnswersIsNeverPublishingAndTheStopIsBounded() throws {
-        let dir = try makeTempDir()
+    /// Its run is started; what follows (two failed connects, the stop, the checks) is returned.
+    private func serverThatNeverAnswersIsNeverPublishingAndTheStopIsBounded(in dir: URL) throws -> () throws -> Void {
         let port = try startSilentServer()
         let url = "rtmp://127.0.0.1:\(port)/live/silentKey"
         let shown = SecretMask.mask(url: url)
@@ -49,21 +49,24 @@ final class RTMPHealthTests: XCTestCase {
         let events = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [url, out.path],
                                                                   extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never, stall: 3s}"))
-        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path])
-        // The connect gets no answer for reconnect.stall (3 s, not the default 10 s) and fails, and is tried again: twice.
-        XCTAssertTrue(Ports.waitUntil(timeout: 60) {
-            states(events, url: shown).filter { $0["state"] as? String == "reconnecting" }.count >= 2 || !mp.isRunning
-        }, "\(states(events)) \(mp.stderr)")
-        XCTAssertEqual(states(events, url: shown).compactMap { $0["state"] as? String }.filter { $0 == "publishing" }, [],
-                       "nothing was acknowledged, so it never published: \(states(events, url: shown))")
-        let asked = Date()
-        mp.terminate()
-        XCTAssertTrue(mp.waitForExit(timeout: 10), "SIGTERM while the server holds the connection exits within 10 s")
-        XCTAssertLessThan(Date().timeIntervalSince(asked), 10)
-        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
-        XCTAssertFalse(mp.stderr.contains("silentKey"), mp.stderr)
-        try assertH264AAC(out.path)
-        try assertDecodesCleanly(out.path)
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
+        return { [self] in
+            // The connect gets no answer for reconnect.stall (3 s, not the default 10 s) and fails, and is tried again: twice.
+            XCTAssertTrue(Ports.waitUntil(timeout: 60) {
+                states(events, url: shown).filter { $0["state"] as? String == "reconnecting" }.count >= 2 || !mp.isRunning
+            }, "\(states(events)) \(mp.stderr)")
+            XCTAssertEqual(states(events, url: shown).compactMap { $0["state"] as? String }.filter { $0 == "publishing" }, [],
+                           "nothing was acknowledged, so it never published: \(states(events, url: shown))")
+            let asked = Date()
+            mp.terminate()
+            XCTAssertTrue(mp.waitForExit(timeout: 10), "SIGTERM while the server holds the connection exits within 10 s")
+            XCTAssertLessThan(Date().timeIntervalSince(asked), 10)
+            XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+            XCTAssertFalse(mp.stderr.contains("silentKey"), mp.stderr)
+            try assertH264AAC(out.path)
+            try assertDecodesCleanly(out.path)
+        }
     }
 
     /// A key the server refuses is `rejected` with what the server did, masked, and
@@ -113,8 +116,14 @@ final class RTMPHealthTests: XCTestCase {
     /// nginx-rtmp killed mid-stream and started again 10 s later: the output goes
     /// reconnecting, then publishing, the server records the stream again, and the
     /// recording made beside it has no gap.
-    func testAServerKilledAndBackTenSecondsLaterIsRejoinedAndTheRecordingHasNoGap() throws {
-        let dir = try makeTempDir()
+    /// The run to a server that never answers (each its own process, folder and control
+    /// socket) goes beside it, started first and followed to its end while this one's
+    /// server is down (10 s): each is checked as its own test did.
+    func testAServerKilledAndBackIsRejoinedWithoutAGapAndOneThatNeverAnswersIsNeverPublishingAndStopsInTime() throws {
+        let top = try makeTempDir()
+        let dir = top.appendingPathComponent("back"), silentDir = top.appendingPathComponent("silent")
+        for sub in [dir, silentDir] { try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true) }
+        let silent = try serverThatNeverAnswersIsNeverPublishingAndTheStopIsBounded(in: silentDir)
         let received = dir.appendingPathComponent("received")
         try FileManager.default.createDirectory(at: received, withIntermediateDirectories: true)
         let port = try Ports.free()
@@ -125,11 +134,12 @@ final class RTMPHealthTests: XCTestCase {
         let events = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: [url, out.path],
                                                                   extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never}"))
-        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "24s", "--events", events.path])
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "20s", "--events", events.path])
         func rtmpStates() -> [String] { states(events, url: SecretMask.mask(url: url)).compactMap { $0["state"] as? String } }
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().contains("publishing") || !mp.isRunning }, mp.stderr)
         first.process.kill9()
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { rtmpStates().last == "reconnecting" || !mp.isRunning }, "\(rtmpStates())")
+        try silent()
         // The server stays down until mediapub has said, in its own events, that it has
         // been trying for 10 s: a refused retry stamped 10 s after the first failure.
         func failureTimes() -> [Date] {
@@ -151,8 +161,8 @@ final class RTMPHealthTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(streams.count, 2, "one recording per publish: \(streams)")
         let again = try assertH264AAC(try XCTUnwrap(streams.last).path)
         XCTAssertGreaterThan(again.duration ?? 0, 3, "the stream after the server came back: \(again.rawJSON)")
-        // The recording beside it: 24 s, every frame one step after the last, every sample there.
-        try assertUnbrokenTimeline(out.path, seconds: 24)
+        // The recording beside it: 20 s, every frame one step after the last, every sample there.
+        try assertUnbrokenTimeline(out.path, seconds: 20)
     }
 }
 

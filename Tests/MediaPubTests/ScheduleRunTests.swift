@@ -170,9 +170,10 @@ final class ScheduleRunTests: XCTestCase {
     /// where; `ctl skip` puts the next block on air at once.
     func testAProgrammeFileReadAgainMidRunAirsTheNewBlockOnTimeAndABrokenOneChangesNothing() throws {
         let dir = try makeTempDir()
-        try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 60, color: "red", freq: 440)
-        try TestMedia.makeColorVideo(in: dir, name: "soon.mp4", seconds: 60, color: "blue", freq: 880)
-        try TestMedia.makeColorVideo(in: dir, name: "later.mp4", seconds: 60, color: "green", freq: 660)
+        // Each longer than it plays: the filler up to the block added 8 s in, that block up to the skip, the next a second.
+        try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 20, color: "red", freq: 440)
+        try TestMedia.makeColorVideo(in: dir, name: "soon.mp4", seconds: 20, color: "blue", freq: 880)
+        try TestMedia.makeColorVideo(in: dir, name: "later.mp4", seconds: 20, color: "green", freq: 660)
         let clock = DateFormatter()
         clock.timeZone = TimeZone(identifier: "UTC")
         clock.dateFormat = "HH:mm:ss"

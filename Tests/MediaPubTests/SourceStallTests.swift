@@ -143,19 +143,50 @@ final class SourceStallTests: XCTestCase {
         return s
     }
 
-    /// Runs an audio-only preset whose one player plays `items` once, as fast as
-    /// possible (`pace`: the run options that say otherwise; a FIFO is live, and a run
-    /// with one is realtime); returns the run, its events and its recording.
-    private func runPlaylist(_ items: [String], in dir: URL, env: [String: String] = [:], extraPlayers: [String] = [],
-                             pace: [String] = ["--no-realtime"], timeout: TimeInterval) throws -> (ProcessResult, [[String: Any]], URL) {
+    /// An audio-only preset whose one player plays `items` once, as fast as possible
+    /// (`pace`: the run options that say otherwise; a FIFO is live, and a run with one
+    /// is realtime), started in the background.
+    private func startPlaylist(_ items: [String], in dir: URL, env: [String: String] = [:], extraPlayers: [String] = [],
+                               pace: [String] = ["--no-realtime"]) throws -> Run {
         let out = dir.appendingPathComponent("out.mp4")
         let list = items.map { "\"\($0)\"" }.joined(separator: ", ")
         let player = "  - id: music\n    playlist:\n      mode: once\n      items: [\(list)]\n"
         let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(players: [player] + extraPlayers, output: out))
+        return try start(["--preset", preset.path] + pace, in: dir, env: env)
+    }
+
+    /// Runs what `startPlaylist` starts, to its end; returns the run, its events and its recording.
+    private func runPlaylist(_ items: [String], in dir: URL, env: [String: String] = [:], extraPlayers: [String] = [],
+                             pace: [String] = ["--no-realtime"], timeout: TimeInterval) throws -> (ProcessResult, [[String: Any]], URL) {
+        try startPlaylist(items, in: dir, env: env, extraPlayers: extraPlayers, pace: pace).finish(within: timeout)
+    }
+
+    /// mediapub with `args`, and its events file and control socket in `dir` (so that
+    /// runs of one preset name go at once), started in the background.
+    private func start(_ args: [String], in dir: URL, env: [String: String] = [:]) throws -> Run {
         let events = dir.appendingPathComponent("events.jsonl")
-        let r = try CLI.run(["--preset", preset.path] + pace + ["--events", events.path], env: env, timeout: timeout)
-        XCTAssertFalse(r.timedOut, r.summary("mediapub"))
-        return (r, (try? EventLog.read(events)) ?? [], out)
+        let began = Date()
+        let process = try startMediaPub(args + ["--events", events.path, "--control", dir.appendingPathComponent("c.sock").path], env: env)
+        return Run(process: process, events: events, out: dir.appendingPathComponent("out.mp4"), began: began)
+    }
+
+    /// A run started in the background: its process, events file and recording.
+    private struct Run {
+        let process: RunningProcess
+        let events: URL
+        let out: URL
+        let began: Date
+
+        /// Waits for the run's end, `timeout` from its start at most, as `CLI.run` would
+        /// (so a run waited for after others keeps its own bound); returns the run, its
+        /// events and its recording.
+        func finish(within timeout: TimeInterval) -> (ProcessResult, [[String: Any]], URL) {
+            let ended = process.waitForExit(timeout: max(0, timeout - Date().timeIntervalSince(began)))
+            if !ended { process.kill9() }
+            let r = process.result(timedOut: !ended)
+            XCTAssertFalse(r.timedOut, r.summary("mediapub"))
+            return (r, (try? EventLog.read(events)) ?? [], out)
+        }
     }
 
     private func warnings(_ events: [[String: Any]]) -> [String] {
@@ -167,6 +198,28 @@ final class SourceStallTests: XCTestCase {
             .compactMap { $0["index"] as? Int }
     }
 
+    /// A folder of its own in `dir`, for one of a test's runs.
+    private func folder(_ dir: URL, _ name: String) throws -> URL {
+        let sub = dir.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        return sub
+    }
+
+    /// Sources that send nothing, each run its own process and folder, all at once:
+    /// most of each run is a source waited for (10 s at a time), so the waits overlap.
+    /// The server that sends nothing and the other failures beside it, the FIFOs, and
+    /// the as-fast-as-possible run with --duration go in the background; the HTTP
+    /// source that stalls mid-way, whose status is asked mid-run, goes meanwhile.
+    /// Each run is then checked as its own test did.
+    func testSourcesThatSendNothingAreReportedAndPassedAndOtherFailuresSayWhatHappened() throws {
+        let dir = try makeTempDir()
+        let checks = [try serverThatSendsNothingBesideOtherFailures(in: try folder(dir, "server")),
+                      try fifosWithNoWriterAndOneThatStallsMidway(in: try folder(dir, "fifo")),
+                      try durationEndingAnAsFastAsPossibleRunWhoseSourceStalls(in: try folder(dir, "duration"))]
+        try httpSourceThatStallsMidwayIsRetriedFromWhereItStoppedAndStatusIsAnsweredMeanwhile(in: try folder(dir, "midway"))
+        for check in checks { try check() }
+    }
+
     /// Before: a server that sends headers and no body held the playlist for 127 s
     /// (30 s of preroll timeout, four times, with the retry pauses).
     /// Beside it in the same run, a player of its own (so that its items are tried
@@ -174,8 +227,7 @@ final class SourceStallTests: XCTestCase {
     /// certificate and an unknown host each say what happened (before: "Found", and
     /// "cannot read from the server (connection refused, failed or dropped)" for both
     /// an untrusted certificate and an unknown host).
-    func testServerThatSendsNothingIsReportedRetriedAndSkippedAndOtherFailuresSayWhatHappened() throws {
-        let dir = try makeTempDir()
+    private func serverThatSendsNothingBesideOtherFailures(in dir: URL) throws -> () throws -> Void {
         let server = try startServer(ScriptServer.odd, in: dir)
         try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
         let www = dir.appendingPathComponent("www")
@@ -187,20 +239,23 @@ final class SourceStallTests: XCTestCase {
         let loop = server.url("loop"), secure = tls.url("tone.mp3", scheme: "https"), unknown = "http://no-such-host.invalid/x.mp3"
         let web = "  - id: web\n    playlist:\n      mode: once\n      items: [\"\(loop)\", \"\(secure)\", \"\(unknown)\", web-after.flac]\n"
         let url = server.url("stall.mp3")
-        let (r, events, out) = try runPlaylist([url, "after.flac"], in: dir, extraPlayers: [web], timeout: 75)
-        XCTAssertEqual(r.status, 0, r.summary("the playlists go on after the stalled source and the failures"))
-        let w = warnings(events)
-        XCTAssertTrue(w.contains("player music: \(url): sends nothing (stalled); retrying in 1s"), "\(w)")
-        XCTAssertTrue(w.contains("player music: \(url): sends nothing (stalled); retrying in 4s"), "\(w)")
-        XCTAssertTrue(w.contains("player music: skipping \(url): sends nothing (stalled)"), "\(w)")
-        XCTAssertEqual(tracks(events), [1], "the next item plays")
-        XCTAssertTrue(server.process.stderr.contains("GET /stall.mp3"), "the server was asked: \(server.process.stderr)")
-        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the next item is recorded")
-        XCTAssertTrue(w.contains("player web: skipping \(loop): too many redirects"), "\(w)")
-        XCTAssertTrue(w.contains { $0.hasPrefix("player web: skipping \(secure): TLS certificate not trusted (") }, "\(w)")
-        XCTAssertTrue(w.contains("player web: skipping \(unknown): host not found"), "\(w)")
-        XCTAssertEqual(tracks(events, player: "web"), [3], "only the last item plays")
+        let run = try startPlaylist([url, "after.flac"], in: dir, extraPlayers: [web])
+        return { [self] in
+            let (r, events, out) = run.finish(within: 75)
+            XCTAssertEqual(r.status, 0, r.summary("the playlists go on after the stalled source and the failures"))
+            let w = warnings(events)
+            XCTAssertTrue(w.contains("player music: \(url): sends nothing (stalled); retrying in 1s"), "\(w)")
+            XCTAssertTrue(w.contains("player music: \(url): sends nothing (stalled); retrying in 4s"), "\(w)")
+            XCTAssertTrue(w.contains("player music: skipping \(url): sends nothing (stalled)"), "\(w)")
+            XCTAssertEqual(tracks(events), [1], "the next item plays")
+            XCTAssertTrue(server.process.stderr.contains("GET /stall.mp3"), "the server was asked: \(server.process.stderr)")
+            let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+            XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the next item is recorded")
+            XCTAssertTrue(w.contains("player web: skipping \(loop): too many redirects"), "\(w)")
+            XCTAssertTrue(w.contains { $0.hasPrefix("player web: skipping \(secure): TLS certificate not trusted (") }, "\(w)")
+            XCTAssertTrue(w.contains("player web: skipping \(unknown): host not found"), "\(w)")
+            XCTAssertEqual(tracks(events, player: "web"), [3], "only the last item plays")
+        }
     }
 
     /// As fast as possible, a run with --duration ends at its duration even when a
@@ -208,25 +263,26 @@ final class SourceStallTests: XCTestCase {
     /// longer waited for and the standby fills the rest. Here a looping playlist: a 2 s
     /// file, then a server that sends nothing. Before: each round waited some 50 s for
     /// the stalled source (its retries) for 2 s of output, and the run did not end
-    /// within the harness's 60 s.
-    func testDurationEndsAnAsFastAsPossibleRunWhoseSourceStalls() throws {
-        let dir = try makeTempDir()
+    /// within the harness's 60 s (still its bound, from its start).
+    private func durationEndingAnAsFastAsPossibleRunWhoseSourceStalls(in dir: URL) throws -> () throws -> Void {
         let server = try startServer(ScriptServer.odd, in: dir)
         try TestMedia.makeAudio(in: dir, name: "first.flac", seconds: 2, freq: 440, ext: "flac")
         let out = dir.appendingPathComponent("out.mp4")
         let player = "  - id: music\n    playlist:\n      mode: loop\n      items: [first.flac, \"\(server.url("stall.mp3"))\"]\n"
         let yaml = PlayerPreset.audioOnly(players: [player], output: out)
         let preset = try writeFile(dir, "preset.yaml", yaml)
-        let events = dir.appendingPathComponent("events.jsonl")
-        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "8s", "--events", events.path], timeout: 60)
-        XCTAssertFalse(r.timedOut, r.summary("mediapub with a stalled source"))
-        XCTAssertEqual(r.status, 0, r.summary("mediapub with a stalled source"))
-        let stopped = ((try? EventLog.read(events)) ?? []).last { $0["event"] as? String == "run.stopped" }
-        XCTAssertEqual(stopped?["reason"] as? String, "duration reached")
-        XCTAssertEqual(try MediaProbe.probe(out.path).duration ?? 0, 8, accuracy: 0.2, "the recording is as long as --duration")
-        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.8), rate: 16000, freq: 440), -25,
-                             "the file played first")
+        let run = try start(["--preset", preset.path, "--no-realtime", "--duration", "8s"], in: dir)
+        return { [self] in
+            let (r, events, _) = run.finish(within: 60)
+            XCTAssertFalse(r.timedOut, r.summary("mediapub with a stalled source"))
+            XCTAssertEqual(r.status, 0, r.summary("mediapub with a stalled source"))
+            let stopped = events.last { $0["event"] as? String == "run.stopped" }
+            XCTAssertEqual(stopped?["reason"] as? String, "duration reached")
+            XCTAssertEqual(try MediaProbe.probe(out.path).duration ?? 0, 8, accuracy: 0.2, "the recording is as long as --duration")
+            let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+            XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.8), rate: 16000, freq: 440), -25,
+                                 "the file played first")
+        }
     }
 
     /// Two FIFOs in one realtime run, each in a player of its own, so that their waits
@@ -234,8 +290,7 @@ final class SourceStallTests: XCTestCase {
     /// for ever, with no warning). One whose writer sends 2 s of a tone and then keeps it
     /// open without a word: what came plays, then the player moves on (before: it
     /// waited for ever).
-    func testFIFOWithNoWriterIsSkippedAndOneThatStallsMidwayMovesOn() throws {
-        let dir = try makeTempDir()
+    private func fifosWithNoWriterAndOneThatStallsMidway(in dir: URL) throws -> () throws -> Void {
         let empty = dir.appendingPathComponent("empty.fifo").path
         XCTAssertEqual(mkfifo(empty, 0o600), 0, "mkfifo")
         try TestMedia.makeAudio(in: dir, name: "idle-after.flac", seconds: 1, freq: 660, ext: "flac")
@@ -245,20 +300,23 @@ final class SourceStallTests: XCTestCase {
         let wav = try TestMedia.makeAudio(in: dir, name: "first.wav", seconds: 2, freq: 440, ext: "wav")
         try TestMedia.makeAudio(in: dir, name: "after.flac", seconds: 1, freq: 880, ext: "flac")
         _ = try startTool("sh", ["-c", "exec 3>\"$1\"; cat \"$2\" >&3; exec tail -f /dev/null", "writer", fifo, wav.path])
-        let (r, events, out) = try runPlaylist([fifo, "after.flac"], in: dir, extraPlayers: [idle], pace: [], timeout: 40)
-        XCTAssertEqual(r.status, 0, r.summary("the playlists go on after the FIFOs"))
-        XCTAssertTrue(warnings(events).contains("player idle: skipping \(empty): sends nothing (stalled): nothing writes to the FIFO"),
-                      "\(warnings(events))")
-        XCTAssertEqual(tracks(events, player: "idle"), [1], "the next item plays")
-        XCTAssertTrue(warnings(events).contains("player music: \(fifo): sends nothing (stalled); moving on after what decoded"),
-                      "\(warnings(events))")
-        XCTAssertEqual(tracks(events), [0, 1], "the FIFO played, then the next item")
-        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
-        let seconds = Double(pcm.count) / 16000
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.8), rate: 16000, freq: 440), -25,
-                             "what the writer sent plays")
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 0.8, to: seconds - 0.1),
-                                                    rate: 16000, freq: 880), -25, "then the next item")
+        let run = try startPlaylist([fifo, "after.flac"], in: dir, extraPlayers: [idle], pace: [])
+        return { [self] in
+            let (r, events, out) = run.finish(within: 40)
+            XCTAssertEqual(r.status, 0, r.summary("the playlists go on after the FIFOs"))
+            XCTAssertTrue(warnings(events).contains("player idle: skipping \(empty): sends nothing (stalled): nothing writes to the FIFO"),
+                          "\(warnings(events))")
+            XCTAssertEqual(tracks(events, player: "idle"), [1], "the next item plays")
+            XCTAssertTrue(warnings(events).contains("player music: \(fifo): sends nothing (stalled); moving on after what decoded"),
+                          "\(warnings(events))")
+            XCTAssertEqual(tracks(events), [0, 1], "the FIFO played, then the next item")
+            let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+            let seconds = Double(pcm.count) / 16000
+            XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.8), rate: 16000, freq: 440), -25,
+                                 "what the writer sent plays")
+            XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 0.8, to: seconds - 0.1),
+                                                        rate: 16000, freq: 880), -25, "then the next item")
+        }
     }
 
     /// A server that stops sending mid-way (the connection open): what came plays,
@@ -269,8 +327,7 @@ final class SourceStallTests: XCTestCase {
     /// decoder; `ctl status` is answered meanwhile, three times, each before the stall
     /// is reported (before: the capture waited holding the player's lock, and `status`
     /// waited with it, until the stall was over). One run carries both checks.
-    func testHTTPSourceThatStallsMidwayIsRetriedFromWhereItStoppedAndStatusIsAnsweredMeanwhile() throws {
-        let dir = try makeTempDir()
+    private func httpSourceThatStallsMidwayIsRetriedFromWhereItStoppedAndStatusIsAnsweredMeanwhile(in dir: URL) throws {
         let song = try TestMedia.makeAudio(in: dir, name: "song.mp3", seconds: 6, freq: 440, ext: "mp3")
         let server = try startServer(ScriptServer.midway, in: dir, args: [song.path])
         let url = server.url("song.mp3")

@@ -12,8 +12,9 @@ final class TimelineContinuityTests: XCTestCase {
 
     func testPauseSeekSpeedAndFailedLoadNeverBreakTheTimeline() throws {
         let dir = try makeTempDir()
-        try TestMedia.makeColorVideo(in: dir, name: "blue.mp4", seconds: 20, color: "blue", freq: 440)
-        try TestMedia.makeColorVideo(in: dir, name: "green.mp4", seconds: 20, color: "green", freq: 660)
+        // Each longer than it plays: blue reaches 13.5 s by 7 s (the seek to 8 s, a second at twice the speed), green 3 s.
+        try TestMedia.makeColorVideo(in: dir, name: "blue.mp4", seconds: 16, color: "blue", freq: 440)
+        try TestMedia.makeColorVideo(in: dir, name: "green.mp4", seconds: 6, color: "green", freq: 660)
         let out = dir.appendingPathComponent("out.mp4")
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "blue.mp4", ["video: true"])],
                                       output: out, extra: "standby:\n  color: \"#FF0000\"")
