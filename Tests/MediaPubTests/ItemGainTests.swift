@@ -69,6 +69,21 @@ final class ItemGainTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(loudness.known(opus) ?? nil), -18, accuracy: 0.001)
     }
 
+    /// A mono item is measured in its one channel counted twice, as it plays on both of a
+    /// stereo output: the same loudness as the same sound on two channels (and ffmpeg's
+    /// dual-mono measure of it).
+    func testAMonoItemIsMeasuredAsItPlaysOnBothChannels() throws {
+        let stereo = try TestMedia.makeAudio(in: try makeTempDir(), seconds: 3, freq: 1000, ext: "flac", sampleRate: 48000).path
+        let mono = stereo.replacingOccurrences(of: ".flac", with: "-mono.flac")
+        try TestMedia.ffmpegRun(["-i", stereo, "-ac", "1", mono])
+        let loudness = ItemLoudness(config: LoudnessConfig(), channels: 2)
+        loudness.wait(for: [stereo, mono], until: Date().addingTimeInterval(60))
+        let (two, one) = (try XCTUnwrap(loudness.known(stereo) ?? nil), try XCTUnwrap(loudness.known(mono) ?? nil))
+        XCTAssertEqual(two, try FFmpegEBUR128.measure(stereo, from: 0, to: 3).integrated, accuracy: 0.2)
+        XCTAssertEqual(one, two, accuracy: 0.01, "mono as it plays on both channels")
+        XCTAssertEqual(one, try FFmpegEBUR128.measure(mono, from: 0, to: 3, dualMono: true).integrated, accuracy: 0.2)
+    }
+
     func testTheOutputIsMeasuredAfterTheLimiter() throws {
         let format = MediaFormat(sampleRate: 48000, channels: 2, video: nil)
         let output = OutputLoudness(format: format, loudness: LoudnessConfig())

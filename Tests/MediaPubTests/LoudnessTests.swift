@@ -91,9 +91,11 @@ final class LoudnessTests: XCTestCase {
 enum FFmpegEBUR128 {
     /// What ffmpeg's `ebur128=peak=true` says of `path` from `from` to `to` seconds: the
     /// integrated loudness, the true peak, and the short-term loudness every 100 ms from 3 s
-    /// on (`momentary`: the momentary loudness, from 0.4 s on).
-    static func measure(_ path: String, from: Double, to: Double,
-                        momentary: Bool = false) throws -> (integrated: Double, truePeak: Double, levels: [Double]) {
+    /// on (`momentary`: the momentary loudness, from 0.4 s on; `dualMono`: a mono file's
+    /// channel counted twice, as it plays on both of a stereo output).
+    static func measure(_ path: String, from: Double, to: Double, momentary: Bool = false,
+                        dualMono: Bool = false) throws -> (integrated: Double, truePeak: Double, levels: [Double]) {
+        let meter = "ebur128=peak=true" + (dualMono ? ":dualmono=true" : "")
         let r = try Proc.check("ffmpeg", ["-nostdin", "-hide_banner", "-nostats", "-i", path, "-af",
                                           "atrim=\(from):\(to),asetpts=PTS-STARTPTS,ebur128=peak=true", "-f", "null", "-"], timeout: 120)
         func number(after label: String, in line: Substring) -> Double? {

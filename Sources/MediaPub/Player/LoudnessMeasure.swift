@@ -5,7 +5,9 @@ import Foundation
 /// One item's integrated loudness (docs/presets.md, audio.loudness): its R128 or ReplayGain
 /// track gain when its tags carry one, else its sound decoded as fast as decoding goes
 /// (on the calling thread, which sets the pace: `ItemLoudness` calls it on a thread of
-/// low priority) and measured with libebur128. Pictures are not decoded.
+/// low priority) and measured with libebur128. Pictures are not decoded; the sound is
+/// measured at its own rate, and a mono item in one channel counted twice (as it plays on
+/// both of a stereo output), never mixed up to two first.
 enum LoudnessMeasure {
     /// What a measure found.
     enum Outcome: Equatable, Sendable {
@@ -22,11 +24,13 @@ enum LoudnessMeasure {
     /// Nothing decoded for this long: the measure gives up.
     static let stallSeconds = 10.0
 
-    /// Measures the local file `path` in `channels` channels.
+    /// Measures the local file `path` as it plays in `channels` channels.
     static func measure(path: String, channels: Int) -> Outcome {
         let uri = URL(fileURLWithPath: path).absoluteString
+        // A mono item on a stereo output stays mono (audioconvert keeps the channels it can).
+        let allowed = channels == 2 ? "(int){2,1}" : "\(channels)"
         let description = "uridecodebin uri=\(GStreamer.quote(uri)) caps=audio/x-raw expose-all-streams=false ! "
-            + "audioconvert ! audio/x-raw,format=F32LE,layout=interleaved,channels=\(channels) ! "
+            + "audioconvert ! audio/x-raw,format=F32LE,layout=interleaved,channels=\(allowed) ! "
             + "appsink name=sink sync=false max-buffers=16"
         guard let pipeline = try? Pipeline(parsing: description), let sink = pipeline.appSink(named: "sink") else { return .failed }
         defer { pipeline.stop() }
@@ -47,12 +51,15 @@ enum LoudnessMeasure {
                 continue
             }
             quietSince = Date()
-            guard let rate = sample.caps?.firstStructure?.int("rate"), let buffer = sample.buffer else { continue }
-            if meter == nil { meter = LoudnessMeter(channels: channels, sampleRate: rate, shortTerm: false) }
-            guard let meter else { return .failed }
+            guard let caps = sample.caps?.firstStructure, let rate = caps.int("rate"), let buffer = sample.buffer else { continue }
+            let got = caps.int("channels") ?? channels
+            if meter == nil {
+                meter = LoudnessMeter(channels: got, sampleRate: rate, shortTerm: false, dualMono: got == 1 && channels == 2)
+            }
+            guard let meter, meter.channels == got else { return .failed }
             _ = try? buffer.map { bytes in
                 if let base = bytes.baseAddress?.assumingMemoryBound(to: Float.self) {
-                    meter.add(base, frames: bytes.count / (4 * channels))
+                    meter.add(base, frames: bytes.count / (4 * got))
                 }
             }
         }
