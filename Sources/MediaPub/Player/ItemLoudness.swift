@@ -32,10 +32,10 @@ final class ItemLoudness: Sendable {
     }
 
     /// With `loudness` (nil: none), `players`' items each get a gain to its target, from
-    /// one measure of each item for them all.
-    static func share(_ loudness: LoudnessConfig?, channels: Int, among players: [MediaPlayer]) {
+    /// one measure of each item for them all; `monitored`: the run plays them on the local monitor.
+    static func share(_ loudness: LoudnessConfig?, channels: Int, among players: [MediaPlayer], monitored: Bool = false) {
         let shared = loudness.map { ItemLoudness(config: $0, channels: channels) }
-        for player in players { player.useLoudness(shared) }
+        for player in players { player.useLoudness(shared, monitored: monitored) }
     }
 
     /// What is known of `item` without waiting: nil when it has not been measured (or it
