@@ -84,6 +84,28 @@ final class ItemGainTests: XCTestCase {
         XCTAssertEqual(one, try FFmpegEBUR128.measure(mono, from: 0, to: 3, dualMono: true).integrated, accuracy: 0.2)
     }
 
+    /// A file over HTTP is measured ahead like a local one (read once more for it) and
+    /// kept by its URL: asked again, it is not read again. An HLS item is not measured.
+    func testAFileOverHTTPIsMeasuredOnceAndAnHLSItemIsNot() throws {
+        let dir = try makeTempDir()
+        let tone = try TestMedia.makeAudio(in: dir, seconds: 3, freq: 1000, ext: "flac", sampleRate: 48000)
+        let server = try startHTTPServer(root: dir)
+        let url = server.url(tone.lastPathComponent)
+        let loudness = ItemLoudness(config: LoudnessConfig(), channels: 2)
+        XCTAssertNil(loudness.known(url), "not measured yet")
+        loudness.wait(for: [url], until: Date().addingTimeInterval(60))
+        let measured = try XCTUnwrap(loudness.known(url) ?? nil, "measured")
+        XCTAssertEqual(measured, try FFmpegEBUR128.measure(tone.path, from: 0, to: 3).integrated, accuracy: 0.2)
+        let reads = { server.accessLog.components(separatedBy: "GET /\(tone.lastPathComponent)").count - 1 }
+        let before = reads()
+        XCTAssertGreaterThanOrEqual(before, 1)
+        loudness.wait(for: [url], until: Date().addingTimeInterval(60))
+        XCTAssertEqual(loudness.known(url) ?? nil, measured)
+        XCTAssertEqual(reads(), before, "kept: not read again")
+        let hls = server.url("live.m3u8")
+        XCTAssertEqual(loudness.known(hls).map { $0 == nil }, true, "an HLS item has no loudness to go by")
+    }
+
     func testTheOutputIsMeasuredAfterTheLimiter() throws {
         let format = MediaFormat(sampleRate: 48000, channels: 2, video: nil)
         let output = OutputLoudness(format: format, loudness: LoudnessConfig())

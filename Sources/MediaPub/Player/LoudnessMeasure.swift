@@ -23,17 +23,26 @@ enum LoudnessMeasure {
     static let r128Reference = -23.0
     /// Nothing decoded for this long: the measure gives up.
     static let stallSeconds = 10.0
+    /// An item over HTTP(S) whose sound comes no faster than `remotePace` times its own
+    /// pace after `remoteGrace` seconds is a stream that never ends, or a server too slow to
+    /// be measured ahead: the measure gives up.
+    static let remoteGrace = 5.0
+    static let remotePace = 2.0
 
-    /// Measures the local file `path` as it plays in `channels` channels.
-    static func measure(path: String, channels: Int) -> Outcome {
-        let uri = URL(fileURLWithPath: path).absoluteString
+    /// Measures the item at `uri` as it plays in `channels` channels (`remote`: over
+    /// HTTP(S), read once more for this).
+    static func measure(uri: String, channels: Int, remote: Bool) -> Outcome {
         // A mono item on a stereo output stays mono (audioconvert keeps the channels it can).
         let allowed = channels == 2 ? "(int){2,1}" : "\(channels)"
-        let description = "uridecodebin uri=\(GStreamer.quote(uri)) caps=audio/x-raw expose-all-streams=false ! "
+        let description = "uridecodebin name=decode uri=\(GStreamer.quote(uri)) caps=audio/x-raw expose-all-streams=false ! "
             + "audioconvert ! audio/x-raw,format=F32LE,layout=interleaved,channels=\(allowed) ! "
             + "appsink name=sink sync=false max-buffers=16"
         guard let pipeline = try? Pipeline(parsing: description), let sink = pipeline.appSink(named: "sink") else { return .failed }
         defer { pipeline.stop() }
+        // HTTPS trusts what the players' sources trust (a CA file that cannot be used fails the measure).
+        if remote, let decode = pipeline.element(named: "decode") { Signals.onSourceSetup(decode) { _ = TLSTrust.apply(to: $0) } }
+        let started = Date()
+        var seconds = 0.0
         let bus = gst_element_get_bus(pipeline.raw)
         defer { if let bus { gst_object_unref(UnsafeMutableRawPointer(bus)) } }
         guard (try? pipeline.setState(.playing)) != nil else { return .failed }
@@ -60,8 +69,11 @@ enum LoudnessMeasure {
             _ = try? buffer.map { bytes in
                 if let base = bytes.baseAddress?.assumingMemoryBound(to: Float.self) {
                     meter.add(base, frames: bytes.count / (4 * got))
+                    seconds += Double(bytes.count / (4 * got)) / Double(max(1, rate))
                 }
             }
+            let elapsed = Date().timeIntervalSince(started)
+            if remote, elapsed > remoteGrace, seconds < elapsed * remotePace { return .failed }
         }
     }
 
