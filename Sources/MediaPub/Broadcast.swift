@@ -63,7 +63,7 @@ public final class Broadcast: Sendable {
         }
         live = Self.liveTakeover(preset, format: format, programme: players, reporter: reporter)
         overlays = Self.overlayFeed(preset, outputs: options.outputConfigs(of: preset), format: format, reporter: reporter)
-        ItemLoudness.share(preset.audio.loudness, channels: format.channels, among: players)
+        ItemLoudness.share(preset.audio.loudness, channels: format.channels, among: players, monitored: preset.monitor)
         for player in players {
             player.setEventHandler { [weak self, weak player] event in
                 guard let self, let player else { return }

@@ -69,6 +69,43 @@ final class ItemGainTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(loudness.known(opus) ?? nil), -18, accuracy: 0.001)
     }
 
+    /// A mono item is measured in its one channel counted twice, as it plays on both of a
+    /// stereo output: the same loudness as the same sound on two channels (and ffmpeg's
+    /// dual-mono measure of it).
+    func testAMonoItemIsMeasuredAsItPlaysOnBothChannels() throws {
+        let stereo = try TestMedia.makeAudio(in: try makeTempDir(), seconds: 3, freq: 1000, ext: "flac", sampleRate: 48000).path
+        let mono = stereo.replacingOccurrences(of: ".flac", with: "-mono.flac")
+        try TestMedia.ffmpegRun(["-i", stereo, "-ac", "1", mono])
+        let loudness = ItemLoudness(config: LoudnessConfig(), channels: 2)
+        loudness.wait(for: [stereo, mono], until: Date().addingTimeInterval(60))
+        let (two, one) = (try XCTUnwrap(loudness.known(stereo) ?? nil), try XCTUnwrap(loudness.known(mono) ?? nil))
+        XCTAssertEqual(two, try FFmpegEBUR128.measure(stereo, from: 0, to: 3).integrated, accuracy: 0.2)
+        XCTAssertEqual(one, two, accuracy: 0.01, "mono as it plays on both channels")
+        XCTAssertEqual(one, try FFmpegEBUR128.measure(mono, from: 0, to: 3, dualMono: true).integrated, accuracy: 0.2)
+    }
+
+    /// A file over HTTP is measured ahead like a local one (read once more for it) and
+    /// kept by its URL: asked again, it is not read again. An HLS item is not measured.
+    func testAFileOverHTTPIsMeasuredOnceAndAnHLSItemIsNot() throws {
+        let dir = try makeTempDir()
+        let tone = try TestMedia.makeAudio(in: dir, seconds: 3, freq: 1000, ext: "flac", sampleRate: 48000)
+        let server = try startHTTPServer(root: dir)
+        let url = server.url(tone.lastPathComponent)
+        let loudness = ItemLoudness(config: LoudnessConfig(), channels: 2)
+        XCTAssertNil(loudness.known(url), "not measured yet")
+        loudness.wait(for: [url], until: Date().addingTimeInterval(60))
+        let measured = try XCTUnwrap(loudness.known(url) ?? nil, "measured")
+        XCTAssertEqual(measured, try FFmpegEBUR128.measure(tone.path, from: 0, to: 3).integrated, accuracy: 0.2)
+        let reads = { server.accessLog.components(separatedBy: "GET /\(tone.lastPathComponent)").count - 1 }
+        let before = reads()
+        XCTAssertGreaterThanOrEqual(before, 1)
+        loudness.wait(for: [url], until: Date().addingTimeInterval(60))
+        XCTAssertEqual(loudness.known(url) ?? nil, measured)
+        XCTAssertEqual(reads(), before, "kept: not read again")
+        let hls = server.url("live.m3u8")
+        XCTAssertEqual(loudness.known(hls).map { $0 == nil }, true, "an HLS item has no loudness to go by")
+    }
+
     func testTheOutputIsMeasuredAfterTheLimiter() throws {
         let format = MediaFormat(sampleRate: 48000, channels: 2, video: nil)
         let output = OutputLoudness(format: format, loudness: LoudnessConfig())

@@ -87,15 +87,64 @@ final class LoudnessTests: XCTestCase {
     }
 }
 
+extension LoudnessTests {
+    /// An `aux: false` player's sound goes nowhere (no monitor, no tap): its items are not
+    /// decoded to be measured, and play at the conservative gain, until `aux on` puts it in
+    /// the mix; then it is measured and moves to its own gain.
+    func testAnAuxOffPlayersItemIsMeasuredOnlyOnceItsSoundIsInTheMix() throws {
+        let dir = try makeTempDir()
+        _ = try makeNoise(in: dir, "unheard.wav", seed: 3, gainDB: -7, bursts: false)
+        _ = try makeNoise(in: dir, "music.wav", seed: 4, gainDB: 0, bursts: false)
+        let judged = try FFmpegEBUR128.measure(dir.appendingPathComponent("unheard.wav").path, from: 0, to: 8).integrated
+        let socket = dir.appendingPathComponent("c.sock").path
+        let eventsURL = dir.appendingPathComponent("events.jsonl")
+        // The unheard player comes first: it would be the first measured.
+        let preset = try writeFile(dir, "p.yaml", """
+        name: unheard
+        audio:
+          loudness: { target: -23LUFS }
+        players:
+          - { id: unheard, source: unheard.wav, aux: false, repeat: true }
+          - { id: music, source: music.wav, repeat: true }
+        outputs:
+          - url: "null://"
+
+        """)
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--control", socket, "--events", eventsURL.path])
+        defer { _ = mp.stop() }
+        func tracks(_ player: String) -> [[String: Any]] {
+            ((try? EventLog.read(eventsURL)) ?? []).filter { $0["event"] as? String == "player.track" && $0["player"] as? String == player }
+        }
+        XCTAssertTrue(EventLog.waitFor(eventsURL, of: mp) { $0["player"] as? String == "music" && $0["loudness_lufs"] is Double },
+                      "the music is measured: \(mp.stderr)")
+        let unheard = tracks("unheard")
+        XCTAssertFalse(unheard.isEmpty)
+        XCTAssertTrue(unheard.allSatisfy { !($0["loudness_lufs"] is Double) }, "not measured while nothing hears it: \(unheard)")
+        // The conservative gain: -23 LUFS less an unmeasured item's assumed -9 LUFS.
+        XCTAssertEqual(unheard.last?["gain_db"] as? Double, -14, "at the conservative gain")
+        let reply = try CLI.run(["ctl", "--socket", socket, "aux", "unheard", "on"], timeout: 30)
+        let answer = try JSONSerialization.jsonObject(with: Data(reply.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(answer?["ok"] as? Bool, true, reply.summary("ctl aux unheard on"))
+        XCTAssertTrue(EventLog.waitFor(eventsURL, of: mp) { $0["player"] as? String == "unheard" && $0["loudness_lufs"] is Double },
+                      "measured once in the mix: \(mp.stderr)")
+        let said = try XCTUnwrap(tracks("unheard").last)
+        let lufs = try XCTUnwrap(said["loudness_lufs"] as? Double)
+        XCTAssertEqual(lufs, judged, accuracy: 0.5, "its measured loudness")
+        XCTAssertEqual(try XCTUnwrap(said["gain_db"] as? Double), -23 - lufs, accuracy: 0.11, "its own gain")
+    }
+}
+
 /// ffmpeg's EBU R 128 meter, the judge of what mediapub's loudness does.
 enum FFmpegEBUR128 {
     /// What ffmpeg's `ebur128=peak=true` says of `path` from `from` to `to` seconds: the
     /// integrated loudness, the true peak, and the short-term loudness every 100 ms from 3 s
-    /// on (`momentary`: the momentary loudness, from 0.4 s on).
-    static func measure(_ path: String, from: Double, to: Double,
-                        momentary: Bool = false) throws -> (integrated: Double, truePeak: Double, levels: [Double]) {
+    /// on (`momentary`: the momentary loudness, from 0.4 s on; `dualMono`: a mono file's
+    /// channel counted twice, as it plays on both of a stereo output).
+    static func measure(_ path: String, from: Double, to: Double, momentary: Bool = false,
+                        dualMono: Bool = false) throws -> (integrated: Double, truePeak: Double, levels: [Double]) {
+        let meter = "ebur128=peak=true" + (dualMono ? ":dualmono=true" : "")
         let r = try Proc.check("ffmpeg", ["-nostdin", "-hide_banner", "-nostats", "-i", path, "-af",
-                                          "atrim=\(from):\(to),asetpts=PTS-STARTPTS,ebur128=peak=true", "-f", "null", "-"], timeout: 120)
+                                          "atrim=\(from):\(to),asetpts=PTS-STARTPTS,\(meter)", "-f", "null", "-"], timeout: 120)
         func number(after label: String, in line: Substring) -> Double? {
             guard let range = line.range(of: label) else { return nil }
             return Double(line[range.upperBound...].split(separator: " ").first ?? "")

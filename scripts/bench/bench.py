@@ -10,7 +10,8 @@ from wait4(2).
 
 Jobs: 1 a file to MP4 as fast as possible; 2 realtime to nginx-rtmp; 3 presets/bgm.yaml
 to RTMP and MP4 (mediapub only), as it is, with its music crossfading, with audio.loudness
-and with both (the CPU of each over the first); 4 four players, three outputs (mediapub only); 5 the
+and with both (the CPU of each over the first: of the medians, and each round's over its
+own plain run, median and range); 4 four players, three outputs (mediapub only); 5 the
 first packet at the RTMP server (from the job 2 runs); 6 encode once; 7 job 1's file to
 MP4 in realtime, liquidsoap (liq/file.liq) beside the other three; 8 presets/bgm.yaml to
 an MP4, mediapub and liquidsoap (liq/bgm.liq); 9 a live SRT feed on air beside the

@@ -274,8 +274,13 @@ audio:
         med = self.table(f"3. presets/bgm.yaml (video loop + music playlist + aux mix) realtime {self.seconds} s "
                          f"to nginx-rtmp and an MP4: median of {self.solo_runs} runs", rows, ratios=False)
         plain = med["mediapub (bgm.yaml)"]
+        plain_runs = rows["mediapub (bgm.yaml)"]
         for name, m in list(med.items())[1:]:
-            print(f"{name} / plain: cpu {m[1] / plain[1]:.3f}x rss {m[2] / plain[2]:.2f}x")
+            # Each round's variant over that round's plain run (next to each other, so a load
+            # that comes and goes hits both alike): their median and range.
+            rounds = [r.cpu / p.cpu for r, p in zip(rows[name], plain_runs)]
+            print(f"{name} / plain: cpu {m[1] / plain[1]:.3f}x rss {m[2] / plain[2]:.2f}x; "
+                  f"per round cpu {statistics.median(rounds):.3f}x ({min(rounds):.3f}-{max(rounds):.3f})")
         sys.stdout.flush()
 
     # -- job 4 ----------------------------------------------------------------------

@@ -10,8 +10,9 @@ final class LoudnessMeter: @unchecked Sendable {
     let channels: Int
 
     /// What it can say: momentary and short-term too, or the integrated loudness only;
-    /// `truePeak` (tests) the true peak as well. nil when libebur128 refuses the format.
-    init?(channels: Int, sampleRate: Int, shortTerm: Bool = true, truePeak: Bool = false) {
+    /// `truePeak` (tests) the true peak as well; `dualMono`: one channel that plays on two
+    /// (counted twice, as the same sound on both would be). nil when libebur128 refuses the format.
+    init?(channels: Int, sampleRate: Int, shortTerm: Bool = true, truePeak: Bool = false, dualMono: Bool = false) {
         var mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_HISTOGRAM.rawValue)
         if shortTerm { mode |= Int32(EBUR128_MODE_S.rawValue) }
         if truePeak { mode |= Int32(EBUR128_MODE_TRUE_PEAK.rawValue) }
@@ -19,6 +20,7 @@ final class LoudnessMeter: @unchecked Sendable {
               let made = ebur128_init(UInt32(channels), UInt(sampleRate), mode) else { return nil }
         meter = made
         self.channels = channels
+        if dualMono, channels == 1 { _ = ebur128_set_channel(made, 0, Int32(EBUR128_DUAL_MONO.rawValue)) }
     }
 
     deinit {

@@ -5,7 +5,10 @@ import Synchronization
 /// (`TruePeakLimiter`) under `audio.loudness.true_peak` (less `encoderHeadroom`), under
 /// full scale without it (where it stands for a clip); and, with
 /// it, the output's loudness, measured after the limiter (libebur128), for status and
-/// `/metrics` (docs/status.md, loudness). `process` runs on the timeline thread.
+/// `/metrics` (docs/status.md, loudness). `process` runs on the timeline thread. The
+/// momentary and short-term loudness are read from the meter when status asks (at most
+/// once per 100 ms of output), never on every tick: reading the short-term loudness sums
+/// the last 3 s again, which, every 100 ms, cost more than the measuring itself.
 final class OutputLoudness: Sendable {
     /// What status shows.
     struct Reading: Equatable, Sendable {
@@ -19,11 +22,15 @@ final class OutputLoudness: Sendable {
     private struct Work {
         var limiter: TruePeakLimiter
         var meter: LoudnessMeter?
-        var framesSinceReading = 0
+        /// Frames since the limiter's last span ended, and its deepest reduction over that span.
+        var framesInSpan = 0
+        var spanReduction = 0.0
+        /// The last reading, and the frames measured since it was read (nil: never read).
+        var shown = Reading()
+        var framesSinceReading: Int?
     }
 
     private let work: Mutex<Work>
-    private let shown = Mutex(Reading())
     /// Frames between readings (100 ms).
     private let readingFrames: Int
     /// The output is measured (`audio.loudness` is set).
@@ -47,19 +54,29 @@ final class OutputLoudness: Sendable {
 
     /// Limits the mix in place (it comes out the limiter's few ms late) and measures it.
     func process(_ mix: inout [Float]) {
-        let reading = work.withLock { w -> Reading? in
+        work.withLock { w in
             w.limiter.process(&mix)
-            guard let meter = w.meter else { return nil }
+            guard let meter = w.meter else { return }
             meter.add(mix)
-            w.framesSinceReading += mix.count / max(1, meter.channels)
-            guard w.framesSinceReading >= readingFrames else { return nil }
-            w.framesSinceReading = 0
-            return Reading(momentary: meter.momentary, shortTerm: meter.shortTerm, integrated: meter.integrated,
-                           gainReduction: w.limiter.takeReduction())
+            let frames = mix.count / max(1, meter.channels)
+            w.framesSinceReading = w.framesSinceReading.map { $0 + frames }
+            w.framesInSpan += frames
+            guard w.framesInSpan >= readingFrames else { return }
+            w.framesInSpan = 0
+            w.spanReduction = w.limiter.takeReduction()
         }
-        if let reading { shown.withLock { $0 = reading } }
     }
 
-    /// The last reading; nil when the output is not measured.
-    var reading: Reading? { measured ? shown.withLock { $0 } : nil }
+    /// The output's loudness now (read again once 100 ms more have been measured); nil when
+    /// the output is not measured.
+    var reading: Reading? {
+        guard measured else { return nil }
+        return work.withLock { w -> Reading in
+            guard let meter = w.meter, (w.framesSinceReading ?? readingFrames) >= readingFrames else { return w.shown }
+            w.framesSinceReading = 0
+            w.shown = Reading(momentary: meter.momentary, shortTerm: meter.shortTerm, integrated: meter.integrated,
+                              gainReduction: w.spanReduction)
+            return w.shown
+        }
+    }
 }

@@ -4,15 +4,21 @@ import Foundation
 /// item, from its integrated loudness (`ItemLoudness`), so nothing pumps. An item not
 /// measured when it begins plays at the conservative gain and, once measured, moves to
 /// its own gain over `settle` (in dB, evenly); at an item change the new item's gain is
-/// reached within the tick. Kept in the player's state, used under its lock.
+/// reached within the tick. An item is measured only while its sound is heard (`apply`'s
+/// `heard`: in the mix, on the local monitor or by a tap); one that never is stays at the
+/// conservative gain. Kept in the player's state, used under its lock.
 struct ItemGain {
     let loudness: ItemLoudness
     let sampleRate: Int
+    /// The run plays its players on the local monitor: every player's sound is heard there.
+    let monitored: Bool
     /// What the gain is for: the session, its source, and whether it was measured.
     private var session: ObjectIdentifier?
     private var source = ""
     private(set) var measured: Double?
     private var settled = false
+    /// The item and the next one were asked to be measured (once per item).
+    private var requested = false
     /// What the item's `player.track` said of it (nil: not said yet), and what one said of
     /// an item before it began.
     private var reported: TrackLoudness?
@@ -29,9 +35,10 @@ struct ItemGain {
     /// The slowest an unmeasured item's gain moves to its measured one.
     static let settle: TimeInterval = 3
 
-    init(loudness: ItemLoudness, sampleRate: Int) {
+    init(loudness: ItemLoudness, sampleRate: Int, monitored: Bool = false) {
         self.loudness = loudness
         self.sampleRate = sampleRate
+        self.monitored = monitored
         gainDB = loudness.config.conservativeGain
         goalDB = gainDB
     }
@@ -66,11 +73,13 @@ struct ItemGain {
 
     /// Applies the gain to `frames` interleaved frames of `session`'s item (`source`);
     /// `next`: the item after it, measured ahead; `crossfading`: the item before it fades
-    /// out under it at its own gain (`scaleOutgoing`). True when what its `player.track`
+    /// out under it at its own gain (`scaleOutgoing`); `heard`: its sound goes somewhere, so
+    /// it and the next item are measured. True when what its `player.track`
     /// said is no longer so (it was measured since): an updated one is due.
     @discardableResult
     mutating func apply(to out: UnsafeMutablePointer<Float>, frames: Int, channels: Int,
-                        session: ObjectIdentifier?, source: String, next: String?, crossfading: Bool = false) -> Bool {
+                        session: ObjectIdentifier?, source: String, next: String?, crossfading: Bool = false,
+                        heard: Bool = true) -> Bool {
         var from = gainDB
         // (An identifier can come back for a session made after another was freed: the source tells them apart.)
         if session != self.session || source != self.source {
@@ -86,12 +95,16 @@ struct ItemGain {
             // within the tick (which holds the end of the one before).
             if first || crossfading { from = goalDB }
             framesLeft = max(1, frames)
-            loudness.request([source] + [next].compactMap { $0 })
-        } else if !settled, case .some(let lufs) = loudness.known(source) {
+            requested = false
+        } else if !settled, requested, case .some(let lufs) = loudness.known(source) {
             measured = lufs
             settled = true
             goalDB = loudness.config.gain(measured: lufs) ?? goalDB
             framesLeft = Int(ItemGain.settle * Double(sampleRate))
+        }
+        if heard, !requested {
+            requested = true
+            loudness.request([source] + [next].compactMap { $0 })
         }
         let now = TrackLoudness((measured, goalDB))
         let stale = reported != nil && reported != now

@@ -5,7 +5,9 @@ import Foundation
 /// One item's integrated loudness (docs/presets.md, audio.loudness): its R128 or ReplayGain
 /// track gain when its tags carry one, else its sound decoded as fast as decoding goes
 /// (on the calling thread, which sets the pace: `ItemLoudness` calls it on a thread of
-/// low priority) and measured with libebur128. Pictures are not decoded.
+/// low priority) and measured with libebur128. Pictures are not decoded; the sound is
+/// measured at its own rate, and a mono item in one channel counted twice (as it plays on
+/// both of a stereo output), never mixed up to two first.
 enum LoudnessMeasure {
     /// What a measure found.
     enum Outcome: Equatable, Sendable {
@@ -21,15 +23,26 @@ enum LoudnessMeasure {
     static let r128Reference = -23.0
     /// Nothing decoded for this long: the measure gives up.
     static let stallSeconds = 10.0
+    /// An item over HTTP(S) whose sound comes no faster than `remotePace` times its own
+    /// pace after `remoteGrace` seconds is a stream that never ends, or a server too slow to
+    /// be measured ahead: the measure gives up.
+    static let remoteGrace = 5.0
+    static let remotePace = 2.0
 
-    /// Measures the local file `path` in `channels` channels.
-    static func measure(path: String, channels: Int) -> Outcome {
-        let uri = URL(fileURLWithPath: path).absoluteString
-        let description = "uridecodebin uri=\(GStreamer.quote(uri)) caps=audio/x-raw expose-all-streams=false ! "
-            + "audioconvert ! audio/x-raw,format=F32LE,layout=interleaved,channels=\(channels) ! "
+    /// Measures the item at `uri` as it plays in `channels` channels (`remote`: over
+    /// HTTP(S), read once more for this).
+    static func measure(uri: String, channels: Int, remote: Bool) -> Outcome {
+        // A mono item on a stereo output stays mono (audioconvert keeps the channels it can).
+        let allowed = channels == 2 ? "(int){2,1}" : "\(channels)"
+        let description = "uridecodebin name=decode uri=\(GStreamer.quote(uri)) caps=audio/x-raw expose-all-streams=false ! "
+            + "audioconvert ! audio/x-raw,format=F32LE,layout=interleaved,channels=\(allowed) ! "
             + "appsink name=sink sync=false max-buffers=16"
         guard let pipeline = try? Pipeline(parsing: description), let sink = pipeline.appSink(named: "sink") else { return .failed }
         defer { pipeline.stop() }
+        // HTTPS trusts what the players' sources trust (a CA file that cannot be used fails the measure).
+        if remote, let decode = pipeline.element(named: "decode") { Signals.onSourceSetup(decode) { _ = TLSTrust.apply(to: $0) } }
+        let started = Date()
+        var seconds = 0.0
         let bus = gst_element_get_bus(pipeline.raw)
         defer { if let bus { gst_object_unref(UnsafeMutableRawPointer(bus)) } }
         guard (try? pipeline.setState(.playing)) != nil else { return .failed }
@@ -47,14 +60,20 @@ enum LoudnessMeasure {
                 continue
             }
             quietSince = Date()
-            guard let rate = sample.caps?.firstStructure?.int("rate"), let buffer = sample.buffer else { continue }
-            if meter == nil { meter = LoudnessMeter(channels: channels, sampleRate: rate, shortTerm: false) }
-            guard let meter else { return .failed }
+            guard let caps = sample.caps?.firstStructure, let rate = caps.int("rate"), let buffer = sample.buffer else { continue }
+            let got = caps.int("channels") ?? channels
+            if meter == nil {
+                meter = LoudnessMeter(channels: got, sampleRate: rate, shortTerm: false, dualMono: got == 1 && channels == 2)
+            }
+            guard let meter, meter.channels == got else { return .failed }
             _ = try? buffer.map { bytes in
                 if let base = bytes.baseAddress?.assumingMemoryBound(to: Float.self) {
-                    meter.add(base, frames: bytes.count / (4 * channels))
+                    meter.add(base, frames: bytes.count / (4 * got))
+                    seconds += Double(bytes.count / (4 * got)) / Double(max(1, rate))
                 }
             }
+            let elapsed = Date().timeIntervalSince(started)
+            if remote, elapsed > remoteGrace, seconds < elapsed * remotePace { return .failed }
         }
     }
 

@@ -5,13 +5,21 @@ import Foundation
 /// (across a crossfade, to each of the two items' before they are mixed).
 extension MediaPlayer {
     /// Gives each item a gain to `loudness`'s target from now on (nil: none), and has the
-    /// first items measured at once.
-    func useLoudness(_ loudness: ItemLoudness?) {
+    /// first items measured at once when the player's sound is heard (`monitored`: the run
+    /// plays every player on the local monitor).
+    func useLoudness(_ loudness: ItemLoudness?, monitored: Bool = false) {
         let items = state.withLock { s -> [String] in
-            s.gain = loudness.map { ItemGain(loudness: $0, sampleRate: format.sampleRate) }
-            return [s.playlist.current, s.playlist.followingItem].compactMap { $0 }
+            s.gain = loudness.map { ItemGain(loudness: $0, sampleRate: format.sampleRate, monitored: monitored) }
+            return soundIsHeard(s) ? [s.playlist.current, s.playlist.followingItem].compactMap { $0 } : []
         }
         loudness?.request(items)
+    }
+
+    /// The player's sound goes somewhere: into the mix (`aux`), to the local monitor, or to a
+    /// tap. Only then are its items measured: an `aux: false` picture's sound that nothing
+    /// hears costs no decoding.
+    func soundIsHeard(_ s: borrowing State) -> Bool {
+        s.config.aux || s.gain?.monitored == true || !s.taps.audio.isEmpty
     }
 
     /// Before the outgoing item of a crossfade is mixed in: the current item's gain on the
@@ -20,9 +28,10 @@ extension MediaPlayer {
     func applyItemGain(to out: UnsafeMutablePointer<Float>, frames: Int) {
         state.withLock { s in
             guard s.gain != nil, let session = s.current else { return }
+            let heard = soundIsHeard(s)
             let stale = s.gain?.apply(to: out, frames: frames, channels: format.channels, session: ObjectIdentifier(session),
                                       source: session.source, next: s.playlist.followingItem,
-                                      crossfading: s.crossfade.outgoing != nil) == true
+                                      crossfading: s.crossfade.outgoing != nil, heard: heard) == true
             guard stale, let tags = s.sentTags else { return }
             let (index, source) = (s.playlist.index, s.playlist.current)
             emit({ .track(index: index, source: source, durationMs: $0, tags: tags) }, durationOf: session, s)
@@ -39,7 +48,7 @@ extension MediaPlayer {
     func awaitItemLoudness(wait: Double) {
         guard wait > 0 else { return }
         let (loudness, items) = state.withLock { s -> (ItemLoudness?, [String]) in
-            guard s.gain != nil else { return (nil, []) }
+            guard s.gain != nil, soundIsHeard(s) else { return (nil, []) }
             return (s.gain?.loudness, s.gain?.toAwait(current: s.current?.source, next: s.playlist.followingItem) ?? [])
         }
         guard let loudness, !items.isEmpty else { return }
