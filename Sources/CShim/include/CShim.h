@@ -128,4 +128,13 @@ typedef struct {
    on it, over its own rectangle only. Returns 1 when it was drawn. */
 int cshim_probe_blend_i420(GstPadProbeInfo *info, int width, int height, const CShimBlendPicture *picture);
 
+/* A buffer of `size` bytes, all zero, whose pages take memory only once written (a
+   transparent BGRA canvas; overlay_blend.c); NULL when it cannot be mapped. */
+GstBuffer *cshim_buffer_new_zeroed(gsize size);
+/* Pushes such a zeroed buffer of `size` bytes stamped `pts` into `appsrc`, keeping no
+   reference to it (so it stays writable downstream); 1 when it was taken. */
+int cshim_app_src_push_zeroed(GstElement *appsrc, gsize size, GstClockTime pts);
+/* An int or uint property (textoverlay's "text-x", "text-width"), 0 when `object` has none (overlay_blend.c). */
+int cshim_object_get_int(gpointer object, const char *name);
+
 #endif

@@ -39,14 +39,20 @@ final class BlendPicture: Sendable {
     let calpha: [UInt8], u: [UInt8], v: [UInt8]
 
     /// `pixels` with its top-left corner at `x`,`y` (≥ 0) of the picture, at `opacity` %.
-    init(_ pixels: LogoPixels, x: Int, y: Int, opacity: Int) {
-        let (w, h) = (pixels.width, pixels.height)
+    convenience init(_ pixels: LogoPixels, x: Int, y: Int, opacity: Int) {
+        self.init(rgba: pixels.rgba, width: pixels.width, height: pixels.height, x: x, y: y, opacity: opacity)
+    }
+
+    /// `w`×`h` pixels of `rgba` (straight alpha, row after row; `bgra`: blue first) with its
+    /// top-left corner at `x`,`y` (≥ 0) of the picture, at `opacity` %.
+    init(rgba: [UInt8], width w: Int, height h: Int, x: Int, y: Int, opacity: Int, bgra: Bool = false) {
         let scale = Double(min(100, max(0, opacity))) / 100 / 255
+        let (ri, bi) = bgra ? (2, 0) : (0, 2)
         var a = [UInt8](repeating: 0, count: w * h), yy = a
         var uf = [Double](repeating: 0, count: w * h), vf = uf, af = uf
         for i in 0..<(w * h) {
-            let r = Double(pixels.rgba[4 * i]), g = Double(pixels.rgba[4 * i + 1]), b = Double(pixels.rgba[4 * i + 2])
-            let alpha = Double(pixels.rgba[4 * i + 3]) * scale   // 0...1
+            let r = Double(rgba[4 * i + ri]), g = Double(rgba[4 * i + 1]), b = Double(rgba[4 * i + bi])
+            let alpha = Double(rgba[4 * i + 3]) * scale   // 0...1
             af[i] = alpha
             a[i] = UInt8(clamping: Int((alpha * 255).rounded()))
             yy[i] = UInt8(clamping: Int(((0.257 * r + 0.504 * g + 0.098 * b + 16) * alpha).rounded()))
@@ -93,8 +99,8 @@ final class BlendPicture: Sendable {
     }
 }
 
-/// One logo's element in the encoder's pipeline (an `identity`, which passes pictures on
-/// untouched) and the picture its probe blends on each frame that reaches it (nil: none).
+/// One logo's or text's element in the encoder's pipeline (an `identity`, which passes
+/// pictures on untouched) and the picture its probe blends on each frame that reaches it (nil: none).
 final class LogoBlend: Sendable {
     let width: Int
     let height: Int
