@@ -63,4 +63,19 @@ final class LogoBlendTests: XCTestCase {
             }
         }
     }
+
+    /// Only a text with a box is left to an element that draws on every frame (textoverlay,
+    /// which unpacks and packs each row under it): a logo and a text without a box are an
+    /// `identity` whose probe blends what was worked out when it last changed.
+    func testOnlyATextWithABoxIsDrawnByAnElementOnEveryFrame() throws {
+        let chain = try XCTUnwrap(OverlayChain([
+            OverlayConfig(id: "logo", image: "/logo.png"),
+            OverlayConfig(id: "clock", text: "{clock:%H:%M:%S}"),
+            OverlayConfig(id: "boxed", text: "News", box: "#00000080"),
+        ], width: 1280, height: 720, players: []))
+        let elements = chain.description.components(separatedBy: " ! ").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        XCTAssertEqual(elements.map { String($0.prefix { $0 != " " }) }, ["identity", "identity", "textoverlay"], chain.description)
+        XCTAssertTrue(elements[2].contains("name=video-overlay-boxed"), elements[2])
+    }
 }
