@@ -113,6 +113,33 @@ final class OverlayTests: XCTestCase {
         XCTAssertEqual(changed, cut, accuracy: 1, "the text changes within a frame of its track (frame \(cut))")
     }
 
+    /// A text is laid out and placed as GStreamer's own textoverlay draws it on the picture
+    /// (as it still draws a text with a box): its letters' pixels are where textoverlay puts
+    /// them, though it is rendered once and blended, not drawn by a textoverlay each frame.
+    func testATextIsDrawnAsTextoverlayDrawsItOnThePicture() throws {
+        let dir = try makeTempDir()
+        let source = try TestMedia.makeColorVideo(in: dir, name: "bg.mp4", seconds: 1, color: Self.background, freq: 440)
+        let out = dir.appendingPathComponent("text.mp4")
+        let text = "text: \"Abc 123\", font: \"Sans Bold 20\", color: \"#FFFFFF\""
+        let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: source.path)], output: out,
+                                      extra: "overlays:\n  - {id: blended, \(text), x: 10, y: 10}\n"
+                                          + "  - {id: drawn, \(text), x: 10, y: 100, box: \"#00000080\"}\n")
+        let run = try runPreset(yaml, in: dir, args: ["--no-realtime"])
+        XCTAssertEqual(run.status, 0, run.summary("run"))
+        // The white letters (luma over 160, on a picture of 90 and a box darker still), pixel by
+        // pixel; only antialiased edges, over the two backgrounds, may fall either side.
+        let blended = try regionGrey(out, x: 0, y: 0, w: 200, h: 60, sw: 200, sh: 60).map { $0.map { $0 > 160 } }
+        let drawn = try regionGrey(out, x: 0, y: 90, w: 200, h: 60, sw: 200, sh: 60).map { $0.map { $0 > 160 } }
+        XCTAssertEqual(blended.count, drawn.count)
+        XCTAssertGreaterThanOrEqual(blended.count, 20, "1 s at 25 fps")
+        for (i, (mine, theirs)) in zip(blended, drawn).enumerated() {
+            let letters = theirs.filter { $0 }.count
+            let differ = zip(mine, theirs).filter { $0 != $1 }.count
+            XCTAssertGreaterThan(letters, 300, "frame \(i): textoverlay drew the letters")
+            XCTAssertLessThan(Double(differ), 0.15 * Double(letters), "frame \(i): \(differ) of \(letters) letter pixels differ")
+        }
+    }
+
     /// A white logo top-left: in the recording, never in the player's frame tap.
     func testTheFrameTapsCarryThePictureWithoutTheOverlays() throws {
         let dir = try makeTempDir()

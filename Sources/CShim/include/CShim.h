@@ -112,4 +112,29 @@ int cshim_tcp_send_window(int fd);
 /* Whether fontconfig knows a font of `family`: 1 yes, 0 no, -1 cannot tell (shim.c). */
 int cshim_font_family_known(const char *family);
 
+/* A picture to blend on I420 frames (overlay_blend.c): premultiplied Y, U, V with their
+   alpha, worked out once; `x`, `y`, `width`, `height` place the luma on the frame, `cx`..`cheight`
+   the chroma on the frame's half-size chroma planes. Each array is width x height (or
+   cwidth x cheight), row after row. */
+typedef struct {
+    int x, y, width, height;
+    const guint8 *alpha, *luma;
+    int cx, cy, cwidth, cheight;
+    const guint8 *calpha, *u, *v;
+} CShimBlendPicture;
+
+/* In a buffer probe: makes the probe's buffer writable (copied only when another holds it,
+   and replaced in `info`), maps it as an I420 frame of width x height and blends `picture`
+   on it, over its own rectangle only. Returns 1 when it was drawn. */
+int cshim_probe_blend_i420(GstPadProbeInfo *info, int width, int height, const CShimBlendPicture *picture);
+
+/* A buffer of `size` bytes, all zero, whose pages take memory only once written (a
+   transparent BGRA canvas; overlay_blend.c); NULL when it cannot be mapped. */
+GstBuffer *cshim_buffer_new_zeroed(gsize size);
+/* Pushes such a zeroed buffer of `size` bytes stamped `pts` into `appsrc`, keeping no
+   reference to it (so it stays writable downstream); 1 when it was taken. */
+int cshim_app_src_push_zeroed(GstElement *appsrc, gsize size, GstClockTime pts);
+/* An int or uint property (textoverlay's "text-x", "text-width"), 0 when `object` has none (overlay_blend.c). */
+int cshim_object_get_int(gpointer object, const char *name);
+
 #endif

@@ -2,8 +2,10 @@ import Foundation
 import Synchronization
 
 /// The overlays drawn on the output picture (docs/presets.md, overlays): one GStreamer
-/// element each between the encoder's video appsrc and its H.264 encoder (`gdkpixbufoverlay`
-/// for a logo, `textoverlay` for a text), so the frame taps, taken before, stay clean.
+/// element each between the encoder's video appsrc and its H.264 encoder (an `identity`
+/// whose probe blends a logo, LogoPicture.swift, or a text rendered when it changes,
+/// TextPicture.swift; a `textoverlay` for a text with a box), so the frame taps, taken
+/// before, stay clean.
 /// The pipeline is never rebuilt for them: `tick`, on the timeline thread before each
 /// picture is pushed, works out what changed (a text, shown or hidden, opacity, a new
 /// image) and queues it for that picture; a probe on the first overlay's sink pad sets it
@@ -28,6 +30,7 @@ final class OverlayChain: Sendable {
     private struct Applied {
         var shown: Bool?
         var text: String?
+        /// A logo's opacity (%, 0 when hidden).
         var alpha: Double?
         var image: String?
         var rect: OverlayPlacement.Rect?
@@ -48,6 +51,11 @@ final class OverlayChain: Sendable {
         var items: [Item]
         var applied: [Applied]
         var elements: [Element?] = []
+        /// Each logo's blend (nil for a text) and its image as last decoded.
+        var logos: [LogoBlend?] = []
+        var pixels: [LogoPixels?] = []
+        /// Each text's renderer (nil for a logo, and for a text with a box: its textoverlay draws it).
+        var texts: [TextPicture?] = []
         var needs: Needs
         /// What to set before the picture of each PTS (ns) reaches the overlays, oldest first.
         var pending: [(pts: UInt64, ops: [Op])] = []
@@ -79,29 +87,30 @@ final class OverlayChain: Sendable {
         state.withLock { s in
             s.items.map { item in
                 let name = Self.elementName(item.config.id)
-                guard item.config.text != nil else {
-                    // Placed and shown by the first tick, before the first picture.
-                    return "gdkpixbufoverlay name=\(name) positioning-mode=pixels-absolute alpha=0 ! "
-                }
-                let o = item.config
-                var d = "textoverlay name=\(name) silent=true wait-text=false auto-resize=false text=\"\" "
-                    + "font-desc=\(GStreamer.quote(o.font)) draw-shadow=false "
-                if let x = o.x, let y = o.y {
-                    // The text's top-left corner, in pixels: left and top alignment, padded.
-                    d += "halignment=left valignment=top xpad=\(x.pixels(of: width)) ypad=\(y.pixels(of: height)) "
-                } else {
-                    // A text too wide for the picture wraps; its lines keep to the same side.
-                    d += "halignment=\(["left", "center", "right"][o.position.column]) "
-                        + "line-alignment=\(["left", "center", "right"][o.position.column]) "
-                        + "valignment=\(["top", "center", "bottom"][o.position.row]) xpad=\(o.margin) ypad=\(o.margin) "
-                }
-                if let box = o.box.flatMap(OverlayConfig.argb) {
-                    d += "shaded-background=true shading-value=\(box >> 24) "
-                }
-                d += "draw-outline=\(o.outline != nil) "
-                return d + "! "
+                // A logo, and a text without a box (TextPicture), drawn by its probe (LogoBlend) from the first tick on.
+                guard item.config.text != nil, item.config.box != nil else { return "identity name=\(name) silent=true ! " }
+                return "textoverlay name=\(name) silent=true " + Self.textProperties(item.config, width: width, height: height) + "! "
             }.joined()
         }
+    }
+
+    /// A textoverlay's placement, font and outline (and box) for `o` on a `width`×`height` picture.
+    static func textProperties(_ o: OverlayConfig, width: Int, height: Int) -> String {
+        var d = "wait-text=false auto-resize=false text=\"\" font-desc=\(GStreamer.quote(o.font)) draw-shadow=false "
+        if let x = o.x, let y = o.y {
+            // The text's top-left corner, in pixels: left and top alignment, padded.
+            d += "halignment=left valignment=top xpad=\(x.pixels(of: width)) ypad=\(y.pixels(of: height)) "
+        } else {
+            // A text too wide for the picture wraps; its lines keep to the same side.
+            d += "halignment=\(["left", "center", "right"][o.position.column]) "
+                + "line-alignment=\(["left", "center", "right"][o.position.column]) "
+                + "valignment=\(["top", "center", "bottom"][o.position.row]) xpad=\(o.margin) ypad=\(o.margin) "
+        }
+        if let box = o.box.flatMap(OverlayConfig.argb) {
+            d += "shaded-background=true shading-value=\(box >> 24) "
+        }
+        d += "draw-outline=\(o.outline != nil) "
+        return d
     }
 
     /// Finds the elements in the encoder's pipeline (once it is made).
@@ -111,11 +120,32 @@ final class OverlayChain: Sendable {
             throw MediaPubError.pipeline("encoder: overlay \(state.withLock { $0.items[missing].config.id }) has no element")
         }
         state.withLock { $0.elements = elements }
-        // textoverlay's picture comes in on video_sink, gdkpixbufoverlay's on sink.
+        // textoverlay's picture comes in on video_sink, a logo's identity's on sink.
         guard let element = elements.first ?? nil, let first = element.staticPad("video_sink") ?? element.staticPad("sink") else {
             throw MediaPubError.pipeline("encoder: the first overlay has no sink pad")
         }
         Probes.onBuffer(first) { [weak self] pts in self?.apply(upTo: pts) }
+        // The logos' images, decoded and scaled once, the texts' renderers; each probe after the one above.
+        let items = state.withLock { $0.items }
+        var logos: [LogoBlend?] = [], pixels: [LogoPixels?] = [], texts: [TextPicture?] = []
+        for (item, element) in zip(items, elements) {
+            let o = item.config
+            guard o.text == nil || o.box == nil, let pad = element?.staticPad("sink") else {
+                logos.append(nil); pixels.append(nil); texts.append(nil); continue
+            }
+            if let path = o.image, let size = item.imageSize {
+                let rect = OverlayPlacement.logo(o, image: size, width: width, height: height)
+                pixels.append(try LogoPixels.decode(path, width: rect.width, height: rect.height))
+                texts.append(nil)
+            } else {
+                pixels.append(nil)
+                texts.append(try TextPicture(properties: Self.textProperties(o, width: width, height: height), width: width, height: height))
+            }
+            let blend = LogoBlend(width: width, height: height)
+            blend.install(on: pad)
+            logos.append(blend)
+        }
+        state.withLock { s in s.logos = logos; s.pixels = pixels; s.texts = texts }
     }
 
     /// On the streaming thread, before the picture of `pts` reaches the overlays: sets what
@@ -145,9 +175,11 @@ final class OverlayChain: Sendable {
     /// `pts`: the tick's picture's (ns). Returns the `ctl overlay` changes drawn from this
     /// tick on: (id, what changed).
     func tick(_ n: UInt64, pts: UInt64, standby: Bool, values: OverlayTemplate.Values) -> [(id: String, change: String)] {
-        let (overflow, notices) = state.withLock { s -> ([Op], [(id: String, change: String)]) in
-            guard s.elements.count == s.items.count else { return ([], []) }
-            var ops: [Op] = []
+        let decoded = decodeChangedLogos()
+        var (ops, renders, notices) = state.withLock { s -> ([Op], [TextRender], [(id: String, change: String)]) in
+            guard s.elements.count == s.items.count, s.logos.count == s.items.count else { return ([], [], []) }
+            for (i, pixels) in decoded { s.pixels[i] = pixels }
+            var ops: [Op] = [], renders: [TextRender] = []
             var notices: [(id: String, change: String)] = []
             for i in s.items.indices {
                 guard let element = s.elements[i] else { continue }
@@ -160,7 +192,17 @@ final class OverlayChain: Sendable {
                 let o = item.config
                 let shown = item.visible && (!standby || o.onStandby)
                 var a = s.applied[i]
-                if let template = item.template {
+                if let template = item.template, let renderer = s.texts[i], let blend = s.logos[i] {
+                    // Rendered again (outside the lock, below) only when its text, colours or showing change.
+                    let text = shown ? template.render(values) : (a.text ?? "")
+                    let source = ColorSource(color: o.color, outline: o.outline, opacity: o.opacity)
+                    if text != a.text || source != a.colorSource || shown != a.shown {
+                        (a.text, a.colorSource, a.shown) = (text, source, shown)
+                        let colors = (Self.faded(o.color, o.opacity), o.outline.map { Self.faded($0, o.opacity) } ?? 0)
+                        renders.append(TextRender(element: element, blend: blend, renderer: renderer, text: shown ? text : "",
+                                                  color: colors.0, outline: colors.1))
+                    }
+                } else if let template = item.template {
                     let text = shown ? template.render(values) : (a.text ?? "")
                     if text != a.text { a.text = text; ops.append((element, { $0.set("text", string: text) })) }
                     let source = ColorSource(color: o.color, outline: o.outline, opacity: o.opacity)
@@ -170,31 +212,58 @@ final class OverlayChain: Sendable {
                         ops.append((element, { $0.set("color", uint: colors.0); $0.set("outline-color", uint: colors.1) }))
                     }
                     if shown != a.shown { a.shown = shown; ops.append((element, { $0.set("silent", bool: !shown) })) }
-                } else if let path = o.image, let size = item.imageSize {
-                    if path != a.image { a.image = path; ops.append((element, { $0.set("location", string: path) })) }
+                } else if let path = o.image, let size = item.imageSize, let blend = s.logos[i] {
+                    // Worked out again only when its image, place or opacity changes.
                     let rect = OverlayPlacement.logo(o, image: size, width: width, height: height)
-                    if rect != a.rect {
-                        a.rect = rect
-                        ops.append((element, { e in
-                            e.set("offset-x", int: Int32(clamping: rect.x)); e.set("offset-y", int: Int32(clamping: rect.y))
-                            e.set("overlay-width", int: Int32(clamping: rect.width))
-                            e.set("overlay-height", int: Int32(clamping: rect.height))
-                        }))
+                    let opacity = shown ? o.opacity : 0
+                    let pixels = s.pixels[i].flatMap { $0.path == path && $0.width == rect.width && $0.height == rect.height ? $0 : nil }
+                    if path != a.image || rect != a.rect || Double(opacity) != a.alpha, let pixels, !pixels.rgba.isEmpty {
+                        a.image = path; a.rect = rect; a.alpha = Double(opacity)
+                        let picture = opacity > 0 ? BlendPicture(pixels, x: rect.x, y: rect.y, opacity: opacity) : nil
+                        ops.append((element, { _ in blend.set(picture) }))
                     }
-                    let alpha = shown ? Double(o.opacity) / 100 : 0
-                    if alpha != a.alpha { a.alpha = alpha; ops.append((element, { $0.set("alpha", double: alpha) })) }
                     a.shown = shown
                 }
                 s.applied[i] = a
             }
+            return (ops, renders, notices)
+        }
+        for r in renders {
+            let picture = r.renderer.render(r.text, color: r.color, outline: r.outline, frame: n)
+            ops.append((r.element, { [blend = r.blend] _ in blend.set(picture) }))
+        }
+        let overflow = state.withLock { s -> [Op] in
             if !ops.isEmpty { s.pending.append((pts, ops)) }
             // Pictures that never reach the overlays (dropped before the encoder) do not pile up.
-            guard s.pending.count > Self.pendingLimit else { return ([], notices) }
-            let overflow = s.pending.removeFirst().ops
-            return (overflow, notices)
+            return s.pending.count > Self.pendingLimit ? s.pending.removeFirst().ops : []
         }
         for (element, op) in overflow { op(element) }
         return notices
+    }
+
+    /// A text to render again this tick (TextPicture), outside the lock.
+    private struct TextRender {
+        let element: Element, blend: LogoBlend, renderer: TextPicture
+        let text: String, color: UInt32, outline: UInt32
+    }
+
+    /// The logos whose image (`ctl overlay set image=`) is not decoded at its size yet,
+    /// decoded outside the lock (one that cannot be is not drawn).
+    private func decodeChangedLogos() -> [(Int, LogoPixels)] {
+        let wanted = state.withLock { s -> [(Int, String, OverlayPlacement.Rect)] in
+            guard s.pixels.count == s.items.count else { return [] }
+            return s.items.indices.compactMap { i in
+                guard let path = s.items[i].config.image, let size = s.items[i].imageSize else { return nil }
+                let rect = OverlayPlacement.logo(s.items[i].config, image: size, width: width, height: height)
+                let have = s.pixels[i]
+                return have?.path == path && have?.width == rect.width && have?.height == rect.height ? nil : (i, path, rect)
+            }
+        }
+        // One that cannot be decoded is kept as no pixels, never tried again each tick.
+        return wanted.map { i, path, rect in
+            (i, (try? LogoPixels.decode(path, width: rect.width, height: rect.height))
+                ?? LogoPixels(path: path, width: rect.width, height: rect.height, rgba: []))
+        }
     }
 
     /// `#RRGGBB[AA]` as ARGB with its alpha times `opacity` %.
