@@ -15,7 +15,8 @@ own plain run, median and range); 4 four players, three outputs (mediapub only);
 first packet at the RTMP server (from the job 2 runs); 6 encode once; 7 job 1's file to
 MP4 in realtime, liquidsoap (liq/file.liq) beside the other three; 8 presets/bgm.yaml to
 an MP4, mediapub and liquidsoap (liq/bgm.liq); 9 a live SRT feed on air beside the
-same job playing a file (mediapub only, live.py); overlays job 1's file to MP4 with a logo,
+same job playing a file (mediapub), and that feed's decoding alone (gst-launch): the
+feed's extra CPU over its own decoding against the 1.05 budget (live.py); overlays job 1's file to MP4 with a logo,
 a now-playing text and a clock against the same run without (mediapub only, overlays.py);
 mem the 4K -> 720p memory line.
 liquidsoap plays in realtime, as a channel runs it, hence jobs 7 and 8; its startup

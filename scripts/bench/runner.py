@@ -127,11 +127,14 @@ class ThreadTimes:
         return by_name
 
 
-def run_child(argv, log, env=None, on_line=None, timeout=None, threads=False):
+def run_child(argv, log, env=None, on_line=None, timeout=None, threads=False, started=None):
     """Runs argv to its end; stderr (and stdout, unless on_line reads it) to log.
     Returns wall s, CPU s (user+sys) and peak RSS MiB of this child alone (wait4);
     with threads, also its threads' CPU s by name (Result.threads, see ThreadTimes).
-    on_line(t, line) gets each stdout line with the monotonic time it arrived."""
+    on_line(t, line) gets each stdout line with the monotonic time it arrived.
+    started(pid) is called once the child runs, before it is waited for (a child that
+    stops on a signal: its pid, never the Popen, whose poll would reap it); the child
+    is killed if it raises."""
     with open(log, "ab") as err:
         err.write(("$ " + " ".join(shlex.quote(a) for a in argv) + "\n").encode())
         err.flush()
@@ -139,6 +142,13 @@ def run_child(argv, log, env=None, on_line=None, timeout=None, threads=False):
         t0 = time.monotonic()
         p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE if on_line else err, stderr=err, env=full_env)
+    if started:
+        try:
+            started(p.pid)
+        except BaseException:
+            p.kill()
+            p.wait()
+            raise
     reader = None
     if on_line:
         def read():
