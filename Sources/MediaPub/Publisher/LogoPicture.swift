@@ -23,11 +23,22 @@ struct LogoPixels: Sendable {
         defer { pipeline.stop() }
         let bytes = width * height * 4
         guard let sink = pipeline.appSink(named: "logo"), (try? pipeline.setState(.playing)) != nil,
-              let buffer = sink.tryPull(timeout: 5)?.buffer,
+              let buffer = firstPicture(of: pipeline, from: sink),
               let rgba = try? buffer.map({ raw in raw.count >= bytes ? [UInt8](raw.prefix(bytes)) : nil }) else {
             throw MediaPubError.pipeline("overlay: cannot decode the logo \(path)")
         }
         return LogoPixels(path: path, width: width, height: height, rgba: rgba)
+    }
+
+    /// The decoded picture, or nil as soon as the decoding fails (an image that is damaged
+    /// past its header ends in an error, never in a picture or an end), or after 5 s: the
+    /// caller (a tick, for `ctl overlay set image=`) is held only as long as the decoding runs.
+    private static func firstPicture(of pipeline: Pipeline, from sink: AppSink) -> Buffer? {
+        for _ in 0..<100 {
+            if let buffer = sink.tryPull(timeout: 0.05)?.buffer { return buffer }
+            if sink.isEOS || pipeline.bus.popError() != nil { return nil }
+        }
+        return nil
     }
 }
 
