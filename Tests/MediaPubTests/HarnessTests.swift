@@ -260,7 +260,8 @@ enum SRTPull {
                let size = try? FileManager.default.attributesOfItem(atPath: out.path)[.size] as? Int, size > 0 {
                 return last
             }
-            usleep(500_000)
+            // No pause between tries: each is paced by its own connect (ffmpeg's SRT caller
+            // waits out its handshake timeout while nobody answers).
         } while Date() < deadline
         return last
     }
