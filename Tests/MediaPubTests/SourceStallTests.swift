@@ -280,7 +280,7 @@ final class SourceStallTests: XCTestCase {
             XCTAssertEqual(stopped?["reason"] as? String, "duration reached")
             XCTAssertEqual(try MediaProbe.probe(out.path).duration ?? 0, 8, accuracy: 0.2, "the recording is as long as --duration")
             let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
-            XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.8), rate: 16000, freq: 440), -25,
+            XCTAssertGreaterThan(toneLevel(pcm, from: 0.2, to: 1.8, freq: 440), -25,
                                  "the file played first")
         }
     }
@@ -312,10 +312,9 @@ final class SourceStallTests: XCTestCase {
             XCTAssertEqual(tracks(events), [0, 1], "the FIFO played, then the next item")
             let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
             let seconds = Double(pcm.count) / 16000
-            XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.8), rate: 16000, freq: 440), -25,
+            XCTAssertGreaterThan(toneLevel(pcm, from: 0.2, to: 1.8, freq: 440), -25,
                                  "what the writer sent plays")
-            XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 0.8, to: seconds - 0.1),
-                                                        rate: 16000, freq: 880), -25, "then the next item")
+            XCTAssertGreaterThan(toneLevel(pcm, from: seconds - 0.8, to: seconds - 0.1, freq: 880), -25, "then the next item")
         }
     }
 
@@ -357,10 +356,9 @@ final class SourceStallTests: XCTestCase {
         XCTAssertTrue(log.contains("range=bytes=") && log.contains("stall=False"), "the retry asked from where it stopped: \(log)")
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
         let seconds = Double(pcm.count) / 16000
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: 0.2, to: 1.5), rate: 16000, freq: 440), -25,
+        XCTAssertGreaterThan(toneLevel(pcm, from: 0.2, to: 1.5, freq: 440), -25,
                              "what came before the stall plays")
-        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: seconds - 1.5, to: seconds - 0.2),
-                                                    rate: 16000, freq: 440), -25, "and the rest after the retry")
+        XCTAssertGreaterThan(toneLevel(pcm, from: seconds - 1.5, to: seconds - 0.2, freq: 440), -25, "and the rest after the retry")
     }
 
     /// `memory: true` (libcurl) says the same as a streamed source (before: curl's
@@ -446,5 +444,12 @@ final class SourceStallTests: XCTestCase {
             let r = try CLI.run(["validate", preset.path], timeout: 30)
             XCTAssertEqual(r.status, 0, r.summary("validate \(source)"))
         }
+    }
+}
+
+private extension SourceStallTests {
+    /// The level of `freq` in `from`..`to` s of 16 kHz PCM, in dB.
+    func toneLevel(_ pcm: [Float], from: Double, to: Double, freq: Double) -> Double {
+        MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 16000, from: from, to: to), rate: 16000, freq: freq)
     }
 }
