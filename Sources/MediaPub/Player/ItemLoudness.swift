@@ -53,8 +53,7 @@ final class ItemLoudness: Sendable {
         guard case .uri(let uri, let isImage)? = try? SourceSpec(item), !isImage else { return nil }
         if let version = FileVersion(item: item) { return version.isRegularFile ? (uri, version) : nil }
         let scheme = PathResolution.sourceScheme(of: uri) ?? ""
-        let path = (URL(string: uri)?.path ?? "").lowercased()
-        return ["http", "https"].contains(scheme) && !path.hasSuffix(".m3u8") ? (uri, nil) : nil
+        return ["http", "https"].contains(scheme) && !HLSPlaylist.isPlaylist(uri) ? (uri, nil) : nil
     }
 
     /// Has the items not known yet measured, in this order, after those asked for before.
