@@ -71,6 +71,19 @@ final class PresetOverridesTests: XCTestCase {
         XCTAssertFalse(try K.load("monitor: true\nplayers: [{source: a}]\n", overrides: ["monitor.local=false"]).monitoring.local)
     }
 
+    /// `null:`, as docs/presets.md lists it, is a URL in --set too (YAML alone reads
+    /// it as the mapping `{null: ~}`); a whole output given as `null:` stays the null output.
+    func testNullColonOverrideIsTheNullOutput() throws {
+        let yaml = base + "\noutputs:\n  - url: rtmp://h/app/k\n"
+        XCTAssertEqual(try K.load(yaml, overrides: ["outputs.0.url=null:"]).outputs, [OutputConfig(url: .null)])
+        XCTAssertEqual(try K.load(yaml, overrides: ["outputs.0.url= null: "]).outputs, [OutputConfig(url: .null)])
+        XCTAssertEqual(try K.load(yaml, overrides: ["outputs.0=null:"]).outputs, [OutputConfig(url: .null)])
+        XCTAssertEqual(try K.load(yaml, overrides: ["outputs.1.url=null:"]).outputs.map(\.url),
+                       [try OutputURL("rtmp://h/app/k"), .null])
+        // a leaf given a flow mapping is still refused as one
+        XCTAssertEqual(K.problems(yaml, overrides: ["outputs.0.url={a: b}"]).map(\.key), ["outputs[0].url"])
+    }
+
     func testUnknownOverridePaths() {
         let probs = K.problems(base, overrides: [
             "video.fpss=25", "players.nobody.speed=1", "colour=red", "publishing.x=1", "nokeyvalue",

@@ -26,13 +26,16 @@ enum PresetOverrides {
                 problems.append(problem(key, "expected a dotted key such as video.bitrate"))
                 continue
             }
-            if let why = checkPath(segments) {
-                problems.append(problem(key, why))
+            let target: PresetSchema
+            switch schema(at: segments) {
+            case .failure(let why):
+                problems.append(problem(key, why.message))
                 continue
+            case .success(let s): target = s
             }
             let value: YAMLNode
             do {
-                value = (try YAMLNode.parseDocument(valueText) ?? .scalar("", line: 0)).marked(origin: origin)
+                value = try parsedValue(valueText, for: target)
             } catch let e as YAMLSyntaxError {
                 problems.append(problem(key, "value is not valid YAML: \(e.message)"))
                 continue
@@ -51,30 +54,46 @@ enum PresetOverrides {
         PresetProblem(file: origin, line: 0, key: key, message: message)
     }
 
-    /// nil when the path names a key of the schema, else why not.
-    static func checkPath(_ segments: [String]) -> String? {
+    /// VALUE read as YAML. A value for a single key (a leaf) written without
+    /// braces, that YAML would read as a one-line block mapping, is the text as
+    /// given: `outputs.0.url=null:` is the `null:` URL, not the mapping `{null: ~}`.
+    static func parsedValue(_ text: String, for target: PresetSchema) throws -> YAMLNode {
+        var node = try YAMLNode.parseDocument(text) ?? .scalar("", line: 0)
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if case .leaf = target, node.pairs != nil, !trimmed.hasPrefix("{") {
+            node = .scalar(trimmed, line: 0)
+        }
+        return node.marked(origin: origin)
+    }
+
+    struct PathRefusal: Error { let message: String }
+
+    /// What the path names in the schema, or why it names nothing.
+    static func schema(at segments: [String]) -> Result<PresetSchema, PathRefusal> {
         var schema = PresetSchema.root
         var i = 0
         while i < segments.count {
             let seg = segments[i]
             switch schema {
             case .leaf:
-                return "unknown key \(seg): \(segments[..<i].joined(separator: ".")) has no keys"
+                return .failure(PathRefusal(message: "unknown key \(seg): \(segments[..<i].joined(separator: ".")) has no keys"))
             case .map:
                 guard let child = schema.child(seg) else {
                     let parent = i == 0 ? "a preset" : segments[..<i].joined(separator: ".")
-                    return "unknown key \(seg) in \(parent)\(PresetSchema.suggestion(for: seg, among: schema.keys))"
+                    return .failure(PathRefusal(message:
+                        "unknown key \(seg) in \(parent)\(PresetSchema.suggestion(for: seg, among: schema.keys))"))
                 }
                 schema = child
             case .list(let item, let byID):
                 if Int(seg) == nil && !byID {
-                    return "\(seg) is not an index: \(segments[..<i].joined(separator: ".")) items are numbered from 0"
+                    return .failure(PathRefusal(message:
+                        "\(seg) is not an index: \(segments[..<i].joined(separator: ".")) items are numbered from 0"))
                 }
                 schema = item
             }
             i += 1
         }
-        return nil
+        return .success(schema)
     }
 
     /// Sets `value` at `path` inside `node`, creating mappings on the way.
