@@ -137,8 +137,8 @@ func parse(_ argv: [String]) -> Arguments {
     return args
 }
 
-func loadPreset(_ file: String, overrides: [String]) -> Preset {
-    loadPreset(file) { try PresetLoader.load(file: file, overrides: overrides) }
+func loadPreset(_ file: String, overrides: [String], outputs: [OutputURL]) -> Preset {
+    loadPreset(file) { try PresetLoader.load(file: file, overrides: overrides, outputs: outputs) }
 }
 
 /// What `load` reads from the preset `file`, or exit 2 with its problems, one a line.
@@ -233,7 +233,7 @@ case "ctl":
 default:
     guard let file = args.presetFile ?? args.positional.first else { fail("no preset: use --preset FILE\n\(usage)") }
     if args.positional.count > (args.presetFile == nil ? 1 : 0) { fail("unexpected argument \(args.positional.last ?? "")\n\(usage)") }
-    let preset = loadPreset(file, overrides: args.overrides)
+    let preset = loadPreset(file, overrides: args.overrides, outputs: args.options.outputs)
     // --lock: overlapping cron runs are refused (exit 3); the lock goes with the process.
     var lockFD: Int32 = -1
     if let lockPath = args.lock {

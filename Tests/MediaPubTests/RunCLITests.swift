@@ -96,7 +96,7 @@ final class RunCLITests: XCTestCase {
     }
 
     /// `--output` is checked like a preset's outputs before anything starts: exit 2, the
-    /// (masked) URL named, the stream key never shown.
+    /// (masked) URL named, the stream key never shown; the preset's outputs it replaces are not.
     func testBadOutputURLsAreUsageErrorsThatNameThem() throws {
         let dir = try makeTempDir()
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: ["null://"]))
@@ -111,11 +111,24 @@ final class RunCLITests: XCTestCase {
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "one line: \(r.stderr)")
             XCTAssertFalse(r.stderr.contains(key) || r.stdout.contains(key), r.summary("--output \(url)"))
         }
+        // Outputs that --output replaces are not validated: an unset variable, a 1-character
+        // SRT passphrase and an MP4 segment with B-frames stop a run only when they would run.
+        let replaced = try writeFile(dir, "replaced.yaml", E2EPreset.basic(
+            source: E2EPreset.testsrc,
+            outputs: ["rtmp://127.0.0.1/live/${UNSET_KEY_7f3a}", "srt://127.0.0.1:9?passphrase=x"],
+            extra: "  - url: seg.mp4\n    segment: 2s\n").replacingOccurrences(of: "keyframe_interval: 1s",
+                                                                               with: "keyframe_interval: 1s\n  bframes: 2"))
+        let refused = try CLI.run(["--preset", replaced.path, "--no-realtime", "--duration", "1s"], cwd: dir, timeout: 30)
+        XCTAssertEqual(refused.status, 2, refused.summary("the preset's own outputs"))
+        for key in ["outputs[0].url: UNSET_KEY_7f3a is not set", "outputs[1].url", "outputs[2].segment"] {
+            XCTAssertTrue(refused.stderr.contains(key), "\(key): \(refused.stderr)")
+        }
         // A plain path is relative to where mediapub runs.
-        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "1s", "--output", "rec.ts"],
+        let r = try CLI.run(["--preset", replaced.path, "--no-realtime", "--duration", "1s", "--output", "rec.ts"],
                             cwd: dir, timeout: 30)
         XCTAssertEqual(r.status, 0, r.summary("--output rec.ts"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("rec.ts").path), r.summary("--output rec.ts"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("seg.mp4").path), r.summary("--output rec.ts"))
     }
 }
 

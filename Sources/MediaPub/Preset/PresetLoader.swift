@@ -10,11 +10,13 @@ import Darwin
 public enum PresetLoader {
     /// Loads and validates the preset file at `file`. Throws `PresetError`
     /// (all problems at once; "cannot read: ..." at line 0 for an unreadable file).
+    /// `outputs` not empty (`--output`) replaces the preset's outputs before they are
+    /// read: only what runs is validated (README, run options).
     public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            overrides: [String] = []) throws -> Preset {
+                            overrides: [String] = [], outputs: [OutputURL] = []) throws -> Preset {
         let text = try readText(file)
-        return try parse(yaml: text, file: file, baseDirectory: baseDirectory(of: file, environment),
-                         environment: environment, overrides: overrides)
+        var decoder = PresetDecoder(file: file, base: baseDirectory(of: file, environment), environment: environment)
+        return try decoder.decode(text, overrides: overrides, outputs: outputs)
     }
 
     /// What `validate` reads beyond `load`: the preset, and also a missing local
@@ -94,7 +96,7 @@ struct PresetDecoder {
         self.checksSources = checksSources
     }
 
-    mutating func decode(_ text: String, overrides: [String]) throws -> Preset {
+    mutating func decode(_ text: String, overrides: [String], outputs replacement: [OutputURL] = []) throws -> Preset {
         var root: YAMLNode
         do {
             root = try YAMLNode.parse(text)
@@ -108,12 +110,18 @@ struct PresetDecoder {
         // --set first, then ${VAR}: a --set value is expanded like the file's, and a
         // variable only in a value --set replaced is never asked for (docs/presets.md).
         let overrideProblems = PresetOverrides.apply(overrides, to: &root, environment: environment)
+        // Outputs that will not run are not read: their variables, secrets and rules
+        // do not stop a run given its own (--output).
+        if !replacement.isEmpty, let pairs = root.pairs {
+            root.content = .mapping(pairs.filter { $0.key.scalarValue != "outputs" })
+        }
         root = root.interpolated(environment: environment, path: "") { node, key, message in
             report(node, key, message)
         }
 
         var preset = Preset(name: defaultName(), video: nil, players: [], file: file, baseDirectory: base)
         decodeSection(root, "", into: &preset)
+        if !replacement.isEmpty { preset.outputs = replacement.map { OutputConfig(url: $0) } }
         for player in sourceless where player.id != preset.schedule?.player {
             report(player.node, player.key, "needs a source or a playlist")
         }
