@@ -106,4 +106,82 @@ final class RecordingRetentionTests: XCTestCase {
         XCTAssertTrue(exists("notes/cam-10.mp4"), "a folder the pattern does not make is never entered")
         XCTAssertTrue(fm.fileExists(atPath: elsewhere.appendingPathComponent("cam-10.mp4").path), "a link is never followed")
     }
+
+    /// A file of the pattern that another program writes without a lock (as ffmpeg does:
+    /// a shell holds it open for writing here, its last change a day ago) is never removed,
+    /// nor one another writer changed within the last segment and a minute; one another
+    /// program only reads is (before: `keep` removed both, as it removed ffmpeg's file).
+    func testAFileAnotherProgramWritesOrJustChangedIsNeverRemoved() throws {
+        let folder = try makeTempDir()
+        let fm = FileManager.default
+        let now = Date()
+        func plant(_ name: String, age: TimeInterval) throws -> String {
+            let path = folder.appendingPathComponent(name).path
+            try Data("theirs".utf8).write(to: URL(fileURLWithPath: path))
+            try fm.setAttributes([.modificationDate: now.addingTimeInterval(-age)], ofItemAtPath: path)
+            return path
+        }
+        let written = try plant("rec-000001.mp4", age: 86400)   // the oldest: first to go were it not written
+        let read = try plant("rec-000002.mp4", age: 86000)
+        let changed = try plant("rec-000003.mp4", age: 5 + 30)    // within segment (5 s) + a minute
+        let finished = try plant("rec-000004.mp4", age: 5 + 61)   // just beyond it
+        let writer = try FileHolder(written, mode: ">>")
+        defer { writer.end() }
+        let reader = try FileHolder(read, mode: "<")
+        defer { reader.end() }
+        var info = stat()
+        XCTAssertEqual(stat(written, &info), 0)
+        XCTAssertTrue(FileWriters.openForWriting(device: info.st_dev, inode: info.st_ino), "/proc sees the writer")
+        XCTAssertEqual(stat(read, &info), 0)
+        XCTAssertFalse(FileWriters.openForWriting(device: info.st_dev, inode: info.st_ino), "a reader is no writer")
+        XCTAssertEqual(stat(finished, &info), 0)
+        XCTAssertFalse(FileWriters.openForWriting(device: info.st_dev, inode: info.st_ino), "nobody has it open")
+
+        let current = try RecordingFile.create(folder.appendingPathComponent("rec-101010.mp4").path)
+        defer { current.lock.release() }
+        let pattern = folder.path + "/rec-%H%M%S.mp4"
+        let retention = RecordingRetention(keep: 1, maxAge: nil, segment: 5)
+        XCTAssertTrue(retention.apply(pattern: pattern, thisRun: [current.path], current: current.path, now: now).isEmpty)
+        XCTAssertTrue(fm.fileExists(atPath: written), "the file another program writes stays")
+        XCTAssertTrue(fm.fileExists(atPath: changed), "the file changed 35 s ago stays")
+        XCTAssertFalse(fm.fileExists(atPath: read), "a file only read goes")
+        XCTAssertFalse(fm.fileExists(atPath: finished), "a file changed 66 s ago goes")
+        XCTAssertTrue(fm.fileExists(atPath: current.path))
+        // Once its writer is gone and it has settled, it is one of the files beyond keep.
+        writer.end()
+        XCTAssertTrue(retention.apply(pattern: pattern, thisRun: [current.path], current: current.path,
+                                      now: now.addingTimeInterval(60)).isEmpty)
+        XCTAssertFalse(fm.fileExists(atPath: written), "its writer gone, it goes")
+        XCTAssertFalse(fm.fileExists(atPath: changed), "settled, it goes")
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: folder.path), ["rec-101010.mp4"])
+    }
+}
+
+/// Another program holding a file open (`>>` for writing, `<` for reading) without a lock,
+/// from when it is made until `end()`: a shell that waits on its standard input.
+private final class FileHolder {
+    let process = Process()
+    let input = Pipe()
+    let output = Pipe()
+
+    init(_ path: String, mode: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec 3\(mode)\"$0\" && echo open && read x", path]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        // Its own word that the file is open (a blocking read of its first line).
+        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard said.hasPrefix("open") else { throw HarnessError("the shell did not open \(path): \(said)") }
+    }
+
+    private var ended = false
+
+    /// Its standard input closes: it reads the end and exits, closing the file.
+    func end() {
+        guard !ended else { return }
+        ended = true
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
 }

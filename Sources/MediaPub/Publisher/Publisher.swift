@@ -46,7 +46,7 @@ final class Publisher: TimelineSink, Sendable {
                    sharesURL: masked.filter { $0 == masked[index] }.count > 1, hasVideo: video != nil,
                    audioPriming: priming, reconnect: reconnect, segment: config.segment,
                    retention: config.keep == nil && config.maxAge == nil ? nil
-                       : RecordingRetention(keep: config.keep, maxAge: config.maxAge),
+                       : RecordingRetention(keep: config.keep, maxAge: config.maxAge, segment: config.segment),
                    paced: paced, streamTitle: streamTitle, onState: onOutputState, onRecording: onRecording)
         }
         self.outputs = outputs

@@ -50,6 +50,9 @@ final class RecordingLock: Sendable {
             let code = errno
             return code == EWOULDBLOCK ? .held : .failed(String(cString: strerror(code)))
         }
+        // Nor while any process has it open for writing, lock or not (FileWriters); the
+        // lease, where one is had, holds off a writer's open until the file is gone.
+        if FileWriters.exist(fd) { return .held }
         var now = stat()
         guard lstat(path, &now) == 0, now.st_dev == opened.st_dev, now.st_ino == opened.st_ino else { return .gone }
         if unlink(path) != 0 {
@@ -65,5 +68,15 @@ final class RecordingLock: Sendable {
         guard fd >= 0 else { return false }
         defer { close(fd) }   // the probe's own lock, if it got it, goes with it
         return flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
+    /// Whether the file at `path` is being written: someone holds it locked, or some
+    /// process has it open for writing (FileWriters), with or without a lock.
+    static func isWritten(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }   // the probe's own lock and lease, if it got them, go with it
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { return true }
+        return FileWriters.exist(fd)
     }
 }

@@ -8,10 +8,25 @@ import Glibc
 /// fields as exactly what they write, RecordingNamePattern; in folders too, and the
 /// `-N` a taken name gets, RecordingFile.numbered) are ever considered; only regular
 /// files in real folders (never a link), never a file being written, by this run or
-/// another (RecordingLock). A folder of the pattern that this leaves empty goes too.
+/// any other process (RecordingLock, FileWriters), nor one that another writer changed
+/// within the last `segment` and `quietMargin` (`settled`). A folder of the pattern
+/// that this leaves empty goes too.
 struct RecordingRetention: Sendable {
     let keep: Int?
     let maxAge: TimeInterval?
+    /// The output's `segment`: a file this run did not make, changed more recently than a
+    /// segment and `quietMargin` ago, may still be written (a writer that opens it by turns).
+    var segment: TimeInterval? = nil
+
+    /// Beyond a segment, how long a file another writer changed is left alone.
+    static let quietMargin: TimeInterval = 60
+
+    /// Whether a file this run did not make was last changed long enough ago to be one
+    /// that nobody writes any more (a time in the future is no recent change).
+    func settled(_ file: Candidate, now: Date) -> Bool {
+        let age = now.timeIntervalSince(file.modified)
+        return age < 0 || age >= (segment ?? 0) + Self.quietMargin
+    }
 
     /// One file in the folder: its name and when it was last written.
     struct Candidate: Equatable {
@@ -94,9 +109,12 @@ struct RecordingRetention: Sendable {
             return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
         }
         func full(_ name: String) -> String { (base as NSString).appendingPathComponent(name) }
-        // Another run's file that is being written is not one of the files kept: left out, never removed.
+        // A file another process is writing, or changed lately, is not one of the files kept:
+        // left out, never removed.
         let ours = Set(thisRun.map(relative))
-        let finished = candidates.filter { ours.contains($0.name) || !RecordingLock.isHeld(full($0.name)) }
+        let finished = candidates.filter {
+            ours.contains($0.name) || (settled($0, now: now) && !RecordingLock.isWritten(full($0.name)))
+        }
         var failures: [(path: String, why: String)] = []
         for name in victims(finished, thisRun: thisRun.map(relative), current: current.map(relative), now: now) {
             // Removed only while it is still a regular file that nobody writes (RecordingLock).

@@ -1,0 +1,71 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether some process has a file open for writing (docs/presets.md, Outputs: what
+/// `keep` and `max_age` never remove). A program that takes no `flock` (ffmpeg, a
+/// copy) is seen all the same: asked of the kernel with a read lease, which it grants
+/// only while no one has the file open for writing, whoever they are; where a lease
+/// cannot be had (another user's file, a file system without leases), each process'
+/// descriptors in /proc are read instead (those of the processes this one may see).
+enum FileWriters {
+    /// What a read lease on a descriptor said.
+    enum Lease: Equatable {
+        /// No one writes the file; the lease holds until the descriptor is closed, and a
+        /// writer opening the file meanwhile waits for that.
+        case held
+        /// Someone has it open for writing.
+        case written
+        /// No lease can be had here: ask /proc (`openForWriting`).
+        case unavailable
+    }
+
+    // <fcntl.h> (Linux): F_SETLEASE, and a read lease.
+    private static let setLease: Int32 = 1024
+    private static let readLease: Int32 = 0
+
+    /// Takes a read lease on `fd` (a descriptor opened read-only on a regular file).
+    static func lease(_ fd: Int32) -> Lease {
+        if fcntl(fd, setLease, readLease) == 0 { return .held }
+        return errno == EAGAIN || errno == EBUSY ? .written : .unavailable
+    }
+
+    /// Whether anyone has the file open on `fd` open for writing: the lease's answer,
+    /// else /proc's. A lease taken to ask goes with `fd`.
+    static func exist(_ fd: Int32) -> Bool {
+        switch lease(fd) {
+        case .held: return false
+        case .written: return true
+        case .unavailable:
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { return false }
+            return openForWriting(device: info.st_dev, inode: info.st_ino)
+        }
+    }
+
+    /// Whether a process seen in /proc has the file (`device`, `inode`) open for
+    /// writing: a descriptor naming it whose flags (fdinfo) are not read-only.
+    static func openForWriting(device: UInt, inode: UInt) -> Bool {
+        guard let processes = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return false }
+        for pid in processes where pid.allSatisfy(\.isNumber) {
+            guard let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { continue }
+            for fd in fds {
+                var info = stat()
+                guard stat("/proc/\(pid)/fd/\(fd)", &info) == 0, info.st_dev == device, info.st_ino == inode,
+                      let flags = openFlags(pid: pid, fd: fd) else { continue }
+                if flags & O_ACCMODE != O_RDONLY { return true }
+            }
+        }
+        return false
+    }
+
+    /// The `flags:` line of /proc/PID/fdinfo/FD (octal).
+    private static func openFlags(pid: String, fd: String) -> Int32? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("flags:") {
+            return Int32(line.dropFirst("flags:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+        }
+        return nil
+    }
+}
