@@ -114,9 +114,12 @@ enum OutputTarget: Equatable, Sendable {
         // Fragmented (a fragment a second, cut by time whatever the keyframe interval):
         // what is on disk plays at every moment, a kill -9 loses at most the last fragment.
         // Matroska, FLV and MPEG-TS write each frame as it comes.
+        // FLV as a stream: its header holds no duration nor index to fill in at the end
+        // (flvmux otherwise writes a 24-hour duration and a filler string there, which a
+        // file cut by a kill -9 keeps); a reader takes the duration from the last tag.
         case "mp4", "m4a": return ("mp4mux", ["fragment-duration=1000"])
         case "mkv": return ("matroskamux", [])
-        case "flv": return ("flvmux", ["streamable=false"])
+        case "flv": return ("flvmux", ["streamable=true"])
         default: return ("mpegtsmux", [])
         }
     }
