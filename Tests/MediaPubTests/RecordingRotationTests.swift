@@ -38,6 +38,8 @@ final class RecordingRotationTests: XCTestCase {
 
     /// Keyframes every 2 s, segments of 5 s: the encoder starts a keyframe at each
     /// boundary, so the cuts are exact (before: at the last keyframe within 5 s, 4 s files).
+    /// Matroska files cut alongside start at zero too (before: the second at 5.02 s);
+    /// MPEG-TS files carry the output's time from the muxer's 3600 s (docs/presets.md).
     func testFiveSecondSegmentsJoinWithoutGapOrOverlap() throws {
         let dir = try makeTempDir()
         let events = dir.appendingPathComponent("events.jsonl")
@@ -47,21 +49,38 @@ final class RecordingRotationTests: XCTestCase {
               - url: \(dir.path)/seg/rec-%H%M%S.mp4
                 segment: 5s
               - \(whole.path)
+              - url: \(dir.path)/mkv/rec-%H%M%S.mkv
+                segment: 5s
+              - url: \(dir.path)/ts/rec-%H%M%S.ts
+                segment: 5s
 
             """)
         let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "23s", "--events", events.path],
                             timeout: 180)
         XCTAssertEqual(r.status, 0, r.summary("mediapub with segment: 5s"))
-        let files = try newFiles(events).filter { $0 != whole.path }
+        let told = try newFiles(events)
+        let files = told.filter { $0.contains("/seg/") }
         XCTAssertEqual(files.count, 5, "five files over 23 s: \(files)\n\(r.stderr)")
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("seg").path)
         XCTAssertEqual(Set(onDisk), Set(files.map { ($0 as NSString).lastPathComponent }), "the files told are the files written")
-        XCTAssertEqual(r.stderr.components(separatedBy: "recording: new file").count - 1, 5, "the log tells each file once")
-        let told = try EventLog.read(events).filter {
+        XCTAssertEqual(r.stderr.components(separatedBy: "recording: new file \(dir.path)/seg/").count - 1, 5,
+                       "the log tells each file once")
+        for (folder, base) in [("mkv", 0.0), ("ts", 3600.0)] {
+            let cut = told.filter { $0.contains("/\(folder)/") }
+            XCTAssertEqual(cut.count, 5, "five .\(folder) files: \(cut)")
+            for (i, file) in cut.enumerated() {
+                let name = "\(folder)/" + (file as NSString).lastPathComponent
+                let start = base + (folder == "ts" ? Double(i) * 5 : 0)
+                XCTAssertEqual(try MediaProbe.videoPacketPTS(file).min() ?? -1, start, accuracy: 0.1, "\(name) starts at \(start) s")
+                XCTAssertEqual(try MediaProbe.packetPTS(file, stream: "a:0").min() ?? -1, start, accuracy: 0.1,
+                               "\(name)'s sound starts at \(start) s")
+            }
+        }
+        let publishing = try EventLog.read(events).filter {
             $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing"
                 && ($0["url"] as? String ?? "").contains("/seg/")
         }
-        XCTAssertEqual(told.count, 5, "each file is told in one output.state event, the first one too")
+        XCTAssertEqual(publishing.count, 5, "each file is told in one output.state event, the first one too")
 
         let fps = 25.0
         var frames = 0, audioPackets = 0, seconds = 0.0

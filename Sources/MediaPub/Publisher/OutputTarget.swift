@@ -118,7 +118,9 @@ enum OutputTarget: Equatable, Sendable {
         // (flvmux otherwise writes a 24-hour duration and a filler string there, which a
         // file cut by a kill -9 keeps); a reader takes the duration from the last tag.
         case "mp4", "m4a": return ("mp4mux", ["fragment-duration=1000"])
-        case "mkv": return ("matroskamux", [])
+        // Matroska from zero: each file of a cut recording starts at its own zero, not at
+        // the output time it was cut at (docs/presets.md, Outputs).
+        case "mkv": return ("matroskamux", ["offset-to-zero=true"])
         case "flv": return ("flvmux", ["streamable=true"])
         default: return ("mpegtsmux", [])
         }
