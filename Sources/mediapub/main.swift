@@ -19,6 +19,7 @@ usage:
       speed PLAYER 1.5 | pitch PLAYER -3 | repeat PLAYER on|off
       load PLAYER SOURCE (answers once it plays, or why not) | reconnect [OUTPUT id] | quit
       schedule [reload] (the programme now; its file read again) | skip (the next block now)
+      live on|off|auto (the live feed) | overlay show|hide ID | overlay set ID text=... image=PATH opacity=50%
   mediapub --version | --help
 
 run options:

@@ -52,6 +52,12 @@ final class ScheduleCLITests: XCTestCase {
         let set = try CLI.run(["schedule", file.path, "--set", "timezone=UTC"], timeout: 30)
         XCTAssertEqual(set.status, 2, set.summary("--set on a programme file"))
         XCTAssertTrue(set.stderr.contains("--set:0: timezone: --set changes a preset; \(file.path) is a programme file"), set.stderr)
+        // A preset without a programme: named at the line its settings begin (before: line 0).
+        let none = try writeFile(dir, "none.yaml", "# no programme here\n\nname: none\nplayers:\n  - source: a.mp4\n")
+        let empty = try CLI.run(["schedule", none.path], timeout: 30)
+        XCTAssertEqual(empty.status, 2, empty.summary("a preset without schedule:"))
+        XCTAssertEqual(empty.stderr, "mediapub: \(none.path):3: schedule: the preset has no schedule: section "
+            + "(nothing to list; docs/presets.md, Schedule)\n")
     }
 
     func testValidateRefusesAnOverlapAndAnImpossibleTime() throws {

@@ -13,7 +13,8 @@ public enum ScheduleListing {
     public static func load(file: String, overrides: [String] = [],
                             environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ScheduleConfig {
         let text = try PresetLoader.readText(file)
-        if let root = try? YAMLNode.parse(text), root["blocks"] != nil, root["players"] == nil {
+        let root = try? YAMLNode.parse(text)
+        if let root, root["blocks"] != nil, root["players"] == nil {
             guard overrides.isEmpty else {
                 throw PresetError(problems: [PresetProblem(file: "--set", line: 0, key: overrides[0].prefix { $0 != "=" }.description,
                                                            message: "--set changes a preset; \(file) is a programme file")])
@@ -25,8 +26,10 @@ public enum ScheduleListing {
         }
         let preset = try PresetLoader.validate(file: file, environment: environment, overrides: overrides).preset
         guard let schedule = preset.schedule else {
-            throw PresetError(problems: [PresetProblem(file: file, line: 0, key: "schedule",
-                                                       message: "the preset has no schedule (nothing to list)")])
+            // Named at the preset's first line, where its settings begin.
+            throw PresetError(problems: [PresetProblem(file: file, line: max(1, root?.line ?? 1), key: "schedule",
+                                                       message: "the preset has no schedule: section (nothing to list; "
+                                                           + "docs/presets.md, Schedule)")])
         }
         return schedule
     }
