@@ -24,6 +24,11 @@ final class RecordingRetentionTests: XCTestCase {
             XCTAssertEqual(problems.map(\.key), ["outputs[0].\(name)"], "\(problems)")
             XCTAssertTrue(problems.first?.message.contains("\(name) is only for file outputs") == true, "\(problems)")
         }
+        // A second FLV file of a cut recording stayed empty (splitmuxsink cannot make flvmux's
+        // pads again): refused, naming the key.
+        let flv = K.problems(players + "outputs:\n  - url: /rec/a-%H%M%S.flv\n    segment: 5s\n")
+        XCTAssertEqual(flv.map(\.description), ["presets/t.yaml:5: outputs[0].segment: .flv files are not cut into segments: "
+            + "use .mkv, .ts or .mp4"])
         for (key, value) in [("segment", "500ms"), ("keep", "0"), ("max_age", "0s")] {
             let problems = K.problems(players + "outputs:\n  - url: /rec/a.mp4\n    \(key): \(value)\n")
             XCTAssertEqual(problems.map(\.key), ["outputs[0].\(key)"], "\(problems)")

@@ -21,6 +21,11 @@ extension PresetDecoder {
         if OutputTarget.unsegmentableContainers.contains(container) {   // OutputTarget+Audio.swift
             return report(node, key, ".\(container) files are not cut into segments: use .m4a for sound only")
         }
+        // splitmuxsink cannot make flvmux's pads again for a second file (GStreamer 1.22: the
+        // file after the first stays empty): refused rather than lost.
+        if container == "flv" {
+            return report(node, key, ".flv files are not cut into segments: use .mkv, .ts or .mp4")
+        }
         let finest = RecordingNamePattern.fields(path).compactMap(\.period).min()
         if let finest, finest <= segment { return }
         let needs: [(TimeInterval, String)] = [(60, "%S"), (3600, "%M"), (86400, "%H"), (31 * 86400, "%d"), (366 * 86400, "%m")]
