@@ -22,6 +22,11 @@ struct Reading {
     var playhead = ClockTime.zero
     /// Counts the seeks: a sample pulled across one (from before its flush) is not taken.
     var seeks = 0
+    /// Samples read as silence because they were no sound (`BrokenSamples`), the playhead
+    /// when the first came, and whether the item's warning was given.
+    var brokenSamples = 0
+    var brokenSince: ClockTime?
+    var brokenReported = false
 
     init(mediaStartMs: Int, rate: Double, lastVideo: Buffer? = nil) {
         self.mediaStartMs = mediaStartMs
@@ -80,9 +85,14 @@ extension DecodeSession {
                 (out + filled * channels).update(from: base + offset, count: take * channels)
                 return true
             }) == true
+            let silenced = copied ? BrokenSamples.silence(out + filled * channels, count: take * channels) : 0
             state.withLock { s in
                 // A remainder short of a frame, or a buffer that cannot be read, is passed over whole.
                 guard copied else { s.reading.pendingOffset = s.reading.pendingSamples; return }
+                if silenced > 0 {
+                    if s.reading.brokenSince == nil { s.reading.brokenSince = s.reading.playhead }
+                    s.reading.brokenSamples += silenced
+                }
                 s.reading.pendingOffset += take * channels
                 s.reading.playhead = s.reading.pendingTime
                     + ClockTime.ofSamples(UInt64(s.reading.pendingOffset / channels), rate: format.sampleRate)
@@ -124,6 +134,20 @@ extension DecodeSession {
         // A sample with no samples in it is passed over (a few at most: this is the start).
         for _ in 0..<3 where state.withLock({ $0.reading.pendingSamples == 0 && !$0.reading.audioDone }) {
             guard pullAudio(audio, wait: wait) else { break }
+        }
+    }
+
+    /// Once for the item: how many of its samples were read as silence (`BrokenSamples`),
+    /// when `BrokenSamples.reportAfter` of sound has played since the first, or at its end;
+    /// nil before, after, and for an item without any.
+    func brokenSamplesReport() -> (count: Int, atEnd: Bool)? {
+        state.withLock { s in
+            let r = s.reading
+            guard !r.brokenReported, let since = r.brokenSince else { return nil }
+            let atEnd = r.audioExhausted
+            guard atEnd || r.playhead >= since + BrokenSamples.reportAfter else { return nil }
+            s.reading.brokenReported = true
+            return (r.brokenSamples, atEnd)
         }
     }
 
