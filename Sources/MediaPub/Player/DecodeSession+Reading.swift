@@ -179,12 +179,15 @@ extension DecodeSession {
 
     /// The latest frame due `lag` before the playhead (the first frame at the latest).
     /// Waits up to `wait` seconds for a frame that may be due but is not decoded yet.
+    /// A stream without sound (an SRT or RTMP feed of pictures only) has no clock of its own to
+    /// pace them by: its running time counts from when it began listening, long before the
+    /// sender came, so each picture is taken as it comes, the newest decoded.
     func videoFrame(lag: ClockTime, wait: Double) -> Buffer? {
-        guard let sink = state.withLock({ $0.videoSink }) else { return nil }
+        guard let (sink, asItComes) = state.withLock({ s in s.videoSink.map { ($0, spec.isStream && s.audioSink == nil) } }) else { return nil }
         var taken = 0
-        while let sample = nextPicture(sink, wait: wait) {
+        while let sample = nextPicture(sink, wait: taken > 0 && asItComes ? 0 : wait) {
             let (playhead, shown) = state.withLock { ($0.reading.playhead, $0.reading.lastVideo) }
-            if let time = sample.runningTime, time + lag > playhead, shown != nil { break }
+            if !asItComes, let time = sample.runningTime, time + lag > playhead, shown != nil { break }
             show(sample)
             taken += 1
         }
