@@ -102,6 +102,20 @@ final class BrokenSamplesTests: XCTestCase {
         }
     }
 
+    /// An item is measured ahead (audio.loudness) as it plays: its broken samples as silence.
+    func testABrokenItemIsMeasuredAsItPlays() throws {
+        let dir = try makeTempDir("brokenloud")
+        let tone = stereo(rate * 2) { 0.1 * Float(sin(2 * .pi * 440 * Double($0) / 44100)) }
+        let broken = dir.appendingPathComponent("broken.wav"), clean = dir.appendingPathComponent("clean.wav")
+        try floatWAV(stereo(rate) { $0 % 3 == 0 ? .nan : 1e30 } + tone).write(to: broken)
+        try floatWAV(stereo(rate) { _ in 0 } + tone).write(to: clean)
+        guard case .loudness(let measured?) = LoudnessMeasure.measure(uri: broken.absoluteString, channels: 2, remote: false),
+              case .loudness(let expected?) = LoudnessMeasure.measure(uri: clean.absoluteString, channels: 2, remote: false) else {
+            return XCTFail("both are measured")
+        }
+        XCTAssertEqual(measured, expected, accuracy: 0.01)
+    }
+
     /// A little-endian IEEE float WAV of interleaved stereo `samples`.
     private func floatWAV(_ samples: [Float]) -> Data {
         var d = Data()
