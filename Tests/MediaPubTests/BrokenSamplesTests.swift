@@ -81,15 +81,16 @@ final class BrokenSamplesTests: XCTestCase {
         try floatWAV(frames).write(to: dir.appendingPathComponent("broken.wav"))
         let outs = ["m4a", "mp3", "opus"].map { dir.appendingPathComponent("out.\($0)") }
         let events = dir.appendingPathComponent("events.jsonl")
-        let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "broken.wav")], output: outs[0])
+        let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "broken.wav", ["repeat: true"])], output: outs[0])
             + outs.dropFirst().map { "  - url: \"file://\($0.path)\"\n" }.joined()
-        let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--events", events.path])
+        // It plays again from 4 s: said once however often it plays.
+        let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--duration", "6", "--events", events.path])
         XCTAssertEqual(r.status, 0, r.summary("mediapub"))
         let warnings = try EventLog.read(events).compactMap { $0["event"] as? String == "warning" ? $0["message"] as? String : nil }
             .filter { $0.contains("not sound") }
         XCTAssertEqual(warnings, ["player main: \(dir.path)/broken.wav gave 88200 samples that are not sound "
                                   + "(NaN, infinite or over 32× full scale) in its first second of them: played as silence"],
-                       "said once, with how many")
+                       "said once, with how many, though it played twice")
         for out in outs {
             let pcm = try MediaProbe.decodePCM(out.path, rate: rate)
             XCTAssertTrue(pcm.allSatisfy(\.isFinite))

@@ -27,6 +27,10 @@ enum BrokenSamples {
     /// A broken item is told of once its broken samples have played this long, or at its end.
     static let reportAfter = ClockTime(seconds: 1)
 
+    /// Items a player remembers having said (a bound: a player that has said this many
+    /// forgets them, and may say one again).
+    static let remembered = 256
+
     /// What the warning says of `count` broken samples of `source` (masked by the caller).
     static func warning(_ source: String, count: Int, atEnd: Bool) -> String {
         "\(source) gave \(count) samples that are not sound (NaN, infinite or over \(Int(bound))× full scale)"

@@ -72,6 +72,9 @@ public final class MediaPlayer: Sendable {
         var crossfade = CrossfadeState()
         /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
         var gain: ItemGain?
+        /// Items said to give samples that are no sound (`BrokenSamples`): once each, however
+        /// often they play (a repeated one), up to `BrokenSamples.remembered` of them.
+        var brokenSaid: Set<String> = []
         var eventHandler: @Sendable (PlayerEvent) -> Void
         /// The capture waiting for an item to be ready, `waitForLoad` for a load to be known.
         var waiters = Waiters()
