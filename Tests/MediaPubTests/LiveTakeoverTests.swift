@@ -197,14 +197,14 @@ final class LiveTakeoverTests: XCTestCase {
         XCTAssertEqual(colours(try MediaProbe.frameStats(out.path)).filter { $0 != "r" }.count, 0, "the programme all along")
     }
 
-    /// A feed of pictures and no sound (ffmpeg `-an`) takes over on its pictures, with
+    /// A feed of pictures and no sound (ffmpeg `-an`, for 4 s) takes over on its pictures, with
     /// silence (docs/presets.md, live), while it delivers: its pictures are taken as they come,
     /// though its running time counts from when the listener opened. Once the sender has
     /// stopped it is released, and never goes on air after.
     func testAFeedWithoutSoundGoesOnAirOnItsPicturesWhileItDelivers() throws {
-        let (port, out, events, run) = try listenerRun("livemute", keys: "takeover_after: 500ms, release_after: 1s", seconds: 8)
+        let (port, out, events, run) = try listenerRun("livemute", keys: "takeover_after: 500ms, release_after: 1s", seconds: 9)
         let sender = try startTool("ffmpeg", [
-            "-nostdin", "-hide_banner", "-v", "error", "-re", "-f", "lavfi", "-i", "color=c=blue:s=320x180:r=25", "-t", "3",
+            "-nostdin", "-hide_banner", "-v", "error", "-re", "-f", "lavfi", "-i", "color=c=blue:s=320x180:r=25", "-t", "4",
             "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-an",
             "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
         ])
@@ -219,7 +219,7 @@ final class LiveTakeoverTests: XCTestCase {
                        "on air once, released once it stopped, never on air again: \(live)")
         XCTAssertEqual(live.dropFirst(4).filter { $0["state"] as? String != "waiting" }.count, 0, "\(live)")
 
-        let runs = colourRuns(try assertUnbrokenTimeline(out.path, seconds: 8))
+        let runs = colourRuns(try assertUnbrokenTimeline(out.path, seconds: 9))
         XCTAssertEqual(runs.map(\.0), ["r", "b", "r"], "\(runs)")
         guard runs.count == 3 else { return }
         let blueFrom = Double(runs[0].1) / 25, blueTo = blueFrom + Double(runs[1].1) / 25
