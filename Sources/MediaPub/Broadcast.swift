@@ -292,7 +292,7 @@ public final class Broadcast: Sendable {
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
                                   stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live,
-                                  contentWatch: contentWatch(), loudness: preset.audio.loudness, sink: publisher,
+                                  contentWatch: contentWatch(), loudness: preset.audio.loudness, codecs: publisher.audioCodecs, sink: publisher,
                                   beforePicture: overlayHook())
             s.phase = .running(publisher, capture)
             for (at, action) in pending.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }

@@ -20,6 +20,26 @@ final class LiveTakeoverTests: XCTestCase {
         }
     }
 
+    /// Each colour of `colours` with the frames it lasts, in order.
+    private func colourRuns(_ stats: [FrameStat]) -> [(Character, Int)] {
+        colours(stats).reduce(into: [(Character, Int)]()) { r, c in
+            if r.last?.0 == c { r[r.count - 1].1 += 1 } else { r.append((c, 1)) }
+        }
+    }
+
+    /// A realtime run of `seconds` of the red programme, recorded, whose feed is an SRT
+    /// listener on a free port with the `live:` keys given; returned once it publishes.
+    private func listenerRun(_ label: String, keys: String, seconds: Int) throws
+        -> (port: UInt16, out: URL, events: URL, run: RunningProcess) {
+        let dir = try makeTempDir(label)
+        let port = try Ports.free()
+        let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "preset.yaml", programme(recordingTo: out, live: "source: \"srt://:\(port)?mode=listener\", \(keys)"))
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "\(seconds)", "--events", events.path])
+        XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), run.stderr)
+        return (port, out, events, run)
+    }
+
     /// A red 440 Hz programme recorded to `out`, with the `live:` keys given.
     private func programme(recordingTo out: URL, live: String) -> String {
         PlayerPreset.video(players: [PlayerPreset.player("prog", source: "testsrc:?pattern=red&freq=440")], output: out,
@@ -145,13 +165,7 @@ final class LiveTakeoverTests: XCTestCase {
     /// time is dropped, not queued: the feed stays on air for about what was sent in wall
     /// time, not for its 9 s of media, and the timeline is unbroken.
     func testAFeedFasterThanTheClockIsDroppedNotQueued() throws {
-        let dir = try makeTempDir("livefast")
-        let port = try Ports.free()
-        let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
-        let yaml = programme(recordingTo: out, live: "source: \"srt://:\(port)?mode=listener\", takeover_after: 0s, release_after: 1s")
-        let preset = try writeFile(dir, "preset.yaml", yaml)
-        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "12", "--events", events.path])
-        XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), run.stderr)
+        let (port, out, events, run) = try listenerRun("livefast", keys: "takeover_after: 0s, release_after: 1s", seconds: 12)
         let sender = try startTool("ffmpeg", [
             "-nostdin", "-hide_banner", "-v", "error", "-readrate", "3",
             "-f", "lavfi", "-i", "color=c=blue:s=320x180:r=25", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100",
@@ -160,9 +174,7 @@ final class LiveTakeoverTests: XCTestCase {
         ])
         XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("released", 1, in: events)), run.stderr + sender.stderr)
         XCTAssertTrue(run.waitForExit(timeout: 60))
-        let runs = colours(try assertUnbrokenTimeline(out.path, seconds: 12)).reduce(into: [(Character, Int)]()) { r, c in
-            if r.last?.0 == c { r[r.count - 1].1 += 1 } else { r.append((c, 1)) }
-        }
+        let runs = colourRuns(try assertUnbrokenTimeline(out.path, seconds: 12))
         XCTAssertEqual(runs.map(\.0), ["r", "b", "r"], "\(runs)")
         // Queued, the 9 s of media would keep it on air for 9 s and more (plus release_after).
         XCTAssertLessThan(Double(runs.count == 3 ? runs[1].1 : 0) / 25, 7, "\(runs)")
@@ -183,5 +195,39 @@ final class LiveTakeoverTests: XCTestCase {
         let all = try String(contentsOf: events, encoding: .utf8) + run.stderr
         XCTAssertFalse(all.contains("secret-key-42"), all)
         XCTAssertEqual(colours(try MediaProbe.frameStats(out.path)).filter { $0 != "r" }.count, 0, "the programme all along")
+    }
+
+    /// A feed of pictures and no sound (ffmpeg `-an`, for 4 s) takes over on its pictures, with
+    /// silence (docs/presets.md, live), while it delivers: its pictures are taken as they come,
+    /// though its running time counts from when the listener opened. Once the sender has
+    /// stopped it is released, and never goes on air after.
+    func testAFeedWithoutSoundGoesOnAirOnItsPicturesWhileItDelivers() throws {
+        let (port, out, events, run) = try listenerRun("livemute", keys: "takeover_after: 500ms, release_after: 1s", seconds: 9)
+        let sender = try startTool("ffmpeg", [
+            "-nostdin", "-hide_banner", "-v", "error", "-re", "-f", "lavfi", "-i", "color=c=blue:s=320x180:r=25", "-t", "4",
+            "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-an",
+            "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
+        ])
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("on_air", 1, in: events)), run.stderr + sender.stderr)
+        XCTAssertTrue(sender.isRunning, "on air while the sender sends")
+        XCTAssertTrue(sender.waitForExit(timeout: 30))
+        XCTAssertEqual(sender.exitStatus, 0, sender.stderr)
+        XCTAssertTrue(run.waitForExit(timeout: 60))
+        XCTAssertEqual(run.exitStatus, 0, run.stderr)
+        let live = try EventLog.read(events).filter { $0["event"] as? String == "live.state" }
+        XCTAssertEqual(live.prefix(4).map { $0["state"] as? String ?? "" }, ["waiting", "connected", "on_air", "released"],
+                       "on air once, released once it stopped, never on air again: \(live)")
+        XCTAssertEqual(live.dropFirst(4).filter { $0["state"] as? String != "waiting" }.count, 0, "\(live)")
+
+        let runs = colourRuns(try assertUnbrokenTimeline(out.path, seconds: 9))
+        XCTAssertEqual(runs.map(\.0), ["r", "b", "r"], "\(runs)")
+        guard runs.count == 3 else { return }
+        let blueFrom = Double(runs[0].1) / 25, blueTo = blueFrom + Double(runs[1].1) / 25
+        XCTAssertGreaterThan(blueTo - blueFrom, 2, "its pictures on air for what was sent less takeover_after, and the release: \(runs)")
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 44100)
+        let onAir = MediaProbe.slice(pcm, rate: 44100, from: blueFrom + 0.2, to: blueTo - 0.2)
+        XCTAssertLessThan(MediaProbe.rmsDB(onAir), -60, "silence on air: the programme's sound goes with its pictures")
+        XCTAssertGreaterThan(MediaProbe.toneLevelDB(MediaProbe.slice(pcm, rate: 44100, from: blueTo + 0.3, to: blueTo + 1), rate: 44100, freq: 440),
+                             -20, "the programme after")
     }
 }

@@ -162,3 +162,35 @@ enum FFmpegEBUR128 {
         return (try XCTUnwrap(integrated, r.stderr), try XCTUnwrap(peak, r.stderr), levels)
     }
 }
+
+extension LoudnessTests {
+    /// The ceiling holds on what listeners decode, in every codec mediapub encodes: the limiter
+    /// aims under it by what the encoders add to peaks (AAC and Opus 2 dB, MP3 0.5 dB). Loud
+    /// noise, then sharp hits (an 80 Hz thump and a 2.5 kHz click, every 0.5 s), at -14 LUFS.
+    func testTheCeilingHoldsOnTheDecodedSoundOfAACMP3AndOpus() throws {
+        let dir = try makeTempDir()
+        try TestMedia.ffmpegRun(["-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.5:duration=3:seed=1:sample_rate=44100,volume=6dB",
+                                 "-ac", "2", "-c:a", "pcm_f32le", dir.appendingPathComponent("loud.wav").path])
+        try TestMedia.ffmpegRun(["-f", "lavfi", "-i", "aevalsrc='exp(-mod(t\\,0.5)*40)*(sin(2*PI*80*t)+0.7*sin(2*PI*2500*t))':s=44100:d=3",
+                                 "-ac", "2", "-c:a", "pcm_f32le", dir.appendingPathComponent("hits.wav").path])
+        let outs = ["m4a", "mp3", "opus"].map { dir.appendingPathComponent("out.\($0)") }
+        let yaml = """
+        name: ceiling
+        audio:
+          sample_rate: 44100
+          loudness: { target: -14LUFS, true_peak: -1dBTP }
+        players:
+          - playlist: { items: [loud.wav, hits.wav], mode: once }
+        outputs:
+
+        """ + outs.map { "  - url: \"file://\($0.path)\"\n" }.joined()
+        let r = try runPreset(yaml, in: dir)
+        XCTAssertEqual(r.status, 0, r.summary("mediapub with audio.loudness to three codecs"))
+        for out in outs {
+            for (from, to) in [(0.0, 3.0), (3.0, 6.0)] {
+                let peak = try FFmpegEBUR128.measure(out.path, from: from, to: to).truePeak
+                XCTAssertLessThanOrEqual(peak, -1, "\(out.lastPathComponent) \(from)..\(to) s: true peak of the decoded sound")
+            }
+        }
+    }
+}

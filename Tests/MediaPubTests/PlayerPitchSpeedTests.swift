@@ -5,6 +5,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 final class PlayerPitchSpeedTests: XCTestCase {
 
@@ -57,5 +58,33 @@ final class PlayerPitchSpeedTests: XCTestCase {
             XCTAssertGreaterThan(MediaProbe.rmsDB(MediaProbe.slice(rec.pcm, rate: 16000, from: s, to: s + 0.5)), -40,
                                  "tone at \(s) s of output")
         }
+    }
+
+    /// `ctl pitch` (docs/control.md) is heard from the next tick, whatever the value: 0 too,
+    /// which sets the voice changer's element to unity in place. What its decoder had queued
+    /// at the old pitch (some 750 ms) is not played. The tone goes on without a gap.
+    func testEveryPitchChangeIsHeardFromTheNextTick() throws {
+        let dir = try makeTempDir()
+        try TestMedia.makeAudio(in: dir, name: "tone.wav", seconds: 5, freq: 440, ext: "wav")
+        let out = dir.appendingPathComponent("out.m4a")
+        let b = try makeBroadcast(PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "tone.wav", ["pitch: 12"])],
+                                                         output: out), in: dir)
+        let changes: [(at: Double, semitones: Double, heard: Double)] = [(1, 0, 440), (2, -12, 220), (3, 0, 440), (4, 12, 880)]
+        for change in changes { b.schedule(at: change.at) { try? $0.player("main")?.setPitch(change.semitones) } }
+        XCTAssertNotNil(runBounded(b, timeout: 60))
+        let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
+        XCTAssertEqual(Double(pcm.count) / 16000, 5, accuracy: 0.1, "the item plays its 5 s: each change goes on where it was")
+        func heard(_ from: Double) -> Double {
+            let window = MediaProbe.slice(pcm, rate: 16000, from: from, to: from + 0.05)
+            return [220.0, 440, 880].max { MediaProbe.toneLevelDB(window, rate: 16000, freq: $0) < MediaProbe.toneLevelDB(window, rate: 16000, freq: $1) } ?? 0
+        }
+        for (index, change) in ([(at: 0.0, semitones: 12.0, heard: 880.0)] + changes).enumerated() {
+            let end = index < changes.count ? changes[index].at : 4.95
+            for from in stride(from: change.at + 0.04, through: end - 0.05, by: 0.05) {
+                XCTAssertEqual(heard(from), change.heard, "at \(from) s, after pitch \(change.semitones) at \(change.at) s")
+            }
+        }
+        XCTAssertLessThan(MediaProbe.longestQuiet(MediaProbe.slice(pcm, rate: 16000, from: 0.5, to: 4.5), rate: 16000, window: 0.01, thresholdDB: -40),
+                          0.02, "no gap at a change")
     }
 }

@@ -65,11 +65,11 @@ public final class Capture: Sendable {
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
          realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
-         contentWatch: ContentWatch? = nil, loudness: LoudnessConfig? = nil, sink: TimelineSink,
+         contentWatch: ContentWatch? = nil, loudness: LoudnessConfig? = nil, codecs: Set<AudioCodec> = [.aac], sink: TimelineSink,
          beforePicture: (@Sendable (UInt64, Bool) -> Void)? = nil) {
         self.contentWatch = contentWatch
         self.beforePicture = beforePicture
-        master = OutputLoudness(format: format, loudness: loudness)
+        master = OutputLoudness(format: format, loudness: loudness, codecs: codecs)
         self.monitor = monitor
         self.live = live
         self.format = format

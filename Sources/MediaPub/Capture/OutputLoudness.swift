@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// The mix on its way out (docs/presets.md, audio.loudness): the true-peak limiter
-/// (`TruePeakLimiter`) under `audio.loudness.true_peak` (less `encoderHeadroom`), under
-/// full scale without it (where it stands for a clip); and, with
+/// (`TruePeakLimiter`) under `audio.loudness.true_peak`, under full scale without it (where
+/// it stands for a clip), less what the run's encoders add to peaks (`aim`); and, with
 /// it, the output's loudness, measured after the limiter (libebur128), for status and
 /// `/metrics` (docs/status.md, loudness). `process` runs on the timeline thread. The
 /// momentary and short-term loudness are read from the meter when status asks (at most
@@ -38,18 +38,22 @@ final class OutputLoudness: Sendable {
     /// Frames the limited mix is late by (the limiter's lookahead): the capture stamps it
     /// that much earlier, so that the sound stays with its picture.
     let latency: Int
-    /// How far under the ceiling the limiter aims (dB): a lossy encoder (AAC, MP3, Opus)
-    /// overshoots the peaks it is given by a few tenths of a dB.
-    static let encoderHeadroom = 0.5
-
-    init(format: MediaFormat, loudness: LoudnessConfig?) {
+    /// `codecs`: the sounds the run encodes; the limiter aims under the ceiling by the most
+    /// any of them adds to peaks (`AudioCodec.peakHeadroom`).
+    init(format: MediaFormat, loudness: LoudnessConfig?, codecs: Set<AudioCodec> = [.aac]) {
         let limiter = TruePeakLimiter(sampleRate: format.sampleRate, channels: format.channels,
-                                      ceilingDB: loudness.map { $0.truePeak - OutputLoudness.encoderHeadroom } ?? 0)
+                                      ceilingDB: OutputLoudness.aim(loudness: loudness, codecs: codecs))
         let meter = loudness == nil ? nil : LoudnessMeter(channels: format.channels, sampleRate: format.sampleRate)
         latency = limiter.latency
         work = Mutex(Work(limiter: limiter, meter: meter))
         measured = meter != nil
         readingFrames = max(1, format.sampleRate / 10)
+    }
+
+    /// Where the limiter aims (dBTP): the ceiling (`true_peak`, 0 dBTP without
+    /// `audio.loudness`) less the largest headroom of the codecs encoded.
+    static func aim(loudness: LoudnessConfig?, codecs: Set<AudioCodec>) -> Double {
+        (loudness?.truePeak ?? 0) - (codecs.map(\.peakHeadroom).max() ?? 0)
     }
 
     /// Limits the mix in place (it comes out the limiter's few ms late) and measures it.

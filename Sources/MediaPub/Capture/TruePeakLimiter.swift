@@ -62,7 +62,16 @@ struct TruePeakLimiter {
         // Quiet enough that no interpolated value can reach the ceiling: no estimate needed.
         var loudest: Float = 0
         for v in history { loudest = max(loudest, abs(v)) }
-        for v in samples { loudest = max(loudest, abs(v)) }
+        // A sample that is not a number (or infinite) is silence, and one beyond
+        // `BrokenSamples.bound` is held there: nothing enters the limiter's state that would
+        // stay and spread, or need a gain too small for its running average to carry
+        // (`BrokenSamples` clears them at the decoder already).
+        let bound = BrokenSamples.bound
+        for i in samples.indices {
+            let v = samples[i]
+            if !v.isFinite { samples[i] = 0 } else if abs(v) > bound { samples[i] = v > 0 ? bound : -bound }
+            loudest = max(loudest, abs(samples[i]))
+        }
         let quiet = loudest * TruePeakLimiter.overshoot < ceiling
         samples.withUnsafeMutableBufferPointer { buf in
             for f in 0..<frames {

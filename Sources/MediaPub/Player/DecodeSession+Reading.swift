@@ -22,6 +22,11 @@ struct Reading {
     var playhead = ClockTime.zero
     /// Counts the seeks: a sample pulled across one (from before its flush) is not taken.
     var seeks = 0
+    /// Samples read as silence because they were no sound (`BrokenSamples`), the playhead
+    /// when the first came, and whether the item's warning was given.
+    var brokenSamples = 0
+    var brokenSince: ClockTime?
+    var brokenReported = false
 
     init(mediaStartMs: Int, rate: Double, lastVideo: Buffer? = nil) {
         self.mediaStartMs = mediaStartMs
@@ -80,9 +85,14 @@ extension DecodeSession {
                 (out + filled * channels).update(from: base + offset, count: take * channels)
                 return true
             }) == true
+            let silenced = copied ? BrokenSamples.silence(out + filled * channels, count: take * channels) : 0
             state.withLock { s in
                 // A remainder short of a frame, or a buffer that cannot be read, is passed over whole.
                 guard copied else { s.reading.pendingOffset = s.reading.pendingSamples; return }
+                if silenced > 0 {
+                    if s.reading.brokenSince == nil { s.reading.brokenSince = s.reading.playhead }
+                    s.reading.brokenSamples += silenced
+                }
                 s.reading.pendingOffset += take * channels
                 s.reading.playhead = s.reading.pendingTime
                     + ClockTime.ofSamples(UInt64(s.reading.pendingOffset / channels), rate: format.sampleRate)
@@ -127,6 +137,20 @@ extension DecodeSession {
         }
     }
 
+    /// Once for the item: how many of its samples were read as silence (`BrokenSamples`),
+    /// when `BrokenSamples.reportAfter` of sound has played since the first, or at its end;
+    /// nil before, after, and for an item without any.
+    func brokenSamplesReport() -> (count: Int, atEnd: Bool)? {
+        state.withLock { s in
+            let r = s.reading
+            guard !r.brokenReported, let since = r.brokenSince else { return nil }
+            let atEnd = r.audioExhausted
+            guard atEnd || r.playhead >= since + BrokenSamples.reportAfter else { return nil }
+            s.reading.brokenReported = true
+            return (r.brokenSamples, atEnd)
+        }
+    }
+
     /// Moves the playhead of a session that has no audio.
     func advance(by time: ClockTime) { state.withLock { $0.reading.playhead += time } }
 
@@ -155,12 +179,15 @@ extension DecodeSession {
 
     /// The latest frame due `lag` before the playhead (the first frame at the latest).
     /// Waits up to `wait` seconds for a frame that may be due but is not decoded yet.
+    /// A stream without sound (an SRT or RTMP feed of pictures only) has no clock of its own to
+    /// pace them by: its running time counts from when it began listening, long before the
+    /// sender came, so each picture is taken as it comes, the newest decoded.
     func videoFrame(lag: ClockTime, wait: Double) -> Buffer? {
-        guard let sink = state.withLock({ $0.videoSink }) else { return nil }
+        guard let (sink, asItComes) = state.withLock({ s in s.videoSink.map { ($0, spec.isStream && s.audioSink == nil) } }) else { return nil }
         var taken = 0
-        while let sample = nextPicture(sink, wait: wait) {
+        while let sample = nextPicture(sink, wait: taken > 0 && asItComes ? 0 : wait) {
             let (playhead, shown) = state.withLock { ($0.reading.playhead, $0.reading.lastVideo) }
-            if let time = sample.runningTime, time + lag > playhead, shown != nil { break }
+            if !asItComes, let time = sample.runningTime, time + lag > playhead, shown != nil { break }
             show(sample)
             taken += 1
         }

@@ -304,6 +304,10 @@ final class DecodeSession: Sendable {
             s.decodedAllSent = false
             var reading = Reading(mediaStartMs: max(0, ms), rate: rate, lastVideo: s.reading.lastVideo)
             reading.seeks = s.reading.seeks &+ 1
+            // One warning an item, whatever its seeks (the playhead starts over with each).
+            reading.brokenSamples = s.reading.brokenSamples
+            reading.brokenReported = s.reading.brokenReported
+            reading.brokenSince = s.reading.brokenSince.map { _ in .zero }
             s.reading = reading
         }
         return true

@@ -47,6 +47,7 @@ enum LoudnessMeasure {
         defer { if let bus { gst_object_unref(UnsafeMutableRawPointer(bus)) } }
         guard (try? pipeline.setState(.playing)) != nil else { return .failed }
         var meter: LoudnessMeter?
+        var samples: [Float] = []
         var quietSince = Date()
         while true {
             switch busNews(bus) {
@@ -68,8 +69,13 @@ enum LoudnessMeasure {
             guard let meter, meter.channels == got else { return .failed }
             _ = try? buffer.map { bytes in
                 if let base = bytes.baseAddress?.assumingMemoryBound(to: Float.self) {
-                    meter.add(base, frames: bytes.count / (4 * got))
-                    seconds += Double(bytes.count / (4 * got)) / Double(max(1, rate))
+                    // Measured as it plays: what is no sound is silence there (`BrokenSamples`).
+                    let count = bytes.count / 4
+                    samples.removeAll(keepingCapacity: true)
+                    samples.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+                    _ = samples.withUnsafeMutableBufferPointer { BrokenSamples.silence($0.baseAddress!, count: count) }
+                    meter.add(samples)
+                    seconds += Double(count / got) / Double(max(1, rate))
                 }
             }
             let elapsed = Date().timeIntervalSince(started)

@@ -130,9 +130,18 @@ extension MediaPlayer {
         if (t.changedAt ?? 0) * 2 <= t.frames && t.filled * 2 > t.frames { t.pictureAtMiddle = session.lastVideo }
         t.changedAt = t.filled
         t.hops += 1
+        reportBrokenSamples(of: session, &s)
         guard advanceAfterEnd(&s) else { return .done }
         if s.awaitingItem && wait > 0 { return .waitForItem }
         return s.phase == .playing && s.currentReady ? .again : .done
+    }
+
+    /// An item whose decoder gave samples that are no sound (`BrokenSamples`): said once.
+    private func reportBrokenSamples(of session: DecodeSession, _ s: inout State) {
+        guard let (count, atEnd) = session.brokenSamplesReport() else { return }
+        if s.brokenSaid.count >= BrokenSamples.remembered { s.brokenSaid.removeAll() }
+        guard s.brokenSaid.insert(session.source).inserted else { return }
+        emit(.warning("player \(id): " + BrokenSamples.warning(SecretMask.mask(url: session.source), count: count, atEnd: atEnd)), s)
     }
 
     /// The tick's picture, the stall watch, the taps and progress.
@@ -172,6 +181,7 @@ extension MediaPlayer {
             deliveries = s.taps.deliveries(audio: out, frames: t.filled, video: decoded, format: format, positionMs: position)
         }
         reportProgress(&s)
+        if let session = s.current { reportBrokenSamples(of: session, &s) }
         return (mixed(Rendered(audioFrames: t.filled, video: feedsVideo && !buffering ? decoded : nil), s), deliveries)
     }
 }

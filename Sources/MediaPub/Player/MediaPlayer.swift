@@ -72,6 +72,9 @@ public final class MediaPlayer: Sendable {
         var crossfade = CrossfadeState()
         /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
         var gain: ItemGain?
+        /// Items said to give samples that are no sound (`BrokenSamples`): once each, however
+        /// often they play (a repeated one), up to `BrokenSamples.remembered` of them.
+        var brokenSaid: Set<String> = []
         var eventHandler: @Sendable (PlayerEvent) -> Void
         /// The capture waiting for an item to be ready, `waitForLoad` for a load to be known.
         var waiters = Waiters()
@@ -282,13 +285,20 @@ public final class MediaPlayer: Sendable {
     /// Voice changer: -12...12 semitones, 0 is off.
     public func setPitch(_ semitones: Double) throws {
         let semitones = try MediaPlayer.checked(semitones, in: PlayerConfig.pitchRange, "pitch")
-        state.withLock { s in
+        let retune = state.withLock { s -> (DecodeSession, Double)? in
             s.config.pitch = semitones
             dropUpcoming(&s)
-            if let session = s.current, s.currentReady, !session.setPitch(semitones) {
+            guard let session = s.current, s.currentReady else { return nil }
+            guard session.setPitch(semitones) else {
                 reopenCurrent(atMs: session.positionMs, &s)
+                return nil
             }
+            return (session, s.config.speed)
         }
+        // What the decoder has queued ahead was shifted at the old pitch (up to its appsink's
+        // 16 buffers, some 750 ms): flushed by a seek to where it is (as `setSpeed`), made
+        // without the lock, so the new pitch is heard from the next tick.
+        if let (session, speed) = retune { _ = session.seek(toMs: session.positionMs, rate: speed) }
     }
 
     public func next() {

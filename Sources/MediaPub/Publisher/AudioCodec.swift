@@ -30,6 +30,18 @@ enum AudioCodec: String, CaseIterable, Sendable, Comparable {
         }
     }
 
+    /// How far under the true-peak ceiling the mix is limited (dB) for this codec's
+    /// decoded sound to stay under it (docs/presets.md, audio.loudness): a lossy encoder adds
+    /// to peaks. Measured with ffmpeg's ebur128 on the decoded output of loud, limited
+    /// programme material (hot pink and brown noise, tones, 0.5 ms bursts) at 64k to
+    /// 256k: AAC (avenc_aac) added up to 1.0 dB, Opus up to 1.4 dB, MP3 (LAME) 0.1 dB.
+    var peakHeadroom: Double {
+        switch self {
+        case .aac, .opus: return 2
+        case .mp3: return 0.5
+        }
+    }
+
     /// What an output puts between its appsrc and its muxer or sink.
     var parser: String {
         switch self {

@@ -6,6 +6,8 @@ import Synchronization
 final class Publisher: TimelineSink, Sendable {
     let encoder: Encoder
     let outputs: [Output]
+    /// The sounds encoded, each once (the limiter aims under the ceiling for them, `OutputLoudness`).
+    let audioCodecs: Set<AudioCodec>
     private let log: Logger
 
     private struct State {
@@ -38,6 +40,7 @@ final class Publisher: TimelineSink, Sendable {
         // Pictures are encoded only for an output that takes them; each sound once (OutputTarget+Audio.swift).
         let video = configs.contains { $0.url.target.carriesVideo } ? video : nil
         let codecs = Set(configs.map(\.url.target.audioCodec))
+        audioCodecs = codecs
         let choice = try Encoder.choose(format: format, video: video, audio: audio, codecs: codecs)
         let priming = Double(Encoder.aacPrimingSamples) / Double(audio.sampleRate)
         let masked = configs.map { SecretMask.mask(url: $0.url.text) }
