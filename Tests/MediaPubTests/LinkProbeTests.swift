@@ -113,22 +113,44 @@ final class LinkProbeTests: XCTestCase {
         XCTAssertTrue(probe.produced(11))
     }
 
+    private func srt(sent: Int64, acks: Int64) -> SRTStats {
+        var s = SRTStats()
+        s.packetsSent = sent
+        s.acksReceived = acks
+        return s
+    }
+
     func testSRTCallerAcknowledgementsAndStall() {
         var probe = SRTCallerProbe(limit: 2, now: t0)
-        func stats(sent: Int64, acks: Int64) -> SRTStats {
-            var s = SRTStats()
-            s.packetsSent = sent
-            s.acksReceived = acks
-            return s
-        }
-        XCTAssertEqual(probe.observe(stats(sent: 10, acks: 3), publishing: false, at: t0 + 1), LinkVerdict(acknowledged: true))
+        XCTAssertEqual(probe.observe(srt(sent: 10, acks: 3), handed: 100, publishing: false, at: t0 + 1), LinkVerdict(acknowledged: true))
         XCTAssertEqual(probe.stats?.acksReceived, 3)
-        XCTAssertEqual(probe.observe(stats(sent: 20, acks: 3), publishing: true, at: t0 + 2), LinkVerdict())
-        XCTAssertEqual(probe.observe(stats(sent: 30, acks: 3), publishing: true, at: t0 + 3), LinkVerdict(stalled: true))
-        // Nothing sent: no stall, whatever the silence.
-        XCTAssertEqual(probe.observe(stats(sent: 30, acks: 3), publishing: true, at: t0 + 9), LinkVerdict())
+        XCTAssertEqual(probe.observe(srt(sent: 20, acks: 3), handed: 200, publishing: true, at: t0 + 2), LinkVerdict())
+        XCTAssertEqual(probe.observe(srt(sent: 30, acks: 3), handed: 300, publishing: true, at: t0 + 3), LinkVerdict(stalled: true))
+        // Nothing handed to the output: no stall, whatever the silence.
+        XCTAssertEqual(probe.observe(srt(sent: 30, acks: 3), handed: 300, publishing: true, at: t0 + 9), LinkVerdict())
         probe.restart(at: t0 + 10)
         XCTAssertNil(probe.stats)
+    }
+
+    /// A listener that is gone: libsrt sends nothing more, so its counts stand still (as
+    /// srtsink shows them while it reconnects on its own), or srtsink has no statistics at
+    /// all. Data still handed to the output with nothing acknowledged is a stall either way.
+    /// Before, only libsrt's own `packets_sent` counted as sending: neither stalled, ever.
+    func testSRTCallerWhoseListenerIsGoneStallsWhileDataIsHanded() {
+        var frozen = SRTCallerProbe(limit: 5, now: t0)
+        XCTAssertTrue(frozen.observe(srt(sent: 300, acks: 190), handed: 1_000, publishing: true, at: t0 + 1).acknowledged)
+        for second in 2...5 {
+            XCTAssertEqual(frozen.observe(srt(sent: 343, acks: 190), handed: UInt64(second) * 1_000, publishing: true,
+                                          at: t0 + Double(second)), LinkVerdict(), "second \(second)")
+        }
+        XCTAssertEqual(frozen.observe(srt(sent: 343, acks: 190), handed: 6_000, publishing: true, at: t0 + 6), LinkVerdict(stalled: true))
+        XCTAssertEqual(frozen.stats?.acksReceived, 190, "status keeps the last counts")
+
+        var vanished = SRTCallerProbe(limit: 5, now: t0)
+        XCTAssertTrue(vanished.observe(srt(sent: 300, acks: 190), handed: 1_000, publishing: true, at: t0 + 1).acknowledged)
+        XCTAssertFalse(vanished.observe(nil, handed: 2_000, publishing: true, at: t0 + 5).stalled)
+        XCTAssertEqual(vanished.observe(nil, handed: 3_000, publishing: true, at: t0 + 6), LinkVerdict(stalled: true))
+        XCTAssertEqual(vanished.stats?.acksReceived, 190)
     }
 
     func testSRTListenerCountsItsCallersAndNeverStalls() {

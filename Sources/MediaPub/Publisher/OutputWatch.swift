@@ -111,15 +111,18 @@ extension Output {
         }
     }
 
-    /// An SRT caller is publishing only once its peer acknowledges packets.
+    /// An SRT caller is publishing only once its peer acknowledges packets; a sink
+    /// without statistics (its socket broken) acknowledges nothing.
     func checkSRT() {
-        guard let (connection, generation) = watched, let sink = connection.sink,
-              let stats = SRTStats.read(from: sink) else { return }
+        guard let (connection, generation) = watched, let sink = connection.sink else { return }
+        let stats = SRTStats.read(from: sink)
         let now = Date()
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
             guard s.supervision.isCurrent(generation) else { return (false, false) }
             let current = s.supervision.state
-            let verdict = s.link.srtCaller { $0.observe(stats, publishing: current == .publishing, at: now) } ?? LinkVerdict()
+            let handed = s.stats.handed
+            let verdict = s.link.srtCaller { $0.observe(stats, handed: handed, publishing: current == .publishing, at: now) }
+                ?? LinkVerdict()
             return (verdict.acknowledged && (current == .connecting || current == .reconnecting), verdict.stalled)
         }
         if firstAck { markPublishing(connection: generation) }
