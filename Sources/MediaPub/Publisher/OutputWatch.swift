@@ -140,6 +140,12 @@ extension Output {
     func checkRTMP() {
         let produced = linkCheckStarts { link, handed in link.rtmp { $0.produced(handed) } }
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
+        if let critical = LibraryLog.critical(on: sink) {
+            // rtmp2sink failed an assertion on what the server sent (garbage in place of RTMP):
+            // it goes on failing it thousands of times a second. The connection is given up.
+            fail("the server's answer broke rtmp2sink: \(critical)", connection: generation)
+            return
+        }
         // Looked up as it connected (Output.connect); again here if that lookup failed.
         let probe = serverAddresses(for: generation)
         // Read before what was written: nothing pushed yet means all that was written is commands.
