@@ -151,7 +151,7 @@ extension Output {
         // Read before what was written: nothing pushed yet means all that was written is commands.
         let mediaPushed = connection.flow.pushed > 0
         let written = TCPAcknowledged.written(by: sink) ?? 0
-        if let why = connectOverdue(generation, probe: probe, written: written) {
+        if let why = connectOverdue(generation, probe: probe, written: written, mediaPushed: mediaPushed) {
             fail(why, connection: generation)
             return
         }
@@ -162,6 +162,7 @@ extension Output {
             let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
             reading.unacknowledged = socket?.sendQueue
             reading.window = socket.flatMap(TCPAcknowledged.window(of:))
+            reading.recovering = socket.map(TCPAcknowledged.recovering) ?? false
         }
         let now = Date()
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
@@ -181,8 +182,9 @@ extension Output {
 
     /// Why the connect under way (connecting or reconnecting) has failed: a stage of it
     /// (`ConnectDeadline`) made no progress for `reconnect.stall`; nil while it goes on,
-    /// and once publishing.
-    private func connectOverdue(_ generation: Int, probe: TCPAcknowledged?, written: Int) -> String? {
+    /// and once publishing. The server's acknowledgement of the stream is waited for from
+    /// our first media on (a run whose timeline starts late is no server's fault).
+    private func connectOverdue(_ generation: Int, probe: TCPAcknowledged?, written: Int, mediaPushed: Bool) -> String? {
         let connecting = state.withLock { s in
             s.supervision.isCurrent(generation) && (s.supervision.state == .connecting || s.supervision.state == .reconnecting)
         }
@@ -190,6 +192,7 @@ extension Output {
         // rtmp2sink writes nothing of its own count until the RTMP session is up.
         let stage: ConnectDeadline.Stage
         if written > 0 {
+            guard mediaPushed else { return nil }
             stage = .media
         } else if let probe, TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: probe.connections()) != nil {
             stage = .rtmp
