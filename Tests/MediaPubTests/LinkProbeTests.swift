@@ -84,6 +84,43 @@ final class LinkProbeTests: XCTestCase {
         XCTAssertEqual(rtmpStalls(seconds: 14, window: { t in t < 10 ? 156_672 : 0 }, acknowledging: { $0 < 10 }).first, 12.75)
     }
 
+    /// nginx-rtmp reading all along over 300 ms each way with 2 % loss (by hand, docs/presets.md
+    /// `reconnect.stall`): its TCP stack's acknowledgements and window, read every 0.25 s.
+    /// From 2.75 s its window narrows for 4.3 s (it holds data out of order, waiting for a
+    /// lost segment) while its stack acknowledges more, then opens again. Taken for a
+    /// server that stopped reading, that was a stall at 5 s, twice in 20 minutes.
+    private let lossyTrace: [(acked: Int, window: Int)] = [
+        (5343695, 831488), (5363208, 831488), (5369236, 831488), (5374947, 831488), (5374947, 831488), (5374947, 831488),
+        (5396196, 831488), (5402331, 831488), (5404907, 831488), (5404907, 831488), (5404907, 831488), (5427284, 812032),
+        (5434040, 809984), (5440363, 806912), (5446376, 802816), (5452824, 800768), (5458881, 797696), (5465983, 792576),
+        (5465983, 792576), (5465983, 792576), (5476250, 782336), (5476250, 782336), (5495109, 765952), (5500382, 765952),
+        (5500382, 765952), (5500382, 765952), (5516191, 761856), (5516191, 761856), (5533009, 769024), (5533009, 769024),
+    ]
+
+    private func lossyStalls(recovering: Bool, limit: TimeInterval = 4) -> [Int] {
+        var probe = RTMPProbe(limit: limit, now: t0)
+        return lossyTrace.indices.filter { i in
+            var reading = rtmp(lossyTrace[i].acked + 1000, queued: 1000)
+            reading.window = lossyTrace[i].window
+            reading.recovering = recovering
+            return probe.observe(reading, produced: true, publishing: true, at: t0 + Double(i) * 0.25).stalled
+        }
+    }
+
+    func testRTMPServerThatReadsOverALossyLinkIsNotStalledWhileLostDataIsRecovered() {
+        XCTAssertEqual(lossyStalls(recovering: true), [], "a narrower window while lost data is recovered is no sign")
+        XCTAssertEqual(lossyStalls(recovering: false), [24, 25, 26, 27], "the window alone: 4 s after it was last seen reading (2 s)")
+        // Stopped there: its window closes and its stack acknowledges nothing more. Stalled, recovering or not.
+        var probe = RTMPProbe(limit: 4, now: t0)
+        let stalls = (1...40).filter { i in
+            var reading = rtmp(min(i, 10) * 10_000 + 1000, queued: 1000)
+            reading.window = max(0, 100_000 - i * 10_000)
+            reading.recovering = true
+            return probe.observe(reading, produced: true, publishing: true, at: t0 + Double(i) * 0.25).stalled
+        }
+        XCTAssertEqual(stalls.first, 26, "4 s after the last acknowledgement (2.5 s)")
+    }
+
     func testRTMPServerOwnAcknowledgementsAreReading() {
         var probe = RTMPProbe(limit: 2, now: t0)
         let stalls = (1...20).filter { second in
@@ -113,22 +150,44 @@ final class LinkProbeTests: XCTestCase {
         XCTAssertTrue(probe.produced(11))
     }
 
+    private func srt(sent: Int64, acks: Int64) -> SRTStats {
+        var s = SRTStats()
+        s.packetsSent = sent
+        s.acksReceived = acks
+        return s
+    }
+
     func testSRTCallerAcknowledgementsAndStall() {
         var probe = SRTCallerProbe(limit: 2, now: t0)
-        func stats(sent: Int64, acks: Int64) -> SRTStats {
-            var s = SRTStats()
-            s.packetsSent = sent
-            s.acksReceived = acks
-            return s
-        }
-        XCTAssertEqual(probe.observe(stats(sent: 10, acks: 3), publishing: false, at: t0 + 1), LinkVerdict(acknowledged: true))
+        XCTAssertEqual(probe.observe(srt(sent: 10, acks: 3), handed: 100, publishing: false, at: t0 + 1), LinkVerdict(acknowledged: true))
         XCTAssertEqual(probe.stats?.acksReceived, 3)
-        XCTAssertEqual(probe.observe(stats(sent: 20, acks: 3), publishing: true, at: t0 + 2), LinkVerdict())
-        XCTAssertEqual(probe.observe(stats(sent: 30, acks: 3), publishing: true, at: t0 + 3), LinkVerdict(stalled: true))
-        // Nothing sent: no stall, whatever the silence.
-        XCTAssertEqual(probe.observe(stats(sent: 30, acks: 3), publishing: true, at: t0 + 9), LinkVerdict())
+        XCTAssertEqual(probe.observe(srt(sent: 20, acks: 3), handed: 200, publishing: true, at: t0 + 2), LinkVerdict())
+        XCTAssertEqual(probe.observe(srt(sent: 30, acks: 3), handed: 300, publishing: true, at: t0 + 3), LinkVerdict(stalled: true))
+        // Nothing handed to the output: no stall, whatever the silence.
+        XCTAssertEqual(probe.observe(srt(sent: 30, acks: 3), handed: 300, publishing: true, at: t0 + 9), LinkVerdict())
         probe.restart(at: t0 + 10)
         XCTAssertNil(probe.stats)
+    }
+
+    /// A listener that is gone: libsrt sends nothing more, so its counts stand still (as
+    /// srtsink shows them while it reconnects on its own), or srtsink has no statistics at
+    /// all. Data still handed to the output with nothing acknowledged is a stall either way.
+    /// Before, only libsrt's own `packets_sent` counted as sending: neither stalled, ever.
+    func testSRTCallerWhoseListenerIsGoneStallsWhileDataIsHanded() {
+        var frozen = SRTCallerProbe(limit: 5, now: t0)
+        XCTAssertTrue(frozen.observe(srt(sent: 300, acks: 190), handed: 1_000, publishing: true, at: t0 + 1).acknowledged)
+        for second in 2...5 {
+            XCTAssertEqual(frozen.observe(srt(sent: 343, acks: 190), handed: UInt64(second) * 1_000, publishing: true,
+                                          at: t0 + Double(second)), LinkVerdict(), "second \(second)")
+        }
+        XCTAssertEqual(frozen.observe(srt(sent: 343, acks: 190), handed: 6_000, publishing: true, at: t0 + 6), LinkVerdict(stalled: true))
+        XCTAssertEqual(frozen.stats?.acksReceived, 190, "status keeps the last counts")
+
+        var vanished = SRTCallerProbe(limit: 5, now: t0)
+        XCTAssertTrue(vanished.observe(srt(sent: 300, acks: 190), handed: 1_000, publishing: true, at: t0 + 1).acknowledged)
+        XCTAssertFalse(vanished.observe(nil, handed: 2_000, publishing: true, at: t0 + 5).stalled)
+        XCTAssertEqual(vanished.observe(nil, handed: 3_000, publishing: true, at: t0 + 6), LinkVerdict(stalled: true))
+        XCTAssertEqual(vanished.stats?.acksReceived, 190)
     }
 
     func testSRTListenerCountsItsCallersAndNeverStalls() {

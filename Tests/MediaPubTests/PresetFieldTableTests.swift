@@ -92,7 +92,7 @@ final class PresetFieldTableTests: XCTestCase {
         "outputs.0.keep": ["outputs.0.url=rec.mp4", "outputs.0.keep=3"],
         "outputs.0.max_age": ["outputs.0.url=rec.mp4", "outputs.0.max_age=7d"],
         "reconnect.initial": ["reconnect.initial=2s"], "reconnect.max": ["reconnect.max=1m"],
-        "reconnect.give_up_after": ["reconnect.give_up_after=never"], "reconnect.stall": ["reconnect.stall=5s"],
+        "reconnect.give_up_after": ["reconnect.give_up_after=never"], "reconnect.stall": ["reconnect.stall=7s"],
         "stop.after": ["stop.after=1h"], "stop.at_end": ["stop.at_end=false"],
         "events.webhook": ["events.webhook=https://hooks.example.com/mp"],
         "schedule.file": ["schedule.file=programme.yaml"],

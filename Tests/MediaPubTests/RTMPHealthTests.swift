@@ -52,7 +52,7 @@ final class RTMPHealthTests: XCTestCase {
         let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path,
                                     "--control", dir.appendingPathComponent("c.sock").path])
         return { [self] in
-            // The connect gets no answer for reconnect.stall (3 s, not the default 10 s) and fails, and is tried again: twice.
+            // The connect gets no answer for reconnect.stall (3 s, not the default 5 s) and fails, and is tried again: twice.
             XCTAssertTrue(Ports.waitUntil(timeout: 60) {
                 states(events, url: shown).filter { $0["state"] as? String == "reconnecting" }.count >= 2 || !mp.isRunning
             }, "\(states(events)) \(mp.stderr)")

@@ -203,6 +203,49 @@ final class SRTOutputTests: XCTestCase {
         _ = try assertH264AAC(out.path)
     }
 
+    /// A listener killed outright while the caller publishes, with a stall longer than
+    /// libsrt's own 5 s peer timeout: the output says so and reconnects, and what a new
+    /// listener on the same port gets starts on a keyframe with its SPS and PPS. Before,
+    /// srtsink reconnected on its own without a word: the output stayed publishing, its
+    /// statistics stood still (so nothing counted as sent and nothing stalled), and the
+    /// new listener got the stream mid-GOP ("non-existing PPS").
+    func testAListenerKilledIsNoticedAndTheNextOneGetsAKeyframeFirst() throws {
+        let dir = try makeTempDir()
+        let srt = try startSRTListener(output: dir.appendingPathComponent("received.ts"))
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: [srt.callerURL],
+                                                                  extra: "reconnect: {initial: 200ms, max: 500ms, give_up_after: never, stall: 8s}"))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
+        func states() -> [[String: Any]] {
+            ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" && $0["output"] as? String == "0" }
+        }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) { states().last?["state"] as? String == "publishing" || !mp.isRunning },
+                      mp.stderr)
+        srt.process.kill9()
+        XCTAssertTrue(srt.process.waitForExit(timeout: 10))
+        XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) { states().last?["state"] as? String == "reconnecting" || !mp.isRunning },
+                      "\(states()) \(mp.stderr)")
+        XCTAssertEqual(states().last?["error"] as? String, Output.srtConnectionBroke)
+        let again = try SRTListener(output: dir.appendingPathComponent("received-again.ts"), port: srt.port)
+        addTeardownBlock { again.stop() }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) { states().last?["state"] as? String == "publishing" || !mp.isRunning },
+                      "\(states()) \(mp.stderr)")
+        // Two keyframe intervals reach the new listener.
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) {
+            ((try? FileManager.default.attributesOfItem(atPath: again.output.path)[.size]) as? Int ?? 0) > 250_000 || !mp.isRunning
+        }, again.log)
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { again.log.contains("SRT source disconnected") }, again.log)
+        again.stop()
+        let first = try Proc.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags",
+                                              "-of", "csv=p=0", "-read_intervals", "%+#1", again.output.path], timeout: 30)
+        XCTAssertEqual(first.stdout.split(whereSeparator: \.isNewline).first.map { $0.hasPrefix("K") }, true, first.summary("first packet"))
+        XCTAssertEqual(try MediaProbe.decodeErrors(again.output.path), "", "the new listener decodes from its first byte")
+    }
+
     /// A caller with nobody listening says so, in words (srtsink says "Connection does not exist").
     func testACallerWithNoListenerSaysSo() throws {
         let dir = try makeTempDir()

@@ -109,6 +109,10 @@ int cshim_tcp_peer(int fd, int *family, unsigned char address[16], int *port, in
    Linux 5.4), in bytes; -1 when the kernel does not tell it (tcp_window.c). */
 int cshim_tcp_send_window(int fd);
 
+/* Whether TCP socket `fd` is recovering lost data (segments SACKed, lost or retransmitted
+   and not acknowledged yet): 1 or 0; -1 when the kernel does not tell (tcp_window.c). */
+int cshim_tcp_recovering(int fd);
+
 /* Whether fontconfig knows a font of `family`: 1 yes, 0 no, -1 cannot tell (shim.c). */
 int cshim_font_family_known(const char *family);
 

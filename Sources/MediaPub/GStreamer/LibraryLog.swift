@@ -6,7 +6,10 @@ import Synchronization
 /// What GStreamer and GLib print of their own (`GST_DEBUG` lines, GLib warnings,
 /// and what x264, libav and libsrt say through GStreamer) goes through
 /// mediapub's logger: in its format (text or JSON lines) and with every secret
-/// masked: those of the URLs the run was given, and any URL by its shape.
+/// masked: those of the URLs the run was given, and any URL by its shape. GLib's
+/// criticals and warnings are rate-limited (`LogRepeats`: the first of a kind, then
+/// a count a minute), and one said on an RTMP output's sink's thread is told to that
+/// output (`critical(on:)`, `ElementCriticals`).
 public enum LibraryLog {
     private struct State {
         var logger: Logger?
@@ -20,6 +23,13 @@ public enum LibraryLog {
         /// read, and passed on to the logger only when `GST_DEBUG` asked for them.
         var onSRTRefusal: (@Sendable () -> Void)?
         var srtlibAsked = GST_LEVEL_NONE
+        /// GLib's repeated criticals and warnings, counted; a summary is scheduled.
+        var repeats = LogRepeats()
+        var summaryScheduled = false
+        /// rtmp2sink's task threads, and the criticals said on them.
+        var criticals = ElementCriticals()
+        /// What GST_DEBUG asked of rtmp2sink, once its task threads are watched (nil before).
+        var rtmp2sinkAsked: GstDebugLevel?
     }
 
     private static let state = Mutex(State())
@@ -43,6 +53,28 @@ public enum LibraryLog {
             s.srtlibAsked = asked
         }
         if asked.rawValue < GST_LEVEL_WARNING.rawValue { gst_debug_set_threshold_for_name("srtlib", GST_LEVEL_WARNING) }
+    }
+
+    /// Watches rtmp2sink's task threads (its debug line as each starts), so that a GLib
+    /// critical said on one is kept for that sink (`critical(on:)`). Its debug lines are
+    /// passed on to the logger only when `GST_DEBUG` asked for them.
+    static func watchRTMPSinks() {
+        _ = hooked
+        let named = ProcessInfo.processInfo.environment["GST_DEBUG"]?.contains("rtmp2") == true
+        let asked = named ? GST_LEVEL_MEMDUMP : gst_debug_get_default_threshold()
+        let first = state.withLock { s in
+            defer { s.rtmp2sinkAsked = s.rtmp2sinkAsked ?? asked }
+            return s.rtmp2sinkAsked == nil
+        }
+        if first, asked.rawValue < GST_LEVEL_DEBUG.rawValue { gst_debug_set_threshold_for_name("rtmp2sink", GST_LEVEL_DEBUG) }
+    }
+
+    /// rtmp2sink's line as its task starts on a thread.
+    static let rtmp2sinkTaskStarting = "gst_rtmp2_sink_task starting"
+
+    /// The first GLib critical said on `sink`'s task thread since the last call (nil: none).
+    static func critical(on sink: Element) -> String? {
+        state.withLock { $0.criticals.take(element: UInt(bitPattern: sink.raw)) }
     }
 
     /// libsrt's words for a caller refused for its passphrase.
@@ -146,6 +178,17 @@ public enum LibraryLog {
     }()
 
     private static let gstreamerLine: GstLogFunction = { category, level, file, function, line, object, message, _ in
+        if let name = gst_debug_category_get_name(category), strcmp(name, "rtmp2sink") == 0 {
+            let asked = state.withLock { $0.rtmp2sinkAsked }
+            if let asked {
+                if level == GST_LEVEL_DEBUG, let object, let said = gst_debug_message_get(message),
+                   strstr(said, rtmp2sinkTaskStarting) != nil {
+                    let thread = UInt(pthread_self())
+                    state.withLock { $0.criticals.taskStarted(element: UInt(bitPattern: object), thread: thread) }
+                }
+                if level.rawValue > asked.rawValue { return }
+            }
+        }
         guard let text = gst_debug_log_get_line(category, level, file, function, line, object, message) else { return }
         defer { g_free(text) }
         var s = String(cString: text)
@@ -188,6 +231,8 @@ public enum LibraryLog {
         let level: LogLevel, name: String
         if bits & (G_LOG_LEVEL_ERROR.rawValue | G_LOG_LEVEL_CRITICAL.rawValue) != 0 {
             (level, name) = (.error, bits & G_LOG_LEVEL_ERROR.rawValue != 0 ? "ERROR" : "CRITICAL")
+            let thread = UInt(pthread_self())
+            state.withLock { _ = $0.criticals.critical(message, thread: thread) }
         } else if bits & G_LOG_LEVEL_WARNING.rawValue != 0 {
             (level, name) = (.warn, "WARNING")
         } else {
@@ -195,7 +240,46 @@ public enum LibraryLog {
             if g_log_writer_default_would_drop(flags, domain) != 0 { return G_LOG_WRITER_HANDLED }
             (level, name) = (bits & G_LOG_LEVEL_DEBUG.rawValue != 0 ? .debug : .info, bits & G_LOG_LEVEL_DEBUG.rawValue != 0 ? "DEBUG" : "INFO")
         }
-        LibraryLog.emit(level, "\(domain ?? "GLib")-\(name): \(message)", source: "glib")
+        let said = "\(domain ?? "GLib")-\(name): \(message)"
+        if level <= .warn {
+            LibraryLog.emitRepeating(level, said)
+        } else {
+            LibraryLog.emit(level, said, source: "glib")
+        }
         return G_LOG_WRITER_HANDLED
     }
+
+    /// A GLib critical or warning: shown when it is the first of its kind in its minute,
+    /// else counted; the counts that are due are said first.
+    private static func emitRepeating(_ level: LogLevel, _ line: String) {
+        let now = Date()
+        let (summaries, show, schedule) = state.withLock { s -> ([LogRepeats.Summary], Bool, Date?) in
+            let summaries = s.repeats.due(at: now)
+            let show = s.repeats.note(line, at: now)
+            guard !s.summaryScheduled, let due = s.repeats.nextDue else { return (summaries, show, nil) }
+            s.summaryScheduled = true
+            return (summaries, show, due)
+        }
+        for summary in summaries { emit(.warn, summary.text, source: "glib") }
+        if show { emit(level, line, source: "glib") }
+        if let schedule { scheduleSummaries(at: schedule) }
+    }
+
+    /// Says the counts due at `due` (and at each next one while lines still repeat), on
+    /// `library-log`, so that a count is said though its kind stopped repeating.
+    private static func scheduleSummaries(at due: Date) {
+        summaryQueue.asyncAfter(deadline: .now() + max(0, due.timeIntervalSinceNow)) {
+            let now = Date()
+            let (summaries, next) = state.withLock { s -> ([LogRepeats.Summary], Date?) in
+                let summaries = s.repeats.due(at: now)
+                let next = s.repeats.nextDue
+                s.summaryScheduled = next != nil
+                return (summaries, next)
+            }
+            for summary in summaries { emit(.warn, summary.text, source: "glib") }
+            if let next { scheduleSummaries(at: next) }
+        }
+    }
+
+    private static let summaryQueue = DispatchQueue(label: "library-log")
 }

@@ -252,10 +252,10 @@ public struct ReconnectConfig: Equatable, Sendable {
     public var max: TimeInterval
     /// `.infinity` when written `never`.
     public var giveUpAfter: TimeInterval
-    /// An output whose peer acknowledges nothing for this long is reconnected (SRT).
+    /// An output whose peer acknowledges nothing for this long is reconnected (docs/presets.md, `reconnect.stall`).
     public var stall: TimeInterval
 
-    public init(initial: TimeInterval = 1, max: TimeInterval = 30, giveUpAfter: TimeInterval = 600, stall: TimeInterval = 10) {
+    public init(initial: TimeInterval = 1, max: TimeInterval = 30, giveUpAfter: TimeInterval = 600, stall: TimeInterval = 5) {
         self.initial = initial
         self.max = max
         self.giveUpAfter = giveUpAfter

@@ -118,10 +118,14 @@ enum LinkProbe: Equatable {
 }
 
 /// An SRT caller's health: the listener acknowledges the packets it gets (srtsink's
-/// statistics, read once a second).
+/// statistics, read once a second). Whether data goes out is told by what the output
+/// was handed, not by libsrt: once the peer is gone libsrt sends nothing more and its
+/// counts stand still, or the socket has no statistics at all; neither is a link at rest.
 struct SRTCallerProbe: Equatable {
     /// The last statistics of the current connection (nil before its first).
     private(set) var stats: SRTStats?
+    /// The bytes handed to the output at the last reading.
+    private(set) var handedAtCheck: UInt64 = 0
     private(set) var stall: StallWatch
 
     init(limit: TimeInterval, now: Date = Date()) {
@@ -133,13 +137,18 @@ struct SRTCallerProbe: Equatable {
         stall.restart(at: now)
     }
 
-    /// One reading of srtsink's statistics: acknowledged when the peer acknowledged more packets.
-    mutating func observe(_ reading: SRTStats, publishing: Bool, at now: Date) -> LinkVerdict {
-        let previous = stats ?? SRTStats()
-        let acked = reading.acksReceived > previous.acksReceived
-        stats = reading
-        let stalled = stall.observe(acknowledged: acked, sending: reading.packetsSent > previous.packetsSent,
-                                    publishing: publishing, at: now)
+    /// One reading of srtsink's statistics (nil: it has none), with all the output was
+    /// `handed` so far: acknowledged when the peer acknowledged more packets; stalled when
+    /// it acknowledged none for the limit while more was handed.
+    mutating func observe(_ reading: SRTStats?, handed: UInt64, publishing: Bool, at now: Date) -> LinkVerdict {
+        let sending = handed > handedAtCheck
+        handedAtCheck = handed
+        var acked = false
+        if let reading {
+            acked = reading.acksReceived > (stats?.acksReceived ?? 0)
+            stats = reading
+        }
+        let stalled = stall.observe(acknowledged: acked, sending: sending, publishing: publishing, at: now)
         return LinkVerdict(acknowledged: acked, stalled: stalled)
     }
 }

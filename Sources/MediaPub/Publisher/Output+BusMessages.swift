@@ -38,6 +38,12 @@ extension Output {
                 }
                 return
             }
+            if isSRTCaller, error.source == "sink" {
+                // A connection that had got going broke: libsrt heard nothing from the
+                // listener for its peer timeout (srtsink says only "Error on SRT socket").
+                fail(Self.srtConnectionBroke, connection: connection)
+                return
+            }
             if case .icecast = target {
                 let (why, refused) = IcecastRefusal.describe(error)
                 fail(refused ? "rejected: the server refused the source login: \(why)" : why, rejected: refused, connection: connection)
@@ -61,4 +67,7 @@ extension Output {
             break
         }
     }
+
+    /// Why an SRT caller whose connection had got going reconnects when srtsink fails.
+    static let srtConnectionBroke = "the SRT listener stopped answering: the connection broke"
 }

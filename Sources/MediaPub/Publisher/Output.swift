@@ -70,6 +70,7 @@ final class Output: Sendable {
         let target = url.target
         self.target = target
         if case .srt = target { srtLibrary = SRTLibraryHold() } else { srtLibrary = nil }
+        if case .rtmp = target { LibraryLog.watchRTMPSinks() }   // a critical on its sink's thread gives the connection up
         self.hasVideo = hasVideo && target.carriesVideo   // an audio-only output takes the sound only
         self.videoDelay = Int(audioPriming * 1e9)
         self.onState = onState

@@ -80,7 +80,11 @@ enum OutputTarget: Equatable, Sendable {
             // access-control syntax (`#!::r=live/cam1,u=alice`) would be cut off and never sent.
             // Escaped, srtsink unescapes it back to what was written.
             let escaped = endpoint.url.replacingOccurrences(of: "#", with: "%23")
-            return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false uri=\(GStreamer.quote(escaped))"
+            // A caller whose connection breaks fails (the output reconnects with a new
+            // connection, which starts on a keyframe): srtsink's own reconnect went on
+            // mid-GOP, with no word of it, and its statistics stood still meanwhile.
+            let reconnect = endpoint.isListener ? "" : " auto-reconnect=false"
+            return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false\(reconnect) uri=\(GStreamer.quote(escaped))"
         case .hls(let hls):
             // hlssink2 cuts at keyframes near each target duration, writes the playlist to a
             // hidden file that replaces it once whole (HLSPlaylistStaging), deletes segments

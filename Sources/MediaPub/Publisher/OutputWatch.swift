@@ -111,15 +111,18 @@ extension Output {
         }
     }
 
-    /// An SRT caller is publishing only once its peer acknowledges packets.
+    /// An SRT caller is publishing only once its peer acknowledges packets; a sink
+    /// without statistics (its socket broken) acknowledges nothing.
     func checkSRT() {
-        guard let (connection, generation) = watched, let sink = connection.sink,
-              let stats = SRTStats.read(from: sink) else { return }
+        guard let (connection, generation) = watched, let sink = connection.sink else { return }
+        let stats = SRTStats.read(from: sink)
         let now = Date()
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
             guard s.supervision.isCurrent(generation) else { return (false, false) }
             let current = s.supervision.state
-            let verdict = s.link.srtCaller { $0.observe(stats, publishing: current == .publishing, at: now) } ?? LinkVerdict()
+            let handed = s.stats.handed
+            let verdict = s.link.srtCaller { $0.observe(stats, handed: handed, publishing: current == .publishing, at: now) }
+                ?? LinkVerdict()
             return (verdict.acknowledged && (current == .connecting || current == .reconnecting), verdict.stalled)
         }
         if firstAck { markPublishing(connection: generation) }
@@ -137,12 +140,18 @@ extension Output {
     func checkRTMP() {
         let produced = linkCheckStarts { link, handed in link.rtmp { $0.produced(handed) } }
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
+        if let critical = LibraryLog.critical(on: sink) {
+            // rtmp2sink failed an assertion on what the server sent (garbage in place of RTMP):
+            // it goes on failing it thousands of times a second. The connection is given up.
+            fail("the server's answer broke rtmp2sink: \(critical)", connection: generation)
+            return
+        }
         // Looked up as it connected (Output.connect); again here if that lookup failed.
         let probe = serverAddresses(for: generation)
         // Read before what was written: nothing pushed yet means all that was written is commands.
         let mediaPushed = connection.flow.pushed > 0
         let written = TCPAcknowledged.written(by: sink) ?? 0
-        if let why = connectOverdue(generation, probe: probe, written: written) {
+        if let why = connectOverdue(generation, probe: probe, written: written, mediaPushed: mediaPushed) {
             fail(why, connection: generation)
             return
         }
@@ -153,6 +162,7 @@ extension Output {
             let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
             reading.unacknowledged = socket?.sendQueue
             reading.window = socket.flatMap(TCPAcknowledged.window(of:))
+            reading.recovering = socket.map(TCPAcknowledged.recovering) ?? false
         }
         let now = Date()
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
@@ -172,8 +182,9 @@ extension Output {
 
     /// Why the connect under way (connecting or reconnecting) has failed: a stage of it
     /// (`ConnectDeadline`) made no progress for `reconnect.stall`; nil while it goes on,
-    /// and once publishing.
-    private func connectOverdue(_ generation: Int, probe: TCPAcknowledged?, written: Int) -> String? {
+    /// and once publishing. The server's acknowledgement of the stream is waited for from
+    /// our first media on (a run whose timeline starts late is no server's fault).
+    private func connectOverdue(_ generation: Int, probe: TCPAcknowledged?, written: Int, mediaPushed: Bool) -> String? {
         let connecting = state.withLock { s in
             s.supervision.isCurrent(generation) && (s.supervision.state == .connecting || s.supervision.state == .reconnecting)
         }
@@ -181,6 +192,7 @@ extension Output {
         // rtmp2sink writes nothing of its own count until the RTMP session is up.
         let stage: ConnectDeadline.Stage
         if written > 0 {
+            guard mediaPushed else { return nil }
             stage = .media
         } else if let probe, TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: probe.connections()) != nil {
             stage = .rtmp

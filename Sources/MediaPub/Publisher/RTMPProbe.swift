@@ -8,6 +8,11 @@ import Foundation
 /// (TCP_INFO's `tcpi_snd_wnd`). A server that stops reading goes on acknowledging
 /// until its receive buffer is full, minutes at a low bitrate, but its window shrinks
 /// from then on and never opens again; one that reads keeps it open, or opens it again.
+/// On a lossy link the window of a server that reads narrows too, for seconds, while
+/// its kernel holds data out of order waiting for a lost segment (300 ms each way and
+/// 2 % loss: 5 s, docs/presets.md `reconnect.stall`): while our side recovers lost data,
+/// what its TCP stack acknowledges is taken for read. A server that stops reading there is
+/// then stalled once its window is closed (its kernel acknowledges nothing more).
 /// rtmp2sink writes nothing until the server has answered the handshake; the commands
 /// it writes before our first media (`commandBytes`) being acknowledged is not the
 /// stream being acknowledged. Also the deadline of a connect under way (`ConnectDeadline`).
@@ -26,6 +31,9 @@ struct RTMPProbe: Equatable {
         /// The receive window the server advertises on that socket (nil when its socket is
         /// not found, or the kernel does not tell it: then its acknowledgements alone judge).
         var window: Int?
+        /// Our side of the socket is recovering lost data (segments SACKed, lost or
+        /// retransmitted): the server holds data out of order, which narrows its window.
+        var recovering = false
     }
 
     /// What the server acknowledged on this connection (nil before a first reading).
@@ -92,7 +100,8 @@ struct RTMPProbe: Equatable {
 
     /// Whether the server's application read since the last reading: its own RTMP
     /// acknowledgements grew; or its TCP stack acknowledged more (`kernelAcknowledged`)
-    /// with its window as open as when it was last seen reading, or opening again.
+    /// with its window as open as when it was last seen reading, or opening again, or
+    /// while lost data is being recovered (a narrower window is then no sign).
     /// Without a window, its TCP stack's acknowledgements are all there is to go by.
     private mutating func reads(_ reading: Reading, kernelAcknowledged: Bool) -> Bool {
         defer { serverAcked = max(serverAcked, reading.serverAcked) }
@@ -101,7 +110,7 @@ struct RTMPProbe: Equatable {
         defer { lastWindow = window }
         let open = windowWhenRead.map { window >= $0 } ?? true
         let opening = lastWindow.map { window > $0 } ?? false
-        guard kernelAcknowledged, open || opening else { return false }
+        guard kernelAcknowledged, open || opening || reading.recovering else { return false }
         windowWhenRead = window
         return true
     }

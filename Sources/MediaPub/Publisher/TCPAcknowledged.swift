@@ -139,6 +139,12 @@ extension TCPAcknowledged {
         let window = cshim_tcp_send_window(connection.fd)
         return window >= 0 && isOpen(connection) ? Int(window) : nil
     }
+
+    /// Whether our side of `connection` is recovering lost data (TCP_INFO: segments the
+    /// server SACKed, lost or retransmitted); false when the kernel does not tell.
+    static func recovering(_ connection: Connection) -> Bool {
+        cshim_tcp_recovering(connection.fd) == 1 && isOpen(connection)
+    }
 }
 
 /// Which output's connection each socket is: an output claims the socket it watches,

@@ -40,3 +40,28 @@ extension XCTestCase {
         return ports
     }
 }
+
+extension XCTestCase {
+    /// A TCP server that answers every connection with random bytes, without end, and
+    /// reads all that comes: what rtmp2sink takes for RTMP chunks it cannot parse. Its port.
+    func startNoiseRTMPServer() throws -> UInt16 {
+        let port = try Ports.free()
+        let script = """
+        import os, socket, sys, threading
+        def serve(c):
+            threading.Thread(target=lambda: [None for _ in iter(lambda: c.recv(65536), b"")], daemon=True).start()
+            try:
+                while True: c.sendall(os.urandom(4096))
+            except OSError: pass
+        s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16)
+        threading.Timer(300, lambda: os._exit(0)).start()
+        while True:
+            c, _ = s.accept()
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
+        """
+        _ = try startTool(try Tools.path("python3"), ["-c", script, "\(port)"])
+        XCTAssertTrue(Ports.waitForTCP(port), "the noise server listens on \(port)")
+        return port
+    }
+}
