@@ -33,8 +33,11 @@ extension OverlayConfig: PresetSection {
                     doc: "A logo: the picture drawn (give image or text).", decode: { d, at, c in
             guard let n = at.node, !n.isNull, let text = d.string(n, at.key),
                   let path = d.localFile(text, n, at.key, want: .file) else { return }
-            if ImageSize.of(file: path) == nil { d.report(n, at.key, "\(path) is not a PNG or JPEG picture that can be read") }
-            else { c.image = path }
+            // Its placement and its decoding are checked once the overlay is read (decodeOverlays).
+            switch ImageFile.read(path) {
+            case .success: c.image = path
+            case .failure(let why): d.report(n, at.key, why.message)
+            }
         }, write: { c, w in c.image.map { .scalar(w.quote($0)) } }),
         PresetField(key: "text", type: "text", range: "{player.ID.title}, {block}, {clock:%H:%M} (see overlays)",
                     defaultText: "none", doc: "A text: its template, fields in braces, a field without a value empty "
@@ -121,7 +124,8 @@ extension PresetField where Config == OverlayConfig {
 
 extension PresetDecoder {
     /// The overlays, each read through its fields, then placed on the picture: one that
-    /// would fall off it is refused at the key that places it.
+    /// would fall off it is refused at the key that places it, and a logo's image is
+    /// decoded whole at the size it is drawn (a damaged one is refused here, not on air).
     mutating func decodeOverlays(_ node: YAMLNode, video: VideoConfig?) -> [OverlayConfig] {
         guard let items = node.items else {
             report(node, "overlays", "expected a list of overlays, got \(node.kindName)")
@@ -143,6 +147,9 @@ extension PresetDecoder {
                 report(fields["id"] ?? item, "\(path).id", "another overlay is \(overlay.id) already")
             }
             if let why = OverlayPlacement.refusal(overlay, width: video.width, height: video.height) {
+                report(fields[why.key] ?? item, "\(path).\(why.key)", why.message)
+            } else if let image = overlay.image,
+                      case .failure(let why) = LogoPixels.load(overlay, path: image, width: video.width, height: video.height) {
                 report(fields[why.key] ?? item, "\(path).\(why.key)", why.message)
             }
             overlays.append(overlay)
