@@ -45,7 +45,9 @@ extension Broadcast {
                 if let text {
                     guard item.config.text != nil else { throw ControlFailure("overlay set: \(request.id) is a logo, not a text") }
                     switch OverlayTemplate.parse(text, players: players.map(\.id)) {
-                    case .success(let template): item.template = template; item.config.text = text
+                    case .success(let template):
+                        if item.config.markup, let why = template.markupRefusal { throw ControlFailure("overlay set: text: \(why.message)") }
+                        item.template = template; item.config.text = text
                     case .failure(let why): throw ControlFailure("overlay set: text: \(why.message)")
                     }
                 }

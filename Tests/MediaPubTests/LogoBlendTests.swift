@@ -78,4 +78,26 @@ final class LogoBlendTests: XCTestCase {
         XCTAssertEqual(elements.map { String($0.prefix { $0 != " " }) }, ["identity", "identity", "textoverlay"], chain.description)
         XCTAssertTrue(elements[2].contains("name=video-overlay-boxed"), elements[2])
     }
+
+    /// A title is drawn as its letters, whatever they are (textoverlay reads Pango markup):
+    /// "Simon & Garfunkel" and "a < b" are drawn (before, nothing was), and a tag that is
+    /// markup is drawn as its letters, one line of the font, not obeyed (a span of size
+    /// 400000 covered a sixth of the picture). textoverlay renders them (TextPicture).
+    func testATitleIsDrawnAsItsLettersAndNeverAsMarkup() throws {
+        let (W, H) = (640, 360)
+        let renderer = try TextPicture(properties: OverlayChain.textProperties(OverlayConfig(id: "np", text: "x"), width: W, height: H),
+                                       width: W, height: H)
+        let template = try OverlayTemplate.parse("{player.music.title}", players: ["music"]).get()
+        var heights: [Int] = []
+        for title in ["Simon & Garfunkel", "R&B", "a < b", "<span size=\"400000\">X</span>"] {
+            var values = OverlayTemplate.Values()
+            values.players["music"] = (NowPlaying(title: title, artist: nil, album: nil), "/m/a.mp3")
+            let picture = renderer.render(template.render(values), color: 0xFFFF_FFFF, outline: 0, frame: 1)
+            let drawn = try XCTUnwrap(picture, "\(title): drawn")
+            XCTAssertGreaterThan(drawn.width, 10 * title.count, "\(title): each of its letters drawn (\(drawn.width) px wide)")
+            heights.append(drawn.height)
+        }
+        XCTAssertLessThan(heights.max() ?? .max, 2 * (heights.min() ?? 0), "one line of Sans 24 each, none larger: \(heights)")
+        XCTAssertLessThan(heights.max() ?? .max, H / 4, "\(heights)")
+    }
 }

@@ -94,6 +94,42 @@ final class OverlayPresetTests: XCTestCase {
         }
     }
 
+    /// A template renders as Pango markup with every field's value escaped, so a title's
+    /// `&` or `<` is a letter and a title that is markup is never obeyed; only the preset's
+    /// own words are markup, and only with `markup: true` (checked at its `text`). A text
+    /// is at most 4096 characters, and so is what it renders, however long a tag.
+    func testFieldsAreEscapedAndOnlyThePresetsOwnWordsAreMarkup() throws {
+        let t = try OverlayTemplate.parse("<b>{player.music.title}</b> — {player.music.artist} &amp; co", players: ["music"]).get()
+        var values = OverlayTemplate.Values()
+        values.players["music"] = (NowPlaying(title: "Simon & Garfunkel", artist: "<span size=\"400000\">X</span>", album: nil), "/m/a.mp3")
+        let artist = "&lt;span size=&quot;400000&quot;&gt;X&lt;/span&gt;"
+        XCTAssertEqual(t.render(values, markup: true), "<b>Simon &amp; Garfunkel</b> — \(artist) &amp; co")
+        XCTAssertEqual(t.render(values), "&lt;b&gt;Simon &amp; Garfunkel&lt;/b&gt; — \(artist) &amp;amp; co")
+        for markup in [true, false] { XCTAssertNil(PangoMarkup.refusal(t.render(values, markup: markup)), "drawable (markup: \(markup))") }
+        XCTAssertNil(t.markupRefusal)
+        // Long: a 1 MB title draws 4096 characters; a template over 4096 is refused.
+        values.players["music"]?.tags.title = String(repeating: "a", count: 1 << 20)
+        XCTAssertEqual(try OverlayTemplate.parse("{player.music.title}", players: ["music"]).get().render(values).count, 4096)
+        XCTAssertThrowsError(try OverlayTemplate.parse(String(repeating: "b", count: 4097), players: []).get())
+        // In a preset: markup only for a text, and only markup that can be drawn.
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cases: [(String, String, String)] = [
+            ("  - {id: np, text: \"<b>{player.music.title}\", markup: true}\n", "overlays[0].text", "not markup that can be drawn"),
+            ("  - {id: np, text: \"<blink>x</blink>\", markup: true}\n", "overlays[0].text", "<blink> is no Pango element"),
+            ("  - {id: logo, image: logo.png, markup: true}\n", "overlays[0].markup", "only for a text"),
+            ("  - {id: np, text: \"\(String(repeating: "c", count: 5000))\"}\n", "overlays[0].text", "5000 characters: a text has at most 4096"),
+        ]
+        for (overlays, key, words) in cases {
+            let problems = K.problems(preset(overlays), base: dir)
+            XCTAssertEqual(problems.map(\.key), [key], overlays.prefix(80) + "")
+            XCTAssertTrue(problems.first?.message.contains(words) == true, "\(problems)")
+        }
+        let fine = try K.load(preset("  - {id: np, text: \"<b>{player.music.title}</b> a < b\"}\n"
+                                     + "  - {id: bold, text: \"<i>{block}</i>\", markup: true}\n"), base: dir)
+        XCTAssertEqual(fine.overlays.map(\.markup), [false, true], "a text's words are letters unless it says markup: true")
+    }
+
     /// Fields render what they are given; a missing one is empty, never `{…}`.
     func testTheTemplateRendersItsFieldsAndTheClock() throws {
         let t = try OverlayTemplate.parse("{player.music.title} — {player.music.artist} [{player.music.file}] {block}{{x}}",

@@ -127,6 +127,7 @@ final class PresetFieldTableTests: XCTestCase {
         "live.programme": [live, "live.programme=pause"], "live.fade": [live, "live.fade=200ms"],
         "overlays.0.id": [text, "overlays.0.id=other"], "overlays.0.image": [logo],
         "overlays.0.text": [text, "overlays.0.text=\"{player.player1.title} {clock:%H:%M}\""],
+        "overlays.0.markup": [text, "overlays.0.markup=true"],
         "overlays.0.position": [text, "overlays.0.position=bottom-right"],
         "overlays.0.x": [text, "overlays.0.x=10", "overlays.0.y=5%"], "overlays.0.y": [text, "overlays.0.y=10", "overlays.0.x=5"],
         "overlays.0.margin": [text, "overlays.0.margin=5"], "overlays.0.width": [logo, "overlays.0.width=10%"],

@@ -52,6 +52,12 @@ extension OverlayConfig: PresetSection {
             if image, let n = at.node, !n.isNull { d.report(n, at.key, "image and text are exclusive: give one of them") }
             if !image, at.node?.isNull ?? true { d.report(at.section, at.key, "an overlay needs an image or a text") }
         }, write: { c, w in c.text.map { .scalar(w.quote($0)) } }),
+        PresetField(key: "markup", type: "true or false", defaultText: "false",
+                    doc: "A text's own words are Pango markup (<b>, <span …>); its fields' values never are.", decode: { d, at, c in
+            guard let n = at.node, !n.isNull, let v = d.bool(n, at.key) else { return }
+            if at.fields["text"] == nil { d.report(n, at.key, "markup is only for a text"); return }
+            c.markup = v
+        }, write: { c, _ in c.text == nil ? nil : .scalar("\(c.markup)") }),
         .choice("position", \.position, Anchor.allCases.map { ($0.rawValue, $0) },
                 "Where the overlay is placed, `margin` from the edges it is against (or give x and y)."),
         .length("x", \.x, "The overlay's left edge, from the picture's left (instead of position)."),
@@ -145,6 +151,10 @@ extension PresetDecoder {
                                     uniquingKeysWith: { a, _ in a })
             if !overlay.id.isEmpty, !ids.insert(overlay.id).inserted {
                 report(fields["id"] ?? item, "\(path).id", "another overlay is \(overlay.id) already")
+            }
+            if overlay.markup, let text = overlay.text,
+               let why = (try? OverlayTemplate.parse(text, players: playerIDs.map(\.key)).get())?.markupRefusal {
+                report(fields["text"] ?? item, "\(path).text", why.message)
             }
             if let why = OverlayPlacement.refusal(overlay, width: video.width, height: video.height) {
                 report(fields[why.key] ?? item, "\(path).\(why.key)", why.message)

@@ -199,7 +199,7 @@ final class OverlayChain: Sendable {
                 var a = s.applied[i]
                 if let template = item.template, let renderer = s.texts[i], let blend = s.logos[i] {
                     // Rendered again (outside the lock, below) only when its text, colours or showing change.
-                    let text = shown ? template.render(values) : (a.text ?? "")
+                    let text = shown ? template.render(values, markup: o.markup) : (a.text ?? "")
                     let source = ColorSource(color: o.color, outline: o.outline, opacity: o.opacity)
                     if text != a.text || source != a.colorSource || shown != a.shown {
                         (a.text, a.colorSource, a.shown) = (text, source, shown)
@@ -208,7 +208,7 @@ final class OverlayChain: Sendable {
                                                   color: colors.0, outline: colors.1))
                     }
                 } else if let template = item.template {
-                    let text = shown ? template.render(values) : (a.text ?? "")
+                    let text = shown ? template.render(values, markup: o.markup) : (a.text ?? "")
                     if text != a.text { a.text = text; ops.append((element, { $0.set("text", string: text) })) }
                     let source = ColorSource(color: o.color, outline: o.outline, opacity: o.opacity)
                     if a.colorSource != source {
