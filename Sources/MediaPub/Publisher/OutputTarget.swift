@@ -102,6 +102,14 @@ enum OutputTarget: Equatable, Sendable {
         }
     }
 
+    /// What a connection sets on its elements once the pipeline is made, never in its
+    /// description (GStreamer's debug log prints descriptions, escaped in ways a mask may
+    /// not know): (element name, property, value). An Icecast mount's password.
+    var secretProperties: [(element: String, property: String, value: String)] {
+        if case .icecast(let endpoint) = self { return [("sink", "password", endpoint.password)] }
+        return []
+    }
+
     /// filesink's `buffer-mode` `unbuffered`: what the muxer makes goes to the file as it
     /// comes, not through a 64 KB buffer (at 64 kb/s that buffer was 8 s, at 16 kb/s 32 s,
     /// lost to a kill -9; a file just begun stayed empty).
