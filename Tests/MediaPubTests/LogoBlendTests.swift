@@ -100,4 +100,36 @@ final class LogoBlendTests: XCTestCase {
         XCTAssertLessThan(heights.max() ?? .max, 2 * (heights.min() ?? 0), "one line of Sans 24 each, none larger: \(heights)")
         XCTAssertLessThan(heights.max() ?? .max, H / 4, "\(heights)")
     }
+
+    /// A text is rendered on the overlays' text queue, never by the tick (the output's
+    /// timeline): with that queue held, the tick returns all the same, the frame it was
+    /// for goes out without it (the text before it, here none), and once rendered it is
+    /// drawn from the next frame on.
+    func testATextIsRenderedOffTheTimelineAndDrawnOnceReady() throws {
+        GStreamer.initialize()
+        let (W, H) = (160, 90)
+        let format = MediaFormat(sampleRate: 48000, channels: 2, video: (W, H, 25))
+        let chain = try XCTUnwrap(OverlayChain([OverlayConfig(id: "np", text: "{player.music.title}", font: "Sans 20")],
+                                               width: W, height: H, players: ["music"]))
+        let pipeline = try Pipeline(description: "appsrc name=src format=time caps=\"\(format.videoCaps ?? ""),framerate=25/1\" ! "
+            + chain.description + "appsink name=sink sync=false")
+        defer { pipeline.stop() }
+        try chain.bind(pipeline)
+        let src = try XCTUnwrap(pipeline.appSrc(named: "src")), sink = try XCTUnwrap(pipeline.appSink(named: "sink"))
+        _ = try pipeline.setState(.playing)
+        var values = OverlayTemplate.Values()
+        values.players["music"] = (NowPlaying(title: "Hello"), "/m/a.mp3")
+        let plain = try Slate.color("#406080", format: format).map { [UInt8]($0) }
+        func frame() throws -> [UInt8] {
+            XCTAssertTrue(src.push(Slate.color("#406080", format: format)))
+            return try XCTUnwrap(sink.tryPull(timeout: 10)?.buffer).map { [UInt8]($0) }
+        }
+        chain.textQueue.suspend()
+        _ = chain.tick(0, pts: 0, standby: false, values: values)
+        XCTAssertEqual(try frame(), plain, "its frame went out before it was rendered: without it")
+        chain.textQueue.resume()
+        chain.textQueue.sync {}
+        let drawn = try frame()
+        XCTAssertGreaterThan(zip(drawn, plain).filter { $0 != $1 }.count, 100, "rendered, it is drawn from the next frame")
+    }
 }

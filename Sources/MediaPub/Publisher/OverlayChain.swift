@@ -59,12 +59,20 @@ final class OverlayChain: Sendable {
         /// Each text's renderer (nil for a logo, and for a text with a box: its textoverlay draws it).
         var texts: [TextPicture?] = []
         var needs: Needs
-        /// What to set before the picture of each PTS (ns) reaches the overlays, oldest first.
-        var pending: [(pts: UInt64, ops: [Op])] = []
+        /// What to set before the picture of each PTS (ns) reaches the overlays, oldest first:
+        /// properties, and the texts rendered for it (PendingText).
+        var pending: [(pts: UInt64, ops: [Op], texts: [PendingText])] = []
     }
 
     /// Pending pictures' changes kept at most (a stuck encoder holds the capture long before).
     static let pendingLimit = 64
+
+    /// How long the overlays' probe waits, on the encoder's streaming thread, for a text
+    /// rendered for the frame that reaches it (PendingText).
+    static let textWait: TimeInterval = 0.5
+
+    /// Where texts are rendered (TextPicture), one at a time, off the output's timeline.
+    let textQueue = DispatchQueue(label: "overlay-text")
 
     let width: Int
     let height: Int
@@ -158,14 +166,15 @@ final class OverlayChain: Sendable {
     /// On the streaming thread, before the picture of `pts` reaches the overlays: sets what
     /// was queued for it and for the pictures before it (nil: everything queued).
     private func apply(upTo pts: UInt64?) {
-        let due = state.withLock { s -> [Op] in
-            guard let first = s.pending.first, pts.map({ first.pts <= $0 }) ?? true else { return [] }
+        let (due, texts) = state.withLock { s -> ([Op], [PendingText]) in
+            guard let first = s.pending.first, pts.map({ first.pts <= $0 }) ?? true else { return ([], []) }
             let count = pts.map { p in s.pending.firstIndex { $0.pts > p } ?? s.pending.count } ?? s.pending.count
-            let due = s.pending.prefix(count).flatMap(\.ops)
+            let due = s.pending.prefix(count)
             s.pending.removeFirst(count)
-            return due
+            return (due.flatMap(\.ops), due.flatMap(\.texts))
         }
         for (element, op) in due { op(element) }
+        for text in texts { text.frameArrives(waiting: Self.textWait) }
     }
 
     /// What the texts need this tick: players' tags, the block, the clock.
@@ -182,7 +191,7 @@ final class OverlayChain: Sendable {
     /// `pts`: the tick's picture's (ns). Returns the `ctl overlay` changes drawn from this
     /// tick on: (id, what changed).
     func tick(_ n: UInt64, pts: UInt64, standby: Bool, values: OverlayTemplate.Values) -> [(id: String, change: String)] {
-        var (ops, renders, notices) = state.withLock { s -> ([Op], [TextRender], [(id: String, change: String)]) in
+        let (ops, renders, notices) = state.withLock { s -> ([Op], [TextRender], [(id: String, change: String)]) in
             guard s.elements.count == s.items.count, s.logos.count == s.items.count else { return ([], [], []) }
             var ops: [Op] = [], renders: [TextRender] = []
             var notices: [(id: String, change: String)] = []
@@ -231,20 +240,25 @@ final class OverlayChain: Sendable {
             }
             return (ops, renders, notices)
         }
-        for r in renders {
-            let picture = r.renderer.render(r.text, color: r.color, outline: r.outline, frame: n)
-            ops.append((r.element, { [blend = r.blend] _ in blend.set(picture) }))
+        // Rendered on the text queue, never here: the frame waits for its text (PendingText), not the timeline.
+        let texts = renders.map { r in
+            let text = PendingText { [blend = r.blend] in blend.set($0) }
+            textQueue.async { text.rendered(r.renderer.render(r.text, color: r.color, outline: r.outline, frame: n)) }
+            return text
         }
-        let overflow = state.withLock { s -> [Op] in
-            if !ops.isEmpty { s.pending.append((pts, ops)) }
+        let overflow = state.withLock { s -> (ops: [Op], texts: [PendingText]) in
+            if !ops.isEmpty || !texts.isEmpty { s.pending.append((pts, ops, texts)) }
             // Pictures that never reach the overlays (dropped before the encoder) do not pile up.
-            return s.pending.count > Self.pendingLimit ? s.pending.removeFirst().ops : []
+            guard s.pending.count > Self.pendingLimit else { return ([], []) }
+            let oldest = s.pending.removeFirst()
+            return (oldest.ops, oldest.texts)
         }
-        for (element, op) in overflow { op(element) }
+        for (element, op) in overflow.ops { op(element) }
+        for text in overflow.texts { text.frameArrives(waiting: 0) }
         return notices
     }
 
-    /// A text to render again this tick (TextPicture), outside the lock.
+    /// A text to render again this tick (TextPicture), on the text queue.
     private struct TextRender {
         let element: Element, blend: LogoBlend, renderer: TextPicture
         let text: String, color: UInt32, outline: UInt32
