@@ -74,13 +74,11 @@ enum OutputTarget: Equatable, Sendable {
         case .rtmp(let endpoint):
             // rtmp2sink connects (handshake, `connect`, `publish`) as the pipeline starts, while
             // the sources load and the encoder makes its first frame, not at the first frame.
-            return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=true location=\(GStreamer.quote(endpoint.url))"
-        case .srt(let endpoint):
-            // srtsink reads its URI as a URI, where `#` starts a fragment: a stream id in the
-            // access-control syntax (`#!::r=live/cam1,u=alice`) would be cut off and never sent.
-            // Escaped, srtsink unescapes it back to what was written.
-            let escaped = endpoint.url.replacingOccurrences(of: "#", with: "%23")
-            return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false uri=\(GStreamer.quote(escaped))"
+            // Its location (the stream key) is set once it is made (`secretProperties`).
+            return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=true"
+        case .srt:
+            // Its URI (passphrase, stream id) is set once it is made (`secretProperties`).
+            return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false"
         case .hls(let hls):
             // hlssink2 cuts at keyframes near each target duration, writes the playlist to a
             // hidden file that replaces it once whole (HLSPlaylistStaging), deletes segments
@@ -104,10 +102,19 @@ enum OutputTarget: Equatable, Sendable {
 
     /// What a connection sets on its elements once the pipeline is made, never in its
     /// description (GStreamer's debug log prints descriptions, escaped in ways a mask may
-    /// not know): (element name, property, value). An Icecast mount's password.
+    /// not know): (element name, property, value). An Icecast mount's password, an RTMP
+    /// location (its stream key), an SRT URI (its passphrase and stream id).
     var secretProperties: [(element: String, property: String, value: String)] {
-        if case .icecast(let endpoint) = self { return [("sink", "password", endpoint.password)] }
-        return []
+        switch self {
+        case .icecast(let endpoint): return [("sink", "password", endpoint.password)]
+        case .rtmp(let endpoint): return [("sink", "location", endpoint.url)]
+        case .srt(let endpoint):
+            // srtsink reads its URI as a URI, where `#` starts a fragment: a stream id in the
+            // access-control syntax (`#!::r=live/cam1,u=alice`) would be cut off and never sent.
+            // Escaped, srtsink unescapes it back to what was written.
+            return [("sink", "uri", endpoint.url.replacingOccurrences(of: "#", with: "%23"))]
+        default: return []
+        }
     }
 
     /// filesink's `buffer-mode` `unbuffered`: what the muxer makes goes to the file as it
