@@ -15,7 +15,7 @@ final class LogoBlendTests: XCTestCase {
         let format = MediaFormat(sampleRate: 48000, channels: 2, video: (W, H, 25))
         let layout = I420Layout(width: W, height: H)
         // Decoded and scaled to 10x6, placed at odd 5,3 so its edges share chroma with the picture.
-        let pixels = try LogoPixels.decode(ImageFile.read(png.path).get(), width: 10, height: 6).get()
+        let pixels = try LogoPixels.decode(ImageFile.load(png.path).get(), width: 10, height: 6).get()
         let blend = LogoBlend(width: W, height: H)
         blend.set(BlendPicture(pixels, x: 5, y: 3, opacity: 50))
         let pipeline = try Pipeline(description: "appsrc name=src format=time caps=\"\(format.videoCaps ?? ""),framerate=25/1\" "

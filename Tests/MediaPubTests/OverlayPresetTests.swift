@@ -55,7 +55,7 @@ final class OverlayPresetTests: XCTestCase {
                               base: dir)
         XCTAssertEqual(fine.overlays.map(\.id), ["logo", "np"])
         XCTAssertEqual(fine.overlays[0].image, dir + "/logo.png")
-        let image = try ImageFile.read(dir + "/logo.png").get().size
+        let image = try ImageFile.load(dir + "/logo.png").get().size
         XCTAssertEqual(OverlayPlacement.logo(fine.overlays[0], image: image, width: 320, height: 180),
                        OverlayPlacement.Rect(x: 320 - 32 - 20, y: 20, width: 32, height: 16), "10% of 320, aspect kept, top-right")
     }

@@ -20,7 +20,7 @@ struct ImageFile: Sendable {
     static let byteLimit = 64 << 20
 
     /// The file at `path`, or why it cannot be a logo (a sentence naming it).
-    static func read(_ path: String) -> Result<ImageFile, PresetTextRefusal> {
+    static func load(_ path: String) -> Result<ImageFile, PresetTextRefusal> {
         // Looked at before it is opened: opening a FIFO for reading waits for a writer.
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -38,7 +38,7 @@ struct ImageFile: Sendable {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var count = 0
         while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
             if n < 0, errno == EINTR { continue }
             guard n >= 0 else { return .failure(.init("\(path): \(String(cString: strerror(errno)))")) }
             if n == 0 { break }

@@ -34,7 +34,7 @@ extension OverlayConfig: PresetSection {
             guard let n = at.node, !n.isNull, let text = d.string(n, at.key),
                   let path = d.localFile(text, n, at.key, want: .file) else { return }
             // Its placement and its decoding are checked once the overlay is read (decodeOverlays).
-            switch ImageFile.read(path) {
+            switch ImageFile.load(path) {
             case .success: c.image = path
             case .failure(let why): d.report(n, at.key, why.message)
             }

@@ -24,7 +24,7 @@ struct LogoPixels: Sendable {
     /// on the timeline thread or holding a lock (a damaged image is found here, not on air).
     static func load(_ o: OverlayConfig, path: String, width W: Int, height H: Int) -> Result<LogoPixels, OverlayPlacement.Refusal> {
         let file: ImageFile
-        switch ImageFile.read(path) {
+        switch ImageFile.load(path) {
         case .success(let f): file = f
         case .failure(let why): return .failure(.init(key: "image", message: why.message))
         }
