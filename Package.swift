@@ -19,12 +19,14 @@ let package = Package(
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         // EBU R 128 loudness (docs/presets.md, audio.loudness).
         .systemLibrary(name: "CEbur128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        // A logo's image decoded at the size it is drawn (docs/presets.md, overlays).
+        .systemLibrary(name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0", providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
         .target(name: "CShim", dependencies: ["CGStreamer", "CCurl"]),
         // The executable's own: TCP_NODELAY on every TCP connect (see its header).
         .target(name: "CTCPNoDelay"),
         .target(
             name: "MediaPub",
-            dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT", "CSoup", "CEbur128"]
+            dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT", "CSoup", "CEbur128", "CGdkPixbuf"]
         ),
         .executableTarget(
             name: "mediapub", dependencies: ["MediaPub", "CTCPNoDelay"],

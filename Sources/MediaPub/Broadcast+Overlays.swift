@@ -34,6 +34,9 @@ extension Broadcast {
             throw ControlFailure(preset.overlays.isEmpty ? "overlay: this run has no overlays (overlays:)" : Self.undrawnOverlays)
         }
         let chain = feed.chain
+        // A new image, or a logo's new opacity, is read, decoded and blended here, on the
+        // control's queue, holding no lock a tick takes: the tick only swaps it in.
+        let logo = try Self.logoChange(request, chain: chain, base: preset.baseDirectory)
         try chain.update(request.id) { item in
             switch request.action {
             case .show: item.visible = true; item.notice = "shown"
@@ -42,28 +45,42 @@ extension Broadcast {
                 if let text {
                     guard item.config.text != nil else { throw ControlFailure("overlay set: \(request.id) is a logo, not a text") }
                     switch OverlayTemplate.parse(text, players: players.map(\.id)) {
-                    case .success(let template): item.template = template; item.config.text = text
+                    case .success(let template):
+                        if item.config.markup, let why = template.markupRefusal { throw ControlFailure("overlay set: text: \(why.message)") }
+                        item.template = template; item.config.text = text
                     case .failure(let why): throw ControlFailure("overlay set: text: \(why.message)")
                     }
                 }
-                if let image {
-                    guard item.config.image != nil else { throw ControlFailure("overlay set: \(request.id) is a text, not a logo") }
-                    let path = PathResolution.absolutePath(PathResolution.localPath(of: image) ?? image, base: preset.baseDirectory)
-                    guard let size = ImageSize.of(file: path) else {
-                        throw ControlFailure("overlay set: image: \(path) is not a PNG or JPEG picture that can be read")
-                    }
-                    var placed = item.config
-                    placed.image = path
-                    if let why = OverlayPlacement.refusal(placed, width: chain.width, height: chain.height) {
-                        throw ControlFailure("overlay set: image: \(why.message)")
-                    }
-                    item.config.image = path
-                    item.imageSize = size
-                }
+                if image != nil, item.config.image == nil { throw ControlFailure("overlay set: \(request.id) is a text, not a logo") }
                 if let opacity { item.config.opacity = opacity }
+                if let logo {
+                    item.config = logo.config
+                    (item.logo, item.picture, item.logoVersion) = (logo.item.logo, logo.item.picture, item.logoVersion + 1)
+                }
                 item.notice = "set"
             }
         }
+    }
+
+    /// A logo's new image or opacity of `request`, decoded and blended for the item as it
+    /// will be (nil when neither changes, or the overlay is a text); throws what is wrong
+    /// with the image (a FIFO, too many pixels, damaged: docs/control.md).
+    private static func logoChange(_ request: OverlayRequest, chain: OverlayChain, base: String) throws -> (config: OverlayConfig, item: OverlayChain.Item)? {
+        guard case .set(_, let image, let opacity) = request.action, image != nil || opacity != nil,
+              var item = chain.items.first(where: { $0.config.id == request.id }), let current = item.logo,
+              item.config.image != nil else { return nil }
+        if let opacity { item.config.opacity = opacity }
+        var logo = current
+        if let image {
+            let path = PathResolution.absolutePath(PathResolution.localPath(of: image) ?? image, base: base)
+            switch LogoPixels.load(item.config, path: path, width: chain.width, height: chain.height) {
+            case .success(let decoded): logo = decoded
+            case .failure(let why): throw ControlFailure("overlay set: \(why.key): \(why.message)")
+            }
+            item.config.image = path
+        }
+        item.setLogo(logo, width: chain.width, height: chain.height)
+        return (item.config, item)
     }
 
     /// `status`'s `overlays`; nil without any.

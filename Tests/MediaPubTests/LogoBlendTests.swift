@@ -15,7 +15,7 @@ final class LogoBlendTests: XCTestCase {
         let format = MediaFormat(sampleRate: 48000, channels: 2, video: (W, H, 25))
         let layout = I420Layout(width: W, height: H)
         // Decoded and scaled to 10x6, placed at odd 5,3 so its edges share chroma with the picture.
-        let pixels = try LogoPixels.decode(png.path, width: 10, height: 6)
+        let pixels = try LogoPixels.decode(ImageFile.load(png.path).get(), width: 10, height: 6).get()
         let blend = LogoBlend(width: W, height: H)
         blend.set(BlendPicture(pixels, x: 5, y: 3, opacity: 50))
         let pipeline = try Pipeline(description: "appsrc name=src format=time caps=\"\(format.videoCaps ?? ""),framerate=25/1\" "
@@ -77,5 +77,59 @@ final class LogoBlendTests: XCTestCase {
             .filter { !$0.isEmpty }
         XCTAssertEqual(elements.map { String($0.prefix { $0 != " " }) }, ["identity", "identity", "textoverlay"], chain.description)
         XCTAssertTrue(elements[2].contains("name=video-overlay-boxed"), elements[2])
+    }
+
+    /// A title is drawn as its letters, whatever they are (textoverlay reads Pango markup):
+    /// "Simon & Garfunkel" and "a < b" are drawn (before, nothing was), and a tag that is
+    /// markup is drawn as its letters, one line of the font, not obeyed (a span of size
+    /// 400000 covered a sixth of the picture). textoverlay renders them (TextPicture).
+    func testATitleIsDrawnAsItsLettersAndNeverAsMarkup() throws {
+        let (W, H) = (640, 360)
+        let renderer = try TextPicture(properties: OverlayChain.textProperties(OverlayConfig(id: "np", text: "x"), width: W, height: H),
+                                       width: W, height: H)
+        let template = try OverlayTemplate.parse("{player.music.title}", players: ["music"]).get()
+        var heights: [Int] = []
+        for title in ["Simon & Garfunkel", "R&B", "a < b", "<span size=\"400000\">X</span>"] {
+            var values = OverlayTemplate.Values()
+            values.players["music"] = (NowPlaying(title: title, artist: nil, album: nil), "/m/a.mp3")
+            let picture = renderer.render(template.render(values), color: 0xFFFF_FFFF, outline: 0, frame: 1)
+            let drawn = try XCTUnwrap(picture, "\(title): drawn")
+            XCTAssertGreaterThan(drawn.width, 10 * title.count, "\(title): each of its letters drawn (\(drawn.width) px wide)")
+            heights.append(drawn.height)
+        }
+        XCTAssertLessThan(heights.max() ?? .max, 2 * (heights.min() ?? 0), "one line of Sans 24 each, none larger: \(heights)")
+        XCTAssertLessThan(heights.max() ?? .max, H / 4, "\(heights)")
+    }
+
+    /// A text is rendered on the overlays' text queue, never by the tick (the output's
+    /// timeline): with that queue held, the tick returns all the same, the frame it was
+    /// for goes out without it (the text before it, here none), and once rendered it is
+    /// drawn from the next frame on.
+    func testATextIsRenderedOffTheTimelineAndDrawnOnceReady() throws {
+        GStreamer.initialize()
+        let (W, H) = (160, 90)
+        let format = MediaFormat(sampleRate: 48000, channels: 2, video: (W, H, 25))
+        let chain = try XCTUnwrap(OverlayChain([OverlayConfig(id: "np", text: "{player.music.title}", font: "Sans 20")],
+                                               width: W, height: H, players: ["music"]))
+        let pipeline = try Pipeline(description: "appsrc name=src format=time caps=\"\(format.videoCaps ?? ""),framerate=25/1\" ! "
+            + chain.description + "appsink name=sink sync=false")
+        defer { pipeline.stop() }
+        try chain.bind(pipeline)
+        let src = try XCTUnwrap(pipeline.appSrc(named: "src")), sink = try XCTUnwrap(pipeline.appSink(named: "sink"))
+        _ = try pipeline.setState(.playing)
+        var values = OverlayTemplate.Values()
+        values.players["music"] = (NowPlaying(title: "Hello"), "/m/a.mp3")
+        let plain = try Slate.color("#406080", format: format).map { [UInt8]($0) }
+        func frame() throws -> [UInt8] {
+            XCTAssertTrue(src.push(Slate.color("#406080", format: format)))
+            return try XCTUnwrap(sink.tryPull(timeout: 10)?.buffer).map { [UInt8]($0) }
+        }
+        chain.textQueue.suspend()
+        _ = chain.tick(0, pts: 0, standby: false, values: values)
+        XCTAssertEqual(try frame(), plain, "its frame went out before it was rendered: without it")
+        chain.textQueue.resume()
+        chain.textQueue.sync {}
+        let drawn = try frame()
+        XCTAssertGreaterThan(zip(drawn, plain).filter { $0 != $1 }.count, 100, "rendered, it is drawn from the next frame")
     }
 }

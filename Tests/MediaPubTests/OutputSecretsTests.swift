@@ -4,6 +4,7 @@
 
 import Foundation
 import XCTest
+@testable import MediaPub
 
 final class OutputSecretsTests: XCTestCase {
 
@@ -86,6 +87,38 @@ final class OutputSecretsTests: XCTestCase {
         XCTAssertTrue(gst.contains { $0.contains("rtmp://127.0.0.1:\(closed)/live/****") }, "the RTMP location, masked")
         XCTAssertTrue(gst.contains { $0.contains("passphrase=") && $0.contains("****") }, "the SRT parameters, masked")
         _ = try assertH264AAC(out.path)
+    }
+
+    /// An Icecast password with each of `" \ ! # @ & % '` and a space (percent-encoded in
+    /// the URL) logs in to a real icecast2, and no spelling of it shows on stderr with
+    /// GStreamer's debug log on (GST_PIPELINE:4 prints each pipeline's description, escaped;
+    /// the password is set on shout2send as a property, never written there). Its pieces
+    /// between the special characters are looked for: any escaping keeps them.
+    func testAnIcecastPasswordWithAnyCharacterLogsInAndNeverShows() throws {
+        let dir = try makeTempDir()
+        let pieces = ["Qa7w", "Kb8x", "Lc9y", "Md1z", "Ne2v", "Of3u", "Pg4t", "Qh5s", "Ri6r", "Sj7q"]
+        let password = zip(["", "\"", "\\", "!", "#", "@", "&", "%", "'", " "], pieces).map { $0 + $1 }.joined()
+        let server = try startIcecastServer(password: password)
+        let tone = try TestMedia.makeAudio(in: dir, seconds: 3, ext: "mp3")
+        let encoded = SecretMask.percentEncoded(password)
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "radio.yaml", """
+        name: radio
+        audio: { sample_rate: 44100, channels: 2, bitrate: 96k }
+        players:
+          - { id: music, source: "\(tone.path)", repeat: true }
+        outputs:
+          - { id: mount, url: "\(server.url(mount: "radio.mp3", password: encoded))" }
+        """)
+        let mp = try startMediaPub(["--preset", preset.path, "--events", events.path],
+                                   env: ["GST_DEBUG": "3,GST_PIPELINE:4,GST_PARAMS:5,shout2:5"], cwd: dir)
+        XCTAssertTrue(waitForEvent(events, of: mp) { $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing" },
+                      "the server took the login: \(mp.stderr.suffix(3000))")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 20))
+        let shown = mp.stderr + (try String(contentsOf: events, encoding: .utf8))
+        XCTAssertTrue(mp.stderr.contains("shout2send"), "GStreamer's debug log printed the description")
+        for piece in pieces { XCTAssertFalse(shown.contains(piece), "\(piece) of the password shows:\n\(shown.suffix(3000))") }
     }
 
     /// Credential query parameters (signed CDN and S3 URLs, API tokens), on an HTTP source

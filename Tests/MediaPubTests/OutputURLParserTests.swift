@@ -48,6 +48,18 @@ final class OutputURLParserTests: XCTestCase {
         XCTAssertTrue(try resolved("/r/a.mkv").target.carriesVideo)
     }
 
+    /// An output's secrets are never written in its pipeline's description (GStreamer's debug
+    /// log prints descriptions): they are the sink's properties, set once it is made.
+    func testNoSecretIsWrittenInAPipelineDescription() throws {
+        for text in ["icecast://source:pw%22Zx9@h.example:8000/radio.mp3", "rtmp://h.example/live/sk_Zx9key",
+                     "rtmps://u:pwZx9@h.example/live/k", "srt://h.example:9000?mode=caller&passphrase=passZx9phrase&streamid=#!::u=Zx9"] {
+            let target = try resolved(text).target
+            let description = target.muxAndSink() + (target.directAudioSink(location: nil) ?? "")
+            XCTAssertFalse(description.contains("Zx9"), "\(text): \(description)")
+            XCTAssertTrue(target.secretProperties.contains { $0.element == "sink" && $0.value.contains("Zx9") }, "\(text): \(target.secretProperties)")
+        }
+    }
+
     func testSRTCarriesHostPortAndDecodedParameters() throws {
         let caller = "srt://h.example:9000?mode=caller&passphrase=s3cret%20pass&streamid=#!::r=live/cam1,u=alice&latency=200"
         let url = try resolved(caller)
@@ -57,7 +69,10 @@ final class OutputURLParserTests: XCTestCase {
         XCTAssertEqual(e.port, 9000)
         XCTAssertEqual(e.parameters, ["mode": "caller", "passphrase": "s3cret pass", "streamid": "#!::r=live/cam1,u=alice", "latency": "200"])
         XCTAssertFalse(e.isListener)
-        XCTAssertTrue(url.target.muxAndSink().contains("streamid=%23!::r=live/cam1"), url.target.muxAndSink())
+        // Its URI is the sink's property, set once it is made, never in the pipeline's description.
+        XCTAssertTrue(url.target.secretProperties.contains { $0.property == "uri" && $0.value.contains("streamid=%23!::r=live/cam1") },
+                      "\(url.target.secretProperties)")
+        XCTAssertFalse(url.target.muxAndSink().contains("s3cret"), url.target.muxAndSink())
 
         let listener = try resolved("srt://:9001?MODE=Listener")
         XCTAssertEqual(listener.target, .srt(NetworkEndpoint(url: "srt://:9001?MODE=Listener", host: "", port: 9001, parameters: ["mode": "Listener"])))

@@ -9,10 +9,8 @@ final class OverlayPresetTests: XCTestCase {
 
     private func folder() throws -> String {
         let dir = try K.tempDir()
-        // A 64x32 PNG's header (ImageSize reads no further).
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
-                            0, 0, 0, 64, 0, 0, 0, 32, 8, 6, 0, 0, 0]
-        FileManager.default.createFile(atPath: dir + "/logo.png", contents: Data(png))
+        // A 64x32 PNG (decoded whole where it is checked).
+        TestImages.write(TestImages.png(width: 64, height: 32), to: dir + "/logo.png")
         K.touch(dir + "/notes.txt", "not a picture")
         return dir
     }
@@ -57,9 +55,79 @@ final class OverlayPresetTests: XCTestCase {
                               base: dir)
         XCTAssertEqual(fine.overlays.map(\.id), ["logo", "np"])
         XCTAssertEqual(fine.overlays[0].image, dir + "/logo.png")
-        let image = try XCTUnwrap(ImageSize.of(file: dir + "/logo.png"))
+        let image = try ImageFile.load(dir + "/logo.png").get().size
         XCTAssertEqual(OverlayPlacement.logo(fine.overlays[0], image: image, width: 320, height: 180),
                        OverlayPlacement.Rect(x: 320 - 32 - 20, y: 20, width: 32, height: 16), "10% of 320, aspect kept, top-right")
+    }
+
+    /// A logo's image is checked whole where the preset is read: a FIFO is refused without
+    /// waiting for a writer, an image over 16 Mpx by its header, and a PNG damaged past
+    /// its header (changed or cut) because it does not decode; each at its `image` key, naming the file.
+    func testAFIFOAHugeOrADamagedImageIsRefusedAtValidate() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        XCTAssertEqual(mkfifo(dir + "/pipe.png", 0o600), 0)
+        TestImages.write(TestImages.pngHeader(width: 20000, height: 20000), to: dir + "/huge.png")
+        TestImages.write(TestImages.damagedPNG(width: 64, height: 32), to: dir + "/damaged.png")
+        TestImages.write(TestImages.damagedPNG(width: 64, height: 32, cut: true), to: dir + "/cut.png")
+        let cases = [("pipe.png", "is not a regular file"), ("huge.png", "20000x20000 pixels: a logo's image is at most 16 Mpx"),
+                     ("damaged.png", "cannot be decoded"), ("cut.png", "cannot be decoded")]
+        for (file, words) in cases {
+            // Read on a thread of its own, so that a read that waits fails the test instead of hanging it.
+            let done = expectation(description: file)
+            nonisolated(unsafe) var problems: [PresetProblem] = []
+            let yaml = preset("  - {id: logo, image: \(file)}\n")
+            Thread.detachNewThread {
+                problems = K.problems(yaml, base: dir)
+                done.fulfill()
+            }
+            if XCTWaiter().wait(for: [done], timeout: 30) != .completed {
+                // Let the blocked open go (a writer that closes at once), then fail.
+                let fd = open(dir + "/pipe.png", O_WRONLY | O_NONBLOCK)
+                if fd >= 0 { close(fd) }
+                XCTFail("\(file): reading the preset waited")
+                continue
+            }
+            XCTAssertEqual(problems.map(\.key), ["overlays[0].image"], "\(file): \(problems)")
+            XCTAssertTrue(problems.first?.message.contains(dir + "/" + file) == true, "\(file): names it: \(problems)")
+            XCTAssertTrue(problems.first?.message.contains(words) == true, "\(file): \(problems)")
+        }
+    }
+
+    /// A template renders as Pango markup with every field's value escaped, so a title's
+    /// `&` or `<` is a letter and a title that is markup is never obeyed; only the preset's
+    /// own words are markup, and only with `markup: true` (checked at its `text`). A text
+    /// is at most 4096 characters, and so is what it renders, however long a tag.
+    func testFieldsAreEscapedAndOnlyThePresetsOwnWordsAreMarkup() throws {
+        let t = try OverlayTemplate.parse("<b>{player.music.title}</b> — {player.music.artist} &amp; co", players: ["music"]).get()
+        var values = OverlayTemplate.Values()
+        values.players["music"] = (NowPlaying(title: "Simon & Garfunkel", artist: "<span size=\"400000\">X</span>", album: nil), "/m/a.mp3")
+        let artist = "&lt;span size=&quot;400000&quot;&gt;X&lt;/span&gt;"
+        XCTAssertEqual(t.render(values, markup: true), "<b>Simon &amp; Garfunkel</b> — \(artist) &amp; co")
+        XCTAssertEqual(t.render(values), "&lt;b&gt;Simon &amp; Garfunkel&lt;/b&gt; — \(artist) &amp;amp; co")
+        for markup in [true, false] { XCTAssertNil(PangoMarkup.refusal(t.render(values, markup: markup)), "drawable (markup: \(markup))") }
+        XCTAssertNil(t.markupRefusal)
+        // Long: a 1 MB title draws 4096 characters; a template over 4096 is refused.
+        values.players["music"]?.tags.title = String(repeating: "a", count: 1 << 20)
+        XCTAssertEqual(try OverlayTemplate.parse("{player.music.title}", players: ["music"]).get().render(values).count, 4096)
+        XCTAssertThrowsError(try OverlayTemplate.parse(String(repeating: "b", count: 4097), players: []).get())
+        // In a preset: markup only for a text, and only markup that can be drawn.
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cases: [(String, String, String)] = [
+            ("  - {id: np, text: \"<b>{player.music.title}\", markup: true}\n", "overlays[0].text", "not markup that can be drawn"),
+            ("  - {id: np, text: \"<blink>x</blink>\", markup: true}\n", "overlays[0].text", "<blink> is no Pango element"),
+            ("  - {id: logo, image: logo.png, markup: true}\n", "overlays[0].markup", "only for a text"),
+            ("  - {id: np, text: \"\(String(repeating: "c", count: 5000))\"}\n", "overlays[0].text", "5000 characters: a text has at most 4096"),
+        ]
+        for (overlays, key, words) in cases {
+            let problems = K.problems(preset(overlays), base: dir)
+            XCTAssertEqual(problems.map(\.key), [key], overlays.prefix(80) + "")
+            XCTAssertTrue(problems.first?.message.contains(words) == true, "\(problems)")
+        }
+        let fine = try K.load(preset("  - {id: np, text: \"<b>{player.music.title}</b> a < b\"}\n"
+                                     + "  - {id: bold, text: \"<i>{block}</i>\", markup: true}\n"), base: dir)
+        XCTAssertEqual(fine.overlays.map(\.markup), [false, true], "a text's words are letters unless it says markup: true")
     }
 
     /// Fields render what they are given; a missing one is empty, never `{…}`.

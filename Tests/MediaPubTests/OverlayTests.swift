@@ -192,21 +192,30 @@ final class OverlayTests: XCTestCase {
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.summary("ctl \(words)"))
     }
 
+    /// A realtime run of `source` repeated, recorded to `name`.mp4, with a logo top-right and a
+    /// control socket, once its recording publishes.
+    private func startLogoRun(_ dir: URL, source: URL, logo: URL, name: String, opacity: String = "",
+                              args: [String] = []) throws -> (RunningProcess, URL, URL, String) {
+        let out = dir.appendingPathComponent("\(name).mp4")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let socket = dir.appendingPathComponent("c.sock").path
+        let yaml = PlayerPreset.video(name: "ovl\(name)\(UInt32.random(in: 0...UInt32.max))",
+                                      players: [PlayerPreset.player("main", source: source.path, ["repeat: true"])], output: out,
+                                      extra: "overlays:\n  - {id: logo, image: \"\(logo.path)\", position: top-right, margin: 0\(opacity)}\n")
+        let preset = try writeFile(dir, "\(name).yaml", yaml)
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--control", socket, "--events", events.path] + args)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), "the recording publishes")
+        return (run, out, events, socket)
+    }
+
     /// `ctl overlay hide logo`: from the frame the `overlay` event names, the corner is the
     /// picture alone; before it, the logo; the output never reconnected.
     func testHidingALogoTakesEffectOnTheNextFramesWithoutReconnecting() throws {
         let dir = try makeTempDir()
         let source = try TestMedia.makeColorVideo(in: dir, name: "bg.mp4", seconds: 1, color: Self.background, freq: 440)
         let logo = try TestMedia.makePNG(in: dir, name: "logo.png", color: "0xFF0000", size: "40x20")
-        let out = dir.appendingPathComponent("hide.mp4")
-        let events = dir.appendingPathComponent("events.jsonl")
-        let socket = dir.appendingPathComponent("c.sock").path
-        let yaml = PlayerPreset.video(name: "ovlhide\(UInt32.random(in: 0...UInt32.max))",
-                                      players: [PlayerPreset.player("main", source: source.path, ["repeat: true"])], output: out,
-                                      extra: "overlays:\n  - {id: logo, image: \"\(logo.path)\", position: top-right, margin: 0, opacity: 50%}\n")
-        let preset = try writeFile(dir, "hide.yaml", yaml)
-        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "4s", "--control", socket, "--events", events.path])
-        XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), "the recording publishes")
+        let (run, out, events, socket) = try startLogoRun(dir, source: source, logo: logo, name: "hide", opacity: ", opacity: 50%",
+                                                          args: ["--duration", "4s"])
         XCTAssertEqual(try ctl(socket, ["overlay", "hide", "nosuch"])["ok"] as? Bool, false, "no such overlay")
         XCTAssertEqual(try ctl(socket, ["overlay", "hide", "logo"])["ok"] as? Bool, true)
         let hidden: ([String: Any]) -> Bool = { $0["event"] as? String == "overlay" && $0["name"] as? String == "logo" && $0["state"] as? String == "hidden" }
@@ -343,5 +352,54 @@ extension OverlayTests {
         // Read as full-range grey: 0x60 of the stream's luma (16–235) is 0x60 × 255 / 219 of it.
         XCTAssertEqual(frame[(box.y0 + 2) * 320 + box.x0 + 2], picture - 0x60 * 255 / 219, accuracy: 8,
                        "the luma lowered by the alpha, not blended (picture \(picture))")
+    }
+}
+
+extension OverlayTests {
+    /// `ctl overlay set logo image=` (docs/control.md): a FIFO, an image over 16 Mpx, and a PNG
+    /// damaged past its header are each answered ok:false naming the file, without waiting for
+    /// anything, and change nothing (status keeps the old image; no `overlay` event); the run
+    /// goes on: a good image set next is drawn from the frame its event names, the old one until then.
+    func testCtlOverlaySetRefusesAFIFOAHugeOrDamagedImageAndTheRunGoesOn() throws {
+        let dir = try makeTempDir()
+        let source = try TestMedia.makeColorVideo(in: dir, name: "bg.mp4", seconds: 1, color: Self.background, freq: 440)
+        let red = try TestMedia.makePNG(in: dir, name: "red.png", color: "0xFF0000", size: "40x20")
+        let blue = try TestMedia.makePNG(in: dir, name: "blue.png", color: "0x0000FF", size: "40x20")
+        let fifo = dir.appendingPathComponent("pipe.png").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let hugePath = TestImages.write(TestImages.pngHeader(width: 20000, height: 20000), to: dir.appendingPathComponent("huge.png").path)
+        let damaged = TestImages.write(TestImages.damagedPNG(width: 40, height: 20), to: dir.appendingPathComponent("damaged.png").path)
+        let (run, out, events, socket) = try startLogoRun(dir, source: source, logo: red, name: "set")
+        for (path, words) in [(fifo, "is not a regular file"), (hugePath, "at most 16 Mpx"), (damaged, "cannot be decoded")] {
+            let reply = try ctl(socket, ["overlay", "set", "logo", "image=\(path)"])
+            XCTAssertEqual(reply["ok"] as? Bool, false, "\(path): \(reply)")
+            let error = reply["error"] as? String ?? ""
+            XCTAssertTrue(error.contains(path) && error.contains(words), "\(path): \(reply)")
+        }
+        let before = try XCTUnwrap((try ctl(socket, ["status"])["status"] as? [String: Any])?["overlays"] as? [[String: Any]])
+        XCTAssertEqual(before.first?["image"] as? String, red.path, "nothing changed")
+        XCTAssertEqual(try ctl(socket, ["overlay", "set", "logo", "image=\(blue.path)"])["ok"] as? Bool, true)
+        let set: ([String: Any]) -> Bool = { $0["event"] as? String == "overlay" && $0["name"] as? String == "logo" }
+        XCTAssertTrue(EventLog.waitFor(events, of: run, set), "the overlay event of the good image")
+        // Half a second of output with it, as status tells the output's time.
+        let setMs = try XCTUnwrap(try EventLog.read(events).first(where: set)?["output_ms"] as? Int)
+        var outputMs = 0
+        for _ in 0..<300 where outputMs < setMs + 500 {
+            outputMs = (try ctl(socket, ["status"])["status"] as? [String: Any])?["output_time_ms"] as? Int ?? 0
+        }
+        XCTAssertGreaterThanOrEqual(outputMs, setMs + 500, "the output went on after the change")
+        XCTAssertEqual(try ctl(socket, ["quit"])["ok"] as? Bool, true)
+        XCTAssertTrue(run.waitForExit(timeout: 60), "the run ends on quit")
+        let changes = try EventLog.read(events).filter(set)
+        XCTAssertEqual(changes.map { $0["state"] as? String }, ["set"], "one change, the good image's: \(changes)")
+        let frame = try XCTUnwrap(changes.first?["output_ms"] as? Int) * 25 / 1000
+        let corner = try regionMeans(out, x: 284, y: 4, w: 32, h: 12)
+        XCTAssertLessThan(frame + 3, corner.count, "frames after the change")
+        for (i, c) in corner.enumerated() where i > 0 && i < frame - 1 {
+            XCTAssertGreaterThan(c[0] - c[2], 100, "frame \(i), before the change: the red logo: \(c)")
+        }
+        for (i, c) in corner.enumerated() where i > frame + 1 {
+            XCTAssertGreaterThan(c[2] - c[0], 100, "frame \(i), after the change: the blue logo: \(c)")
+        }
     }
 }

@@ -127,6 +127,7 @@ final class PresetFieldTableTests: XCTestCase {
         "live.programme": [live, "live.programme=pause"], "live.fade": [live, "live.fade=200ms"],
         "overlays.0.id": [text, "overlays.0.id=other"], "overlays.0.image": [logo],
         "overlays.0.text": [text, "overlays.0.text=\"{player.player1.title} {clock:%H:%M}\""],
+        "overlays.0.markup": [text, "overlays.0.markup=true"],
         "overlays.0.position": [text, "overlays.0.position=bottom-right"],
         "overlays.0.x": [text, "overlays.0.x=10", "overlays.0.y=5%"], "overlays.0.y": [text, "overlays.0.y=10", "overlays.0.x=5"],
         "overlays.0.margin": [text, "overlays.0.margin=5"], "overlays.0.width": [logo, "overlays.0.width=10%"],
@@ -170,10 +171,8 @@ final class PresetFieldTableTests: XCTestCase {
             K.touch(dir + "/" + file)
         }
         K.touch(dir + "/list.m3u", "x.mp3\n")
-        // A logo's header: a 64x32 PNG (ImageSize reads no further).
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
-                            0, 0, 0, 64, 0, 0, 0, 32, 8, 6, 0, 0, 0]
-        FileManager.default.createFile(atPath: dir + "/logo.png", contents: Data(png))
+        // A logo: a 64x32 PNG (decoded whole where it is checked).
+        TestImages.write(TestImages.png(width: 64, height: 32), to: dir + "/logo.png")
         K.touch(dir + "/programme.yaml", "blocks: [{id: a, at: \"07:00\", source: x.mp3}]\n")
         try body(dir)
     }

@@ -14,8 +14,8 @@ public enum LibraryLog {
     private struct State {
         var logger: Logger?
         var urls: [String] = []
-        /// The secrets of those URLs, as written and as GStreamer escapes them in a
-        /// structure (`streamid=(string)"\#\!::r\=live…"`), longest first.
+        /// The secrets of those URLs, in every spelling a log line may give them
+        /// (SecretMask.spellings: `streamid=(string)"\#\!::r\=live…"`), longest first.
         var secrets: [String] = []
         /// What a line is searched for: each URL, each secret, and `://`.
         var needles: [[CChar]] = ["://".utf8CString.map { $0 }]
@@ -87,22 +87,9 @@ public enum LibraryLog {
         guard !wanted.isEmpty else { return }
         state.withLock { s in
             for url in wanted where !s.urls.contains(url) { s.urls.append(url) }
-            let plain = s.urls.flatMap { SecretMask.secrets(of: $0) }
-            s.secrets = Array(Set(plain + plain.map(structureEscaped))).sorted { $0.count > $1.count }
+            s.secrets = Array(Set(s.urls.flatMap { SecretMask.secrets(of: $0) }.flatMap(SecretMask.spellings))).sorted { $0.count > $1.count }
             s.needles = Array(Set(s.urls + s.secrets + ["://"])).map { $0.utf8CString.map { $0 } }
         }
-    }
-
-    /// A string as a GstStructure prints it: a backslash before every character
-    /// other than letters, digits and `_-+/:.`.
-    static func structureEscaped(_ text: String) -> String {
-        var out = ""
-        for c in text.unicodeScalars {
-            let plain = (c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c))) || "_-+/:.".unicodeScalars.contains(c)
-            if !plain && c.isASCII { out.append("\\") }
-            out.unicodeScalars.append(c)
-        }
-        return out
     }
 
     /// `line` as it may be shown: every known URL and secret, and every URL, masked.

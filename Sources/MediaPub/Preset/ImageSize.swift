@@ -6,15 +6,7 @@ struct ImageSize: Equatable, Sendable {
     let width: Int
     let height: Int
 
-    /// nil: not a PNG or JPEG picture this can read (or not readable at all).
-    static func of(file path: String) -> ImageSize? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        // A JPEG's frame header may follow large metadata (EXIF thumbnails): 1 MiB at most is read.
-        guard let data = try? handle.read(upToCount: 1 << 20) else { return nil }
-        return of(bytes: [UInt8](data))
-    }
-
+    /// nil: not a PNG or JPEG picture this can read (the file is read by ImageFile).
     static func of(bytes b: [UInt8]) -> ImageSize? {
         func be16(_ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
         func be32(_ i: Int) -> Int { be16(i) << 16 | be16(i + 2) }

@@ -51,6 +51,8 @@ public struct OverlayConfig: Equatable, Sendable {
     public var image: String?
     /// A text: its template (docs/presets.md, overlays: `{player.ID.title}`, `{block}`, `{clock:%H:%M}`).
     public var text: String?
+    /// A text's literal words are Pango markup (its fields' values are escaped all the same).
+    public var markup: Bool
     public var position: Anchor
     /// Instead of `position`: the overlay's top-left corner.
     public var x: Length?
@@ -70,13 +72,14 @@ public struct OverlayConfig: Equatable, Sendable {
     /// Drawn over the standby slate too.
     public var onStandby: Bool
 
-    public init(id: String = "", image: String? = nil, text: String? = nil, position: Anchor = .topLeft,
+    public init(id: String = "", image: String? = nil, text: String? = nil, markup: Bool = false, position: Anchor = .topLeft,
                 x: Length? = nil, y: Length? = nil, margin: Int = 20, width: Length? = nil, opacity: Int = 100,
                 font: String = "Sans 24", color: String = "#FFFFFF", outline: String? = nil, box: String? = nil,
                 onStandby: Bool = true) {
         self.id = id
         self.image = image
         self.text = text
+        self.markup = markup
         self.position = position
         self.x = x
         self.y = y

@@ -33,8 +33,11 @@ extension OverlayConfig: PresetSection {
                     doc: "A logo: the picture drawn (give image or text).", decode: { d, at, c in
             guard let n = at.node, !n.isNull, let text = d.string(n, at.key),
                   let path = d.localFile(text, n, at.key, want: .file) else { return }
-            if ImageSize.of(file: path) == nil { d.report(n, at.key, "\(path) is not a PNG or JPEG picture that can be read") }
-            else { c.image = path }
+            // Its placement and its decoding are checked once the overlay is read (decodeOverlays).
+            switch ImageFile.load(path) {
+            case .success: c.image = path
+            case .failure(let why): d.report(n, at.key, why.message)
+            }
         }, write: { c, w in c.image.map { .scalar(w.quote($0)) } }),
         PresetField(key: "text", type: "text", range: "{player.ID.title}, {block}, {clock:%H:%M} (see overlays)",
                     defaultText: "none", doc: "A text: its template, fields in braces, a field without a value empty "
@@ -49,6 +52,12 @@ extension OverlayConfig: PresetSection {
             if image, let n = at.node, !n.isNull { d.report(n, at.key, "image and text are exclusive: give one of them") }
             if !image, at.node?.isNull ?? true { d.report(at.section, at.key, "an overlay needs an image or a text") }
         }, write: { c, w in c.text.map { .scalar(w.quote($0)) } }),
+        PresetField(key: "markup", type: "true or false", defaultText: "false",
+                    doc: "A text's own words are Pango markup (<b>, <span …>); its fields' values never are.", decode: { d, at, c in
+            guard let n = at.node, !n.isNull, let v = d.bool(n, at.key) else { return }
+            if at.fields["text"] == nil { d.report(n, at.key, "markup is only for a text"); return }
+            c.markup = v
+        }, write: { c, _ in c.text == nil ? nil : .scalar("\(c.markup)") }),
         .choice("position", \.position, Anchor.allCases.map { ($0.rawValue, $0) },
                 "Where the overlay is placed, `margin` from the edges it is against (or give x and y)."),
         .length("x", \.x, "The overlay's left edge, from the picture's left (instead of position)."),
@@ -121,7 +130,8 @@ extension PresetField where Config == OverlayConfig {
 
 extension PresetDecoder {
     /// The overlays, each read through its fields, then placed on the picture: one that
-    /// would fall off it is refused at the key that places it.
+    /// would fall off it is refused at the key that places it, and a logo's image is
+    /// decoded whole at the size it is drawn (a damaged one is refused here, not on air).
     mutating func decodeOverlays(_ node: YAMLNode, video: VideoConfig?) -> [OverlayConfig] {
         guard let items = node.items else {
             report(node, "overlays", "expected a list of overlays, got \(node.kindName)")
@@ -142,7 +152,14 @@ extension PresetDecoder {
             if !overlay.id.isEmpty, !ids.insert(overlay.id).inserted {
                 report(fields["id"] ?? item, "\(path).id", "another overlay is \(overlay.id) already")
             }
+            if overlay.markup, let text = overlay.text,
+               let why = (try? OverlayTemplate.parse(text, players: playerIDs.map(\.key)).get())?.markupRefusal {
+                report(fields["text"] ?? item, "\(path).text", why.message)
+            }
             if let why = OverlayPlacement.refusal(overlay, width: video.width, height: video.height) {
+                report(fields[why.key] ?? item, "\(path).\(why.key)", why.message)
+            } else if let image = overlay.image,
+                      case .failure(let why) = LogoPixels.load(overlay, path: image, width: video.width, height: video.height) {
                 report(fields[why.key] ?? item, "\(path).\(why.key)", why.message)
             }
             overlays.append(overlay)

@@ -237,10 +237,12 @@ extension PresetDecoder {
             return .failure(.init(message: "\"\(SecretMask.mask(url: text))\" must be a local \(want == .file ? "file" : "folder")"))
         }
         let path = PathResolution.absolutePath(local, base: base, environment: environment)
+        // A file URL's query (`?token=`) is no secret's place, but is masked all the same.
+        let shown = SecretMask.scrub(path, secretsOf: text)
         switch PathResolution.kind(of: path) {
-        case .missing: return .failure(.init(message: "cannot find \(path)"))
-        case .directory where want == .file: return .failure(.init(message: "\(path) is a folder, not a file"))
-        case .file where want == .directory: return .failure(.init(message: "\(path) is a file, not a folder"))
+        case .missing: return .failure(.init(message: "cannot find \(shown)"))
+        case .directory where want == .file: return .failure(.init(message: "\(shown) is a folder, not a file"))
+        case .file where want == .directory: return .failure(.init(message: "\(shown) is a file, not a folder"))
         default: return .success(path)
         }
     }

@@ -138,7 +138,9 @@ public enum SecretMask {
     /// `text` (an error from a sink, say) with the URL and each of its secrets masked.
     static func scrub(_ text: String, secretsOf url: String) -> String {
         var out = text.replacingOccurrences(of: url, with: SecretMask.mask(url: url))
-        for secret in secrets(of: url) { out = out.replacingOccurrences(of: secret, with: mask) }
+        for secret in Set(secrets(of: url).flatMap(spellings)).sorted(by: { $0.count > $1.count }) {
+            out = out.replacingOccurrences(of: secret, with: mask)
+        }
         return out
     }
 
@@ -169,7 +171,7 @@ public enum SecretMask {
     /// - secret query parameters (`isSecret(parameter:)`) → `name=****`
     /// - `rtmp:` without slashes, or another such scheme with one (`rmtp:/h/KEY`):
     ///   nothing after the scheme is shown
-    /// - `file://`, `null:`, plain paths: unchanged
+    /// - `file://`, `null:`, plain paths: unchanged (but a secret query parameter's value)
     public static func mask(url: String) -> String {
         guard let parts = Parts(url) else {
             // Not scheme://…: whatever its shape, no key or secret parameter is shown.
@@ -180,7 +182,9 @@ public enum SecretMask {
             return maskQuery(url)
         }
         let scheme = parts.scheme
-        if scheme == "file" || scheme == "null" { return url }
+        if scheme == "null" { return url }
+        // A file URL has no secret but in a query it should not have (`?token=`).
+        if scheme == "file" { return maskQuery(url) }
         var authority = parts.authority
         var rest = parts.rest
         if let at = authority.lastIndex(of: "@") {

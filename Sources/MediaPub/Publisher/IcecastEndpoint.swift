@@ -42,8 +42,9 @@ struct IcecastEndpoint: Equatable, Sendable {
         case .opus: parts.append("oggmux name=mux")
         }
         // Paced by the run, not by the sink: the appsrc before it drops (leaky) what a slow server cannot take.
+        // The password is set once the element is made (OutputTarget.secretProperties), never written here.
         var sink = "shout2send name=sink sync=false protocol=http ip=\(GStreamer.quote(host)) port=\(port) "
-            + "mount=\(GStreamer.quote(mount)) username=\(GStreamer.quote(user)) password=\(GStreamer.quote(password))"
+            + "mount=\(GStreamer.quote(mount)) username=\(GStreamer.quote(user))"
         if !name.isEmpty { sink += " streamname=\(GStreamer.quote(name))" }
         if !description.isEmpty { sink += " description=\(GStreamer.quote(description))" }
         if !genre.isEmpty { sink += " genre=\(GStreamer.quote(genre))" }

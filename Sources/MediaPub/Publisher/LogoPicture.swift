@@ -1,4 +1,5 @@
 import CGStreamer
+import CGdkPixbuf
 import CShim
 import Foundation
 import Synchronization
@@ -10,35 +11,71 @@ import Synchronization
 /// or converted per picture, and no row of the picture outside the logo is touched.
 struct LogoPixels: Sendable {
     let path: String
+    /// The image's own size (the file's header).
+    let imageSize: ImageSize
     let width: Int
     let height: Int
     /// RGBA, straight alpha, row after row.
     let rgba: [UInt8]
 
-    /// The image at `path` decoded and scaled to `width`×`height`.
-    static func decode(_ path: String, width: Int, height: Int) throws -> LogoPixels {
-        let caps = "video/x-raw,format=RGBA,width=\(width),height=\(height),pixel-aspect-ratio=1/1"
-        let pipeline = try Pipeline(description: "filesrc location=\(GStreamer.quote(path)) ! decodebin ! videoconvert ! "
-            + "videoscale ! \(caps) ! appsink name=logo sync=false max-buffers=1")
-        defer { pipeline.stop() }
-        let bytes = width * height * 4
-        guard let sink = pipeline.appSink(named: "logo"), (try? pipeline.setState(.playing)) != nil,
-              let buffer = firstPicture(of: pipeline, from: sink),
-              let rgba = try? buffer.map({ raw in raw.count >= bytes ? [UInt8](raw.prefix(bytes)) : nil }) else {
-            throw MediaPubError.pipeline("overlay: cannot decode the logo \(path)")
+    /// The logo `o` draws from the image at `path` on a `width`×`height` picture: the file
+    /// read (ImageFile), placed, and decoded whole at the size it is drawn. What `validate`,
+    /// the start and `ctl overlay set image=` check before the logo is taken; never called
+    /// on the timeline thread or holding a lock (a damaged image is found here, not on air).
+    static func load(_ o: OverlayConfig, path: String, width W: Int, height H: Int) -> Result<LogoPixels, OverlayPlacement.Refusal> {
+        let file: ImageFile
+        switch ImageFile.load(path) {
+        case .success(let f): file = f
+        case .failure(let why): return .failure(.init(key: "image", message: why.message))
         }
-        return LogoPixels(path: path, width: width, height: height, rgba: rgba)
+        var placed = o
+        placed.image = path
+        if let why = OverlayPlacement.refusal(placed, image: file.size, width: W, height: H) { return .failure(why) }
+        let rect = OverlayPlacement.logo(placed, image: file.size, width: W, height: H)
+        return decode(file, width: rect.width, height: rect.height).mapError { .init(key: "image", message: $0.message) }
     }
 
-    /// The decoded picture, or nil as soon as the decoding fails (an image that is damaged
-    /// past its header ends in an error, never in a picture or an end), or after 5 s: the
-    /// caller (a tick, for `ctl overlay set image=`) is held only as long as the decoding runs.
-    private static func firstPicture(of pipeline: Pipeline, from sink: AppSink) -> Buffer? {
-        for _ in 0..<100 {
-            if let buffer = sink.tryPull(timeout: 0.05)?.buffer { return buffer }
-            if sink.isEOS || pipeline.bus.popError() != nil { return nil }
+    /// `file` decoded at `width`×`height` (gdk-pixbuf's loader, told the size before it
+    /// decodes: a JPEG is decoded at a fraction of its size where that is enough), or why not.
+    static func decode(_ file: ImageFile, width: Int, height: Int) -> Result<LogoPixels, PresetTextRefusal> {
+        func failed(_ error: UnsafeMutablePointer<GError>?) -> PresetTextRefusal {
+            let why = error.map { String(cString: $0.pointee.message) } ?? "it cannot be decoded"
+            if let error { g_error_free(error) }
+            return .init("\(file.path) cannot be decoded as a PNG or JPEG picture (\(why.clipped()))")
         }
-        return nil
+        var error: UnsafeMutablePointer<GError>?
+        let type = file.bytes.first == 0x89 ? "png" : "jpeg"
+        guard let loader = gdk_pixbuf_loader_new_with_type(type, &error) else { return .failure(failed(error)) }
+        defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
+        gdk_pixbuf_loader_set_size(loader, Int32(width), Int32(height))
+        let wrote = file.bytes.withUnsafeBufferPointer { gdk_pixbuf_loader_write(loader, $0.baseAddress, gsize($0.count), &error) }
+        guard wrote != 0 else {
+            gdk_pixbuf_loader_close(loader, nil)
+            return .failure(failed(error))
+        }
+        guard gdk_pixbuf_loader_close(loader, &error) != 0 else { return .failure(failed(error)) }
+        guard let decoded = gdk_pixbuf_loader_get_pixbuf(loader) else { return .failure(failed(nil)) }
+        // Exactly the size asked, with an alpha channel, 8 bits each (a JPEG has none).
+        guard let rgbaPixbuf = gdk_pixbuf_add_alpha(decoded, 0, 0, 0, 0) else { return .failure(failed(nil)) }
+        defer { g_object_unref(UnsafeMutableRawPointer(rgbaPixbuf)) }
+        var pixbuf = rgbaPixbuf
+        var scaled: OpaquePointer?
+        if gdk_pixbuf_get_width(pixbuf) != Int32(width) || gdk_pixbuf_get_height(pixbuf) != Int32(height) {
+            guard let s = gdk_pixbuf_scale_simple(pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR) else {
+                return .failure(failed(nil))
+            }
+            scaled = s
+            pixbuf = s
+        }
+        defer { if let scaled { g_object_unref(UnsafeMutableRawPointer(scaled)) } }
+        guard gdk_pixbuf_get_n_channels(pixbuf) == 4, gdk_pixbuf_get_bits_per_sample(pixbuf) == 8,
+              let base = gdk_pixbuf_read_pixels(pixbuf) else { return .failure(failed(nil)) }
+        let stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+        var rgba = [UInt8](repeating: 0, count: width * height * 4)
+        for row in 0..<height {
+            for i in 0..<(width * 4) { rgba[row * width * 4 + i] = base[row * stride + i] }
+        }
+        return .success(LogoPixels(path: file.path, imageSize: file.size, width: width, height: height, rgba: rgba))
     }
 }
 

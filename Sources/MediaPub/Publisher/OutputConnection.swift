@@ -66,6 +66,13 @@ final class OutputConnection: Sendable {
             parts.append(target.muxAndSink(location: location, segment: segment))
         }
         pipeline = try Pipeline(description: parts.joined(separator: " "))
+        for secret in target.secretProperties {
+            guard let element = pipeline.element(named: secret.element) else {
+                pipeline.stop()
+                throw MediaPubError.pipeline("output: no element \(secret.element) for its \(secret.property)")
+            }
+            element.set(secret.property, string: secret.value)
+        }
         bus = pipeline.bus
         videoSrc = pipeline.appSrc(named: "v")
         audioSrc = pipeline.appSrc(named: "a")

@@ -74,17 +74,15 @@ enum OutputTarget: Equatable, Sendable {
         case .rtmp(let endpoint):
             // rtmp2sink connects (handshake, `connect`, `publish`) as the pipeline starts, while
             // the sources load and the encoder makes its first frame, not at the first frame.
-            return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=true location=\(GStreamer.quote(endpoint.url))"
+            // Its location (the stream key) is set once it is made (`secretProperties`).
+            return "flvmux name=mux streamable=true ! rtmp2sink name=sink sync=false async-connect=true"
         case .srt(let endpoint):
-            // srtsink reads its URI as a URI, where `#` starts a fragment: a stream id in the
-            // access-control syntax (`#!::r=live/cam1,u=alice`) would be cut off and never sent.
-            // Escaped, srtsink unescapes it back to what was written.
-            let escaped = endpoint.url.replacingOccurrences(of: "#", with: "%23")
+            // Its URI (passphrase, stream id) is set once it is made (`secretProperties`).
             // A caller whose connection breaks fails (the output reconnects with a new
             // connection, which starts on a keyframe): srtsink's own reconnect went on
             // mid-GOP, with no word of it, and its statistics stood still meanwhile.
             let reconnect = endpoint.isListener ? "" : " auto-reconnect=false"
-            return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false\(reconnect) uri=\(GStreamer.quote(escaped))"
+            return "mpegtsmux name=mux alignment=7 ! srtsink name=sink sync=false wait-for-connection=false\(reconnect)"
         case .hls(let hls):
             // hlssink2 cuts at keyframes near each target duration, writes the playlist to a
             // hidden file that replaces it once whole (HLSPlaylistStaging), deletes segments
@@ -103,6 +101,23 @@ enum OutputTarget: Equatable, Sendable {
             return endpoint.sinkDescription   // linked to the parser itself (`directAudioSink`)
         case .null:
             return "mpegtsmux name=mux ! fakesink name=sink sync=false"
+        }
+    }
+
+    /// What a connection sets on its elements once the pipeline is made, never in its
+    /// description (GStreamer's debug log prints descriptions, escaped in ways a mask may
+    /// not know): (element name, property, value). An Icecast mount's password, an RTMP
+    /// location (its stream key), an SRT URI (its passphrase and stream id).
+    var secretProperties: [(element: String, property: String, value: String)] {
+        switch self {
+        case .icecast(let endpoint): return [("sink", "password", endpoint.password)]
+        case .rtmp(let endpoint): return [("sink", "location", endpoint.url)]
+        case .srt(let endpoint):
+            // srtsink reads its URI as a URI, where `#` starts a fragment: a stream id in the
+            // access-control syntax (`#!::r=live/cam1,u=alice`) would be cut off and never sent.
+            // Escaped, srtsink unescapes it back to what was written.
+            return [("sink", "uri", endpoint.url.replacingOccurrences(of: "#", with: "%23"))]
+        default: return []
         }
     }
 

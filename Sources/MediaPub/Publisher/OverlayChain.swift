@@ -17,7 +17,12 @@ final class OverlayChain: Sendable {
     struct Item: Sendable {
         var config: OverlayConfig
         var template: OverlayTemplate?
-        var imageSize: ImageSize?
+        /// A logo's image, decoded at its size on the picture (at the start, or by `ctl overlay
+        /// set image=` before it is taken: never by a tick), and its blend at its place and opacity.
+        var logo: LogoPixels?
+        var picture: BlendPicture?
+        /// Counts the changes of `picture`, so a tick sets it once per change.
+        var logoVersion = 0
         /// `ctl overlay show|hide`.
         var visible = true
         /// A `ctl overlay` change the next tick draws and tells ("shown", "hidden", "set").
@@ -30,10 +35,8 @@ final class OverlayChain: Sendable {
     private struct Applied {
         var shown: Bool?
         var text: String?
-        /// A logo's opacity (%, 0 when hidden).
-        var alpha: Double?
-        var image: String?
-        var rect: OverlayPlacement.Rect?
+        /// The logo's `logoVersion` set.
+        var logoVersion: Int?
         /// What the colors were worked out from (a text's colors are set only when it changes).
         var colorSource: ColorSource?
     }
@@ -51,18 +54,25 @@ final class OverlayChain: Sendable {
         var items: [Item]
         var applied: [Applied]
         var elements: [Element?] = []
-        /// Each logo's blend (nil for a text) and its image as last decoded.
+        /// Each logo's and text's blend (nil for a text with a box).
         var logos: [LogoBlend?] = []
-        var pixels: [LogoPixels?] = []
         /// Each text's renderer (nil for a logo, and for a text with a box: its textoverlay draws it).
         var texts: [TextPicture?] = []
         var needs: Needs
-        /// What to set before the picture of each PTS (ns) reaches the overlays, oldest first.
-        var pending: [(pts: UInt64, ops: [Op])] = []
+        /// What to set before the picture of each PTS (ns) reaches the overlays, oldest first:
+        /// properties, and the texts rendered for it (PendingText).
+        var pending: [(pts: UInt64, ops: [Op], texts: [PendingText])] = []
     }
 
     /// Pending pictures' changes kept at most (a stuck encoder holds the capture long before).
     static let pendingLimit = 64
+
+    /// How long the overlays' probe waits, on the encoder's streaming thread, for a text
+    /// rendered for the frame that reaches it (PendingText).
+    static let textWait: TimeInterval = 0.5
+
+    /// Where texts are rendered (TextPicture), one at a time, off the output's timeline.
+    let textQueue = DispatchQueue(label: "overlay-text")
 
     let width: Int
     let height: Int
@@ -74,8 +84,7 @@ final class OverlayChain: Sendable {
         self.width = width
         self.height = height
         let items = overlays.map { o in
-            Item(config: o, template: o.text.flatMap { try? OverlayTemplate.parse($0, players: players).get() },
-                 imageSize: o.image.flatMap(ImageSize.of(file:)))
+            Item(config: o, template: o.text.flatMap { try? OverlayTemplate.parse($0, players: players).get() })
         }
         state = Mutex(State(items: items, applied: items.map { _ in Applied() }, needs: Self.needs(of: items)))
     }
@@ -126,39 +135,46 @@ final class OverlayChain: Sendable {
         }
         Probes.onBuffer(first) { [weak self] pts in self?.apply(upTo: pts) }
         // The logos' images, decoded and scaled once, the texts' renderers; each probe after the one above.
-        let items = state.withLock { $0.items }
-        var logos: [LogoBlend?] = [], pixels: [LogoPixels?] = [], texts: [TextPicture?] = []
-        for (item, element) in zip(items, elements) {
-            let o = item.config
+        var items = state.withLock { $0.items }
+        var logos: [LogoBlend?] = [], texts: [TextPicture?] = []
+        for (i, element) in elements.enumerated() {
+            let o = items[i].config
             guard o.text == nil || o.box == nil, let pad = element?.staticPad("sink") else {
-                logos.append(nil); pixels.append(nil); texts.append(nil); continue
+                logos.append(nil); texts.append(nil); continue
             }
-            if let path = o.image, let size = item.imageSize {
-                let rect = OverlayPlacement.logo(o, image: size, width: width, height: height)
-                pixels.append(try LogoPixels.decode(path, width: rect.width, height: rect.height))
+            if let path = o.image {
+                switch LogoPixels.load(o, path: path, width: width, height: height) {
+                case .success(let logo): items[i].setLogo(logo, width: width, height: height)
+                case .failure(let why): throw MediaPubError.pipeline("overlay \(o.id): \(why.key): \(why.message)")
+                }
                 texts.append(nil)
             } else {
-                pixels.append(nil)
                 texts.append(try TextPicture(properties: Self.textProperties(o, width: width, height: height), width: width, height: height))
             }
             let blend = LogoBlend(width: width, height: height)
             blend.install(on: pad)
             logos.append(blend)
         }
-        state.withLock { s in s.logos = logos; s.pixels = pixels; s.texts = texts }
+        state.withLock { s in
+            for i in s.items.indices where s.items[i].logoVersion == 0 {
+                (s.items[i].logo, s.items[i].picture, s.items[i].logoVersion) = (items[i].logo, items[i].picture, items[i].logoVersion)
+            }
+            s.logos = logos; s.texts = texts
+        }
     }
 
     /// On the streaming thread, before the picture of `pts` reaches the overlays: sets what
     /// was queued for it and for the pictures before it (nil: everything queued).
     private func apply(upTo pts: UInt64?) {
-        let due = state.withLock { s -> [Op] in
-            guard let first = s.pending.first, pts.map({ first.pts <= $0 }) ?? true else { return [] }
+        let (due, texts) = state.withLock { s -> ([Op], [PendingText]) in
+            guard let first = s.pending.first, pts.map({ first.pts <= $0 }) ?? true else { return ([], []) }
             let count = pts.map { p in s.pending.firstIndex { $0.pts > p } ?? s.pending.count } ?? s.pending.count
-            let due = s.pending.prefix(count).flatMap(\.ops)
+            let due = s.pending.prefix(count)
             s.pending.removeFirst(count)
-            return due
+            return (due.flatMap(\.ops), due.flatMap(\.texts))
         }
         for (element, op) in due { op(element) }
+        for text in texts { text.frameArrives(waiting: Self.textWait) }
     }
 
     /// What the texts need this tick: players' tags, the block, the clock.
@@ -175,10 +191,8 @@ final class OverlayChain: Sendable {
     /// `pts`: the tick's picture's (ns). Returns the `ctl overlay` changes drawn from this
     /// tick on: (id, what changed).
     func tick(_ n: UInt64, pts: UInt64, standby: Bool, values: OverlayTemplate.Values) -> [(id: String, change: String)] {
-        let decoded = decodeChangedLogos()
-        var (ops, renders, notices) = state.withLock { s -> ([Op], [TextRender], [(id: String, change: String)]) in
+        let (ops, renders, notices) = state.withLock { s -> ([Op], [TextRender], [(id: String, change: String)]) in
             guard s.elements.count == s.items.count, s.logos.count == s.items.count else { return ([], [], []) }
-            for (i, pixels) in decoded { s.pixels[i] = pixels }
             var ops: [Op] = [], renders: [TextRender] = []
             var notices: [(id: String, change: String)] = []
             for i in s.items.indices {
@@ -194,7 +208,7 @@ final class OverlayChain: Sendable {
                 var a = s.applied[i]
                 if let template = item.template, let renderer = s.texts[i], let blend = s.logos[i] {
                     // Rendered again (outside the lock, below) only when its text, colours or showing change.
-                    let text = shown ? template.render(values) : (a.text ?? "")
+                    let text = shown ? template.render(values, markup: o.markup) : (a.text ?? "")
                     let source = ColorSource(color: o.color, outline: o.outline, opacity: o.opacity)
                     if text != a.text || source != a.colorSource || shown != a.shown {
                         (a.text, a.colorSource, a.shown) = (text, source, shown)
@@ -203,7 +217,7 @@ final class OverlayChain: Sendable {
                                                   color: colors.0, outline: colors.1))
                     }
                 } else if let template = item.template {
-                    let text = shown ? template.render(values) : (a.text ?? "")
+                    let text = shown ? template.render(values, markup: o.markup) : (a.text ?? "")
                     if text != a.text { a.text = text; ops.append((element, { $0.set("text", string: text) })) }
                     let source = ColorSource(color: o.color, outline: o.outline, opacity: o.opacity)
                     if a.colorSource != source {
@@ -212,14 +226,12 @@ final class OverlayChain: Sendable {
                         ops.append((element, { $0.set("color", uint: colors.0); $0.set("outline-color", uint: colors.1) }))
                     }
                     if shown != a.shown { a.shown = shown; ops.append((element, { $0.set("silent", bool: !shown) })) }
-                } else if let path = o.image, let size = item.imageSize, let blend = s.logos[i] {
-                    // Worked out again only when its image, place or opacity changes.
-                    let rect = OverlayPlacement.logo(o, image: size, width: width, height: height)
-                    let opacity = shown ? o.opacity : 0
-                    let pixels = s.pixels[i].flatMap { $0.path == path && $0.width == rect.width && $0.height == rect.height ? $0 : nil }
-                    if path != a.image || rect != a.rect || Double(opacity) != a.alpha, let pixels, !pixels.rgba.isEmpty {
-                        a.image = path; a.rect = rect; a.alpha = Double(opacity)
-                        let picture = opacity > 0 ? BlendPicture(pixels, x: rect.x, y: rect.y, opacity: opacity) : nil
+                } else if item.logo != nil, let blend = s.logos[i] {
+                    // Set again only when its image or opacity changes (`ctl overlay set`, which
+                    // decodes and blends it beforehand) or it is shown or hidden.
+                    if item.logoVersion != a.logoVersion || shown != a.shown {
+                        a.logoVersion = item.logoVersion
+                        let picture = shown ? item.picture : nil
                         ops.append((element, { _ in blend.set(picture) }))
                     }
                     a.shown = shown
@@ -228,42 +240,28 @@ final class OverlayChain: Sendable {
             }
             return (ops, renders, notices)
         }
-        for r in renders {
-            let picture = r.renderer.render(r.text, color: r.color, outline: r.outline, frame: n)
-            ops.append((r.element, { [blend = r.blend] _ in blend.set(picture) }))
+        // Rendered on the text queue, never here: the frame waits for its text (PendingText), not the timeline.
+        let texts = renders.map { r in
+            let text = PendingText { [blend = r.blend] in blend.set($0) }
+            textQueue.async { text.rendered(r.renderer.render(r.text, color: r.color, outline: r.outline, frame: n)) }
+            return text
         }
-        let overflow = state.withLock { s -> [Op] in
-            if !ops.isEmpty { s.pending.append((pts, ops)) }
+        let overflow = state.withLock { s -> (ops: [Op], texts: [PendingText]) in
+            if !ops.isEmpty || !texts.isEmpty { s.pending.append((pts, ops, texts)) }
             // Pictures that never reach the overlays (dropped before the encoder) do not pile up.
-            return s.pending.count > Self.pendingLimit ? s.pending.removeFirst().ops : []
+            guard s.pending.count > Self.pendingLimit else { return ([], []) }
+            let oldest = s.pending.removeFirst()
+            return (oldest.ops, oldest.texts)
         }
-        for (element, op) in overflow { op(element) }
+        for (element, op) in overflow.ops { op(element) }
+        for text in overflow.texts { text.frameArrives(waiting: 0) }
         return notices
     }
 
-    /// A text to render again this tick (TextPicture), outside the lock.
+    /// A text to render again this tick (TextPicture), on the text queue.
     private struct TextRender {
         let element: Element, blend: LogoBlend, renderer: TextPicture
         let text: String, color: UInt32, outline: UInt32
-    }
-
-    /// The logos whose image (`ctl overlay set image=`) is not decoded at its size yet,
-    /// decoded outside the lock (one that cannot be is not drawn).
-    private func decodeChangedLogos() -> [(Int, LogoPixels)] {
-        let wanted = state.withLock { s -> [(Int, String, OverlayPlacement.Rect)] in
-            guard s.pixels.count == s.items.count else { return [] }
-            return s.items.indices.compactMap { i in
-                guard let path = s.items[i].config.image, let size = s.items[i].imageSize else { return nil }
-                let rect = OverlayPlacement.logo(s.items[i].config, image: size, width: width, height: height)
-                let have = s.pixels[i]
-                return have?.path == path && have?.width == rect.width && have?.height == rect.height ? nil : (i, path, rect)
-            }
-        }
-        // One that cannot be decoded is kept as no pixels, never tried again each tick.
-        return wanted.map { i, path, rect in
-            (i, (try? LogoPixels.decode(path, width: rect.width, height: rect.height))
-                ?? LogoPixels(path: path, width: rect.width, height: rect.height, rgba: []))
-        }
     }
 
     /// `#RRGGBB[AA]` as ARGB with its alpha times `opacity` %.
@@ -277,7 +275,9 @@ final class OverlayChain: Sendable {
 
     var items: [Item] { state.withLock { $0.items } }
 
-    /// Changes overlay `id` (`change` may throw to refuse it, changing nothing).
+    /// Changes overlay `id` (`change` may throw to refuse it, changing nothing). `change`
+    /// runs holding the chain's lock, which every tick takes: it only assigns (an image is
+    /// read and decoded, and a logo blended, before it).
     func update(_ id: String, _ change: (inout Item) throws -> Void) throws {
         try state.withLock { s in
             guard let i = s.items.firstIndex(where: { $0.config.id == id }) else {
@@ -288,5 +288,17 @@ final class OverlayChain: Sendable {
             s.items[i] = item
             s.needs = Self.needs(of: s.items)
         }
+    }
+}
+
+extension OverlayChain.Item {
+    /// Takes `logo` (decoded for this item's placement) and blends it at its place and opacity
+    /// on a `width`×`height` picture; drawn from the next tick on.
+    mutating func setLogo(_ logo: LogoPixels, width: Int, height: Int) {
+        let rect = OverlayPlacement.logo(config, image: logo.imageSize, width: width, height: height)
+        self.logo = logo
+        picture = config.opacity > 0 && logo.width == rect.width && logo.height == rect.height
+            ? BlendPicture(logo, x: rect.x, y: rect.y, opacity: config.opacity) : nil
+        logoVersion += 1
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// Where an overlay falls on a picture of a given size (docs/presets.md, overlays): a
 /// logo's rectangle in pixels, a text's alignment; and why one would fall off it.
 enum OverlayPlacement {
-    struct Refusal: Equatable {
+    struct Refusal: Error, Equatable {
         /// The overlay's key at fault.
         let key: String
         let message: String
@@ -24,8 +24,9 @@ enum OverlayPlacement {
         return Rect(x: along(o.position.column, w, W), y: along(o.position.row, h, H), width: w, height: h)
     }
 
-    /// Why `o` cannot be drawn on a `width`×`height` picture; nil when it can.
-    static func refusal(_ o: OverlayConfig, width W: Int, height H: Int) -> Refusal? {
+    /// Why `o` cannot be drawn on a `width`×`height` picture; nil when it can. A logo's
+    /// rectangle is checked when its `image`'s size is given.
+    static func refusal(_ o: OverlayConfig, image: ImageSize? = nil, width W: Int, height H: Int) -> Refusal? {
         if (o.x == nil) != (o.y == nil) {
             return Refusal(key: o.x == nil ? "y" : "x", message: "give both x and y (or position)")
         }
@@ -35,7 +36,7 @@ enum OverlayPlacement {
         if o.x == nil, 2 * o.margin >= min(W, H) {
             return Refusal(key: "margin", message: "\(o.margin) leaves nothing of the \(W)x\(H) picture")
         }
-        guard let path = o.image, let image = ImageSize.of(file: path) else { return nil }
+        guard o.image != nil, let image else { return nil }
         let r = logo(o, image: image, width: W, height: H)
         if r.width < 1 || r.height < 1 { return Refusal(key: "width", message: "\(o.width?.text ?? "") leaves the logo no pixel") }
         if r.width > W || r.height > H {

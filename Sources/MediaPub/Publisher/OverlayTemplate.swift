@@ -2,7 +2,9 @@ import Foundation
 
 /// A text overlay's template (docs/presets.md, overlays): literal text with fields in
 /// braces, `{player.ID.title}` (or `artist`, `album`, `file`), `{block}` and
-/// `{clock:%H:%M}`; `{{` and `}}` are braces. A field with no value is empty.
+/// `{clock:%H:%M}`; `{{` and `}}` are braces. A field with no value is empty. It renders
+/// as Pango markup, what textoverlay reads: every field's value escaped (a media file's
+/// tags never steer what is drawn), the literal text too unless the overlay has `markup: true`.
 struct OverlayTemplate: Equatable, Sendable {
     enum PlayerField: String, Sendable, CaseIterable { case title, artist, album, file }
 
@@ -23,6 +25,9 @@ struct OverlayTemplate: Equatable, Sendable {
 
     let parts: [Part]
 
+    /// The most characters a template, and the text it renders (its values cut there), has.
+    static let maxLength = 4096
+
     /// What one tick's text is made of: the values each field takes now.
     struct Values {
         var players: [String: (tags: NowPlaying, file: String)] = [:]
@@ -38,6 +43,9 @@ struct OverlayTemplate: Equatable, Sendable {
 
     /// The template `text` is, or why it is none (`players`: the run's player ids).
     static func parse(_ text: String, players: [String]) -> Result<OverlayTemplate, PresetTextRefusal> {
+        guard text.count <= maxLength else {
+            return .failure(.init("\(text.count) characters: a text has at most \(maxLength)"))
+        }
         var parts: [Part] = []
         var literal = ""
         var i = text.startIndex
@@ -109,25 +117,50 @@ struct OverlayTemplate: Equatable, Sendable {
         return .success(parts)
     }
 
-    func render(_ values: Values) -> String {
-        var out = ""
+    /// The text to draw, as Pango markup: each value escaped, and the literal text too
+    /// unless `markup` (the overlay's `markup: true`). At most `maxLength` characters of
+    /// text are drawn: a value that would pass them is cut there.
+    func render(_ values: Values, markup: Bool = false) -> String {
+        var out = "", length = 0
+        func add(_ s: String, literal: Bool) {
+            let room = Self.maxLength - length
+            guard room > 0 else { return }
+            let s = s.count > room ? String(s.prefix(room)) : s
+            length += s.count
+            out += literal && markup ? s : Self.escaped(s)
+        }
         for part in parts {
             switch part {
-            case .literal(let s): out += s
-            case .block: out += values.block ?? ""
+            case .literal(let s): add(s, literal: true)
+            case .block: add(values.block ?? "", literal: false)
             case .player(let id, let what):
                 guard let p = values.players[id] else { continue }
                 switch what {
-                case .title: out += p.tags.title ?? ""
-                case .artist: out += p.tags.artist ?? ""
-                case .album: out += p.tags.album ?? ""
-                case .file: out += (p.file as NSString).lastPathComponent
+                case .title: add(p.tags.title ?? "", literal: false)
+                case .artist: add(p.tags.artist ?? "", literal: false)
+                case .album: add(p.tags.album ?? "", literal: false)
+                case .file: add((p.file as NSString).lastPathComponent, literal: false)
                 }
             case .clock(let format):
-                if let time = values.clock { out += Self.format(time, format) }
+                if let time = values.clock { add(Self.format(time, format), literal: false) }
             }
         }
         return out
+    }
+
+    /// `s` as Pango markup shows it: `&`, `<`, `>`, `'` and `"` as entities.
+    static func escaped(_ s: String) -> String {
+        guard s.contains(where: { entities[$0] != nil }) else { return s }
+        return s.map { entities[$0] ?? String($0) }.joined()
+    }
+
+    private static let entities: [Character: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", "\"": "&quot;"]
+
+    /// Why the literal text is not markup textoverlay can draw (`markup: true`); nil when it is.
+    /// Checked with its fields empty (their values are escaped, so they never change that).
+    var markupRefusal: PresetTextRefusal? {
+        let literal = parts.map { if case .literal(let s) = $0 { s } else { "" } }.joined()
+        return PangoMarkup.refusal(literal).map { PresetTextRefusal("not markup that can be drawn: \($0) (or drop markup: true)") }
     }
 
     static let days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]

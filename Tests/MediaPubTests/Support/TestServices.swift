@@ -383,6 +383,9 @@ final class IcecastServer {
         port = try Ports.free()
         dir = URL(fileURLWithPath: "/tmp").appendingPathComponent("mediapub-icecast-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("log"), withIntermediateDirectories: true)
+        // Written into XML: a password with `&`, `<`, quotes is escaped there.
+        let xml = [("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\"", "&quot;"), ("'", "&apos;")]
+            .reduce(password) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
         let asNobody = getuid() == 0
             ? "<changeowner><user>nobody</user><group>nogroup</group></changeowner>" : ""
         let config = """
@@ -390,8 +393,8 @@ final class IcecastServer {
           <location>test</location><admin>test@localhost</admin>
           <limits><clients>20</clients><sources>10</sources><source-timeout>10</source-timeout>
             <burst-on-connect>1</burst-on-connect></limits>
-          <authentication><source-password>\(password)</source-password>
-            <admin-user>admin</admin-user><admin-password>admin-\(password)</admin-password></authentication>
+          <authentication><source-password>\(xml)</source-password>
+            <admin-user>admin</admin-user><admin-password>admin-\(xml)</admin-password></authentication>
           <hostname>127.0.0.1</hostname>
           <listen-socket><port>\(port)</port><bind-address>127.0.0.1</bind-address></listen-socket>
           <fileserve>1</fileserve>
