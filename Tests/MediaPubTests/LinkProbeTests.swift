@@ -175,6 +175,24 @@ final class LinkProbeTests: XCTestCase {
         XCTAssertEqual(probe.acked, 3000)
     }
 
+    /// A login accepted on a socket the server closed at once (no longer established:
+    /// not found) is no stream taken: still connecting, until the deadline. Before: acknowledged.
+    func testIcecastLoginOnASocketTheServerClosedIsNotPublishing() {
+        var probe = IcecastProbe(limit: 2, now: t0)
+        let closed = probe.observe(icecast(1, 4000, queued: nil), produced: true, connecting: true, publishing: false, at: t0 + 1)
+        XCTAssertEqual(closed.verdict, LinkVerdict())
+        XCTAssertNil(closed.overdue)
+        XCTAssertNil(probe.acked)
+        XCTAssertEqual(probe.observe(icecast(1, 4000, queued: nil), produced: true, connecting: true, publishing: false, at: t0 + 3).overdue,
+                       "connect: the server acknowledged none of the stream for 2s")
+        // Nothing of the stream acknowledged yet on an open socket: not yet.
+        var open = IcecastProbe(limit: 2, now: t0)
+        XCTAssertEqual(open.observe(icecast(1, 4000, queued: 4000), produced: true, connecting: true, publishing: false, at: t0 + 1).verdict,
+                       LinkVerdict())
+        XCTAssertEqual(open.observe(icecast(2, 4400, queued: 400), produced: true, connecting: true, publishing: false, at: t0 + 1.5).verdict,
+                       LinkVerdict(acknowledged: true))
+    }
+
     func testIcecastServerThatAcknowledgesNothingStalls() {
         var probe = IcecastProbe(limit: 2, now: t0)
         _ = probe.observe(icecast(1, 1000, queued: 0), produced: true, connecting: false, publishing: true, at: t0 + 1)

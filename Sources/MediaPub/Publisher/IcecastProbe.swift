@@ -2,11 +2,13 @@ import Foundation
 
 /// An Icecast output's health (docs/presets.md, Icecast). shout2send logs in (HTTP
 /// PUT/SOURCE with the password) at its first buffer and blocks while it does: a buffer
-/// rendered is a login the server accepted. From then on what the server's TCP stack
-/// acknowledges of the bytes the sink took is its health, as for RTMP: nothing
-/// acknowledged for `reconnect.stall` while sound goes out is a stall. Also the
-/// deadline of a connect under way (`ConnectDeadline`): no socket, or no answer to the
-/// login, for `reconnect.stall`.
+/// rendered is a login the server accepted. It is publishing once the server's TCP stack
+/// has acknowledged some of the stream on that socket, still open both ways (a server
+/// that answers the login and closes took nothing). From then on what it acknowledges of
+/// the bytes the sink took is its health, as for RTMP: nothing acknowledged for
+/// `reconnect.stall` while sound goes out is a stall. Also the deadline of a connect
+/// under way (`ConnectDeadline`): no socket, or none of the stream acknowledged, for
+/// `reconnect.stall`.
 struct IcecastProbe: Equatable {
     /// One look at the link (Output+Icecast.swift reads it).
     struct Reading: Equatable {
@@ -47,17 +49,22 @@ struct IcecastProbe: Equatable {
 
     /// What one reading tells: `overdue` (why the connect under way failed) while it is
     /// `connecting` and its stage made no progress for the limit; else acknowledged once
-    /// the login was accepted, and stalled when the server's TCP stack acknowledged
-    /// nothing for the limit while more was `produced`.
+    /// the server's TCP stack acknowledged some of the stream (the login accepted, a
+    /// buffer rendered, on a socket still open both ways: a server that says "200 OK" and
+    /// closes took nothing), and stalled when it acknowledged nothing for the limit while
+    /// more was `produced`.
     mutating func observe(_ reading: Reading, produced: Bool, connecting: Bool, publishing: Bool,
                           at now: Date) -> (verdict: LinkVerdict, overdue: String?) {
-        if connecting, reading.rendered == 0 {
-            let stage: ConnectDeadline.Stage = reading.socketFound ? .media : .tcp
+        let inStream = reading.rendered > 0 && reading.socketFound
+        let sum = inStream ? max(0, reading.taken - reading.unacknowledged) : 0
+        if connecting, sum == 0 {
+            let stage: ConnectDeadline.Stage = reading.socketFound || reading.rendered > 0 ? .media : .tcp
             return (LinkVerdict(), connect.observe(stage, at: now) ? connect.failure : nil)
         }
-        guard reading.rendered > 0 else { return (LinkVerdict(), nil) }
-        guard reading.socketFound else { return (LinkVerdict(acknowledged: true), nil) }
-        let sum = max(0, reading.taken - reading.unacknowledged)
+        guard inStream else {
+            // Its socket is gone: nothing more reaches the server.
+            return (LinkVerdict(stalled: stall.observe(acknowledged: false, sending: produced, publishing: publishing, at: now)), nil)
+        }
         let grew = sum > (acked ?? 0)
         if acked == nil { stall.restart(at: now) }   // a first reading
         acked = sum

@@ -2,8 +2,9 @@ import Foundation
 
 /// An Icecast output's link and title (docs/presets.md, Icecast). shout2send logs in
 /// (HTTP PUT/SOURCE with the password) at the first buffer and blocks while it does:
-/// a buffer rendered is a login the server accepted. From then on what the server's
-/// TCP stack acknowledges of the bytes handed to the sink is its health, as for RTMP
+/// a buffer rendered is a login the server accepted, and the output publishes once the
+/// server's TCP stack acknowledged some of the stream (IcecastProbe). From then on what
+/// it acknowledges of the bytes handed to the sink is its health, as for RTMP
 /// (`TCPAcknowledged`): nothing acknowledged for `reconnect.stall` while sound goes
 /// out is a stall, and the link is reconnected.
 extension Output {
