@@ -109,6 +109,56 @@ final class IcecastOutputTests: XCTestCase {
         XCTAssertTrue(mp.stderr.contains("setting password: ****"), "shout2send's debug log, masked: \(mp.stderr.prefix(2000))")
     }
 
+    /// icecast2 frozen (SIGSTOP) while it takes an MP3 mount: its kernel goes on
+    /// acknowledging into its receive buffer (minutes at a radio bitrate: the kernel grows
+    /// that buffer as it fills), but the window it advertises, once it shrinks, never opens
+    /// again: `stalled` (then reconnecting) `reconnect.stall` after its first shrink, which
+    /// comes sooner the higher the bitrate (some 9 s at 96 kb/s, 3 s at 320 kb/s, on
+    /// loopback; printed). Over 3 s of sound before,
+    /// while it read, never stalled. (Before: bytes_acked climbed and the output stayed
+    /// publishing; one item, so that no title request blocks the sink and gives it away.)
+    func testAFrozenServerIsNoticedThoughItsKernelStillAcknowledges() throws {
+        let dir = try makeTempDir()
+        let stall: TimeInterval = 2
+        let server = try startIcecastServer(password: "frozenpw-5Rt2")
+        let pid = try XCTUnwrap(server.pid)
+        addTeardownBlock { kill(pid, SIGCONT) }   // never left frozen
+        try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 40, freq: 440, ext: "mp3")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "frozen.yaml", """
+        name: frozen
+        audio: { sample_rate: 44100, channels: 2, bitrate: 320k }
+        players:
+          - { id: music, source: tone.mp3 }
+        outputs:
+          - { id: mp3, url: "\(server.url(mount: "frozen.mp3"))" }
+        reconnect: { initial: 500ms, max: 1s, give_up_after: never, stall: \(Int(stall))s }
+        """)
+        let mp = try startMediaPub(["--preset", preset.path, "--events", events.path], cwd: dir)
+        XCTAssertTrue(EventLog.waitFor(events, of: mp, state("mp3", "publishing")), "publishing: \(mp.stderr.suffix(3000))")
+        func position() -> Int {
+            ((try? EventLog.read(events)) ?? []).last { $0["event"] as? String == "player.progress" }?["position_ms"] as? Int ?? 0
+        }
+        let healthyFrom = position()
+        XCTAssertTrue(EventLog.waitFor(events, of: mp) { _ in position() >= healthyFrom + 3000 }, "3 s of sound")
+        let states = ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" }.compactMap { $0["state"] as? String }
+        XCTAssertEqual(states, ["publishing"], "never stalled while the server reads")
+
+        let stalled = { (e: [String: Any]) in
+            self.state("mp3", "reconnecting")(e) && (e["error"] as? String)?.hasPrefix("stalled: the server read nothing for 2s") == true
+        }
+        let frozenAt = Date()
+        kill(pid, SIGSTOP)
+        XCTAssertTrue(EventLog.waitFor(events, of: mp, timeout: stall + 12, stalled), "the frozen server is noticed: \(mp.stderr.suffix(2000))")
+        if let noticed = ((try? EventLog.read(events)) ?? []).first(where: stalled), let at = EventLog.time(noticed) {
+            print("a frozen icecast2 noticed \(at.timeIntervalSince(frozenAt)) s after the freeze (reconnect.stall \(stall) s)")
+        }
+        kill(pid, SIGCONT)
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 30))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr.suffix(3000).description)
+    }
+
     func testAudioOnlyRunRecordsRotatingM4AFiles() throws {
         let dir = try makeTempDir()
         try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 8, freq: 440, ext: "mp3")

@@ -21,10 +21,16 @@ extension Output {
         let produced = linkCheckStarts { link, handed in link.icecast { $0.produced(handed) } }
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
         let probe = serverAddresses(for: generation)
-        let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
+        // A socket to the server that was there before this connection began is another's
+        // (an output beside it, its title's request), never this one's.
+        let before = state.withLock { $0.socketsBefore }
+        let socket = probe.flatMap {
+            TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections().filter { !before.contains($0.inode) })
+        }
         let reading = IcecastProbe.Reading(rendered: sink.structure("stats")?.uint64("rendered") ?? 0,
                                            taken: Int(clamping: connection.flow.taken),
-                                           socketFound: socket != nil, unacknowledged: socket?.sendQueue ?? 0)
+                                           socketFound: socket != nil, unacknowledged: socket?.sendQueue ?? 0,
+                                           window: socket.flatMap(TCPAcknowledged.window(of:)))
         let now = Date()
         let (loggedIn, stalled, overdue) = state.withLock { s -> (Bool, Bool, String?) in
             guard s.supervision.isCurrent(generation) else { return (false, false, nil) }
@@ -43,7 +49,7 @@ extension Output {
             markPublishing(connection: generation)
             sendTitle(to: connection)
         } else if stalled {
-            fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(state.withLock { $0.link.stallLimit }))",
+            fail("stalled: the server read nothing for \(MediaTime.formatDuration(state.withLock { $0.link.stallLimit }))",
                  connection: generation)
         }
     }

@@ -422,6 +422,9 @@ final class IcecastServer {
         process = p
     }
 
+    /// Its process id while it runs.
+    var pid: Int32? { process?.pid }
+
     /// SIGTERM (SIGKILL after 5 s): its sources are cut off.
     func stop() {
         process?.stop(signal: SIGTERM, grace: 5)
