@@ -159,6 +159,55 @@ final class IcecastOutputTests: XCTestCase {
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr.suffix(3000).description)
     }
 
+    /// Mounts a server refuses before any login: one that closes the connection without a
+    /// word (as icecast2 does for a path it will not serve), one that answers 403 with its
+    /// reason. Each output is `reconnecting` with the server's own words, `rejected:`, and
+    /// each attempt is one request, paced by the backoff (before: `connecting` with no
+    /// reason while libshout asked again some 40 times a second, then "Socket error").
+    /// `validate` refuses a mount no server takes (`../`), naming it.
+    func testAMountTheServerRefusesBeforeTheLoginIsSaidInItsWordsAndRetriedWithTheBackoff() throws {
+        let dir = try makeTempDir()
+        let closes = try AnswerAndCloseServer(in: self, answer: nil)
+        let forbids = try AnswerAndCloseServer(in: self, answer: "HTTP/1.0 403 Forbidden\r\nContent-Type: text/html\r\n\r\n<b>Mountpoint in use</b>\r\n")
+        try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 6, freq: 440, ext: "mp3")
+        let events = dir.appendingPathComponent("events.jsonl")
+        func preset(_ urls: [String]) throws -> URL {
+            try writeFile(dir, "refused.yaml", """
+            name: refused
+            audio: { sample_rate: 44100, channels: 2, bitrate: 96k }
+            players:
+              - { id: music, source: tone.mp3 }
+            outputs:
+            \(urls.enumerated().map { "  - { id: o\($0.offset), url: \"\($0.element)\" }" }.joined(separator: "\n"))
+            reconnect: { initial: 200ms, max: 1s, give_up_after: never }
+            """)
+        }
+        let bad = try preset(["icecast://source:pw@127.0.0.1:\(closes.port)/../x.mp3"])
+        let v = try CLI.run(["validate", bad.path], cwd: dir)
+        XCTAssertEqual(v.status, 2, v.summary("validate a ../ mount"))
+        XCTAssertTrue(v.stderr.contains("refused.yaml:6: outputs[0].url: \"icecast://****@127.0.0.1:\(closes.port)/../x.mp3\": the mount /../x.mp3 has an empty, . or .. part"),
+                      v.stderr)
+
+        let r = try CLI.run(["--preset", try preset(["icecast://source:pw@127.0.0.1:\(closes.port)/a.mp3",
+                                                     "icecast://source:pw@127.0.0.1:\(forbids.port)/b.mp3"]).path,
+                             "--realtime", "--duration", "3s", "--events", events.path], cwd: dir, timeout: 60)
+        XCTAssertEqual(r.status, 1, r.summary("a run whose mounts were refused"))
+        let all = try EventLog.read(events)
+        for (id, server, why) in [("o0", closes, "rejected: the server closed the connection without answering the mount's request"),
+                                  ("o1", forbids, "rejected: the server refused the mount before the login: 403 Forbidden: Mountpoint in use")] {
+            let states = all.filter { $0["event"] as? String == "output.state" && $0["output"] as? String == id }
+            let retries = states.filter { $0["state"] as? String == "reconnecting" }
+            XCTAssertGreaterThanOrEqual(retries.count, 2, "\(id): \(states)")
+            XCTAssertEqual(Set(retries.compactMap { $0["error"] as? String }), [why], "\(id): \(states)")
+            XCTAssertFalse(states.contains { $0["state"] as? String == "publishing" }, "\(id): \(states)")
+            // One request an attempt: those refused, and at most one more under way at the end.
+            let requests = server.requests
+            print("\(id): \(requests.count) requests, \(retries.count) refusals")
+            XCTAssertTrue(requests.allSatisfy { $0.hasPrefix("SOURCE /") }, "\(requests)")
+            XCTAssertTrue((retries.count...retries.count + 1).contains(requests.count), "\(id): \(requests.count) requests for \(retries.count) attempts")
+        }
+    }
+
     func testAudioOnlyRunRecordsRotatingM4AFiles() throws {
         let dir = try makeTempDir()
         try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 8, freq: 440, ext: "mp3")

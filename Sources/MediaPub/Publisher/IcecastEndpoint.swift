@@ -17,6 +17,16 @@ struct IcecastEndpoint: Equatable, Sendable {
     var description = ""
     var genre = ""
 
+    /// Whether a server takes `mount` (decoded, with its leading `/`) as a source's: Icecast
+    /// refuses a path with an empty, `.` or `..` part before any login, closing the
+    /// connection without a word (and libshout tries again at once, dozens of times a
+    /// second); a control character cannot go in a request line.
+    static func isServable(mount: String) -> Bool {
+        let parts = mount.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        return mount.hasPrefix("/") && !parts.contains { $0.isEmpty || $0 == "." || $0 == ".." }
+            && !mount.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+
     /// Icecast's port when none is written.
     static let defaultPort = 8000
 

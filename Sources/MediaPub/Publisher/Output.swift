@@ -128,6 +128,10 @@ final class Output: Sendable {
             }
             location = OutputTarget.expand(OutputTarget.hlsRunStamp, at: state.withLock { $0.openedAt })
         }
+        if case .icecast(let endpoint) = target,
+           case .refused(let why) = IcecastMountCheck.ask(endpoint, deadline: min(state.withLock { $0.link.stallLimit }, 5)) {
+            throw MountRefused(why: why)   // before shout2send, whose libshout would try again at once, dozens of times a second
+        }
         let before = state.withLock { $0.probe }.map { Set($0.connections().map(\.inode)) } ?? []
         let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
                                               segment: segment, paced: paced)
@@ -255,6 +259,8 @@ final class Output: Sendable {
                 fail(why)   // the state report names the output already
             case let full as DiskSpace:
                 fail(full.description, diskFull: true)
+            case let refused as MountRefused:
+                fail("rejected: \(refused.why)", rejected: true)
             default:
                 fail("\(error)")
             }

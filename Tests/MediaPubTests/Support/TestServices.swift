@@ -495,7 +495,7 @@ final class AnswerAndCloseServer: Sendable {
     }
 
     /// The request lines it was sent so far (`SOURCE /a.mp3 HTTP/1.0`), in order.
-    var requests: [String] { heads.withLock { $0.map { String($0.prefix { $0 != "\r" }) } } }
+    var requests: [String] { heads.withLock { $0.map { $0.components(separatedBy: "\r\n")[0] } } }
 }
 
 // MARK: - XCTestCase conveniences (stopped at teardown, also on failure)
