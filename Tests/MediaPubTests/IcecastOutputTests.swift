@@ -114,9 +114,12 @@ final class IcecastOutputTests: XCTestCase {
     /// that buffer as it fills), but the window it advertises, once it shrinks, never opens
     /// again: `stalled` (then reconnecting) `reconnect.stall` after its first shrink, which
     /// comes sooner the higher the bitrate (some 9 s at 96 kb/s, 3 s at 320 kb/s, on
-    /// loopback; printed). Over 3 s of sound before,
+    /// loopback; printed). Over 2 s of sound before,
     /// while it read, never stalled. (Before: bytes_acked climbed and the output stayed
     /// publishing; one item, so that no title request blocks the sink and gives it away.)
+    /// Beside it, an AAC mount: what a listener reads of it (ffmpeg, 2 s) is clean ADTS,
+    /// no decoding error, the tone, under the type `audio/aac`, titled (before: libshout's
+    /// MP3 parser cut it up, dozens of decoding errors).
     func testAFrozenServerIsNoticedThoughItsKernelStillAcknowledges() throws {
         let dir = try makeTempDir()
         let stall: TimeInterval = 2
@@ -132,17 +135,29 @@ final class IcecastOutputTests: XCTestCase {
           - { id: music, source: tone.mp3 }
         outputs:
           - { id: mp3, url: "\(server.url(mount: "frozen.mp3"))" }
+          - { id: aac, url: "\(server.url(mount: "frozen.aac", query: "name=Frozen+AAC"))" }
         reconnect: { initial: 500ms, max: 1s, give_up_after: never, stall: \(Int(stall))s }
         """)
         let mp = try startMediaPub(["--preset", preset.path, "--events", events.path], cwd: dir)
-        XCTAssertTrue(EventLog.waitFor(events, of: mp, state("mp3", "publishing")), "publishing: \(mp.stderr.suffix(3000))")
-        func position() -> Int {
-            ((try? EventLog.read(events)) ?? []).last { $0["event"] as? String == "player.progress" }?["position_ms"] as? Int ?? 0
+        for id in ["mp3", "aac"] {
+            XCTAssertTrue(EventLog.waitFor(events, of: mp, state(id, "publishing")), "\(id) publishing: \(mp.stderr.suffix(3000))")
         }
-        let healthyFrom = position()
-        XCTAssertTrue(EventLog.waitFor(events, of: mp) { _ in position() >= healthyFrom + 3000 }, "3 s of sound")
+        // 2 s of the AAC mount, as a listener reads it (the server paces it: 2 s of sound while the server reads).
+        let heard = dir.appendingPathComponent("heard.wav")
+        let listen = try Proc.run("ffmpeg", ["-nostdin", "-v", "error", "-rw_timeout", "5000000", "-i", server.listenURL("frozen.aac"),
+                                             "-t", "2", "-y", heard.path], timeout: 30)
+        XCTAssertEqual(listen.status, 0, listen.summary("ffmpeg reads the AAC mount"))
+        XCTAssertEqual(listen.stderr.split(separator: "\n").count, 0, "decoding errors: \(listen.stderr.prefix(2000))")
+        let pcm = try MediaProbe.decodePCM(heard.path)
+        XCTAssertEqual(Double(pcm.count) / 16000, 2, accuracy: 0.1, "2 s decoded")
+        XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 10)
+        let listed = server.sources()["/frozen.aac"] ?? [:]
+        XCTAssertEqual(listed["server_type"] as? String, "audio/aac", "\(listed)")
+        XCTAssertEqual(listed["server_name"] as? String, "Frozen AAC", "\(listed)")
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { server.sources()["/frozen.aac"]?["title"] as? String == "Unknown - tone" },
+                      "titled: \(server.sources()["/frozen.aac"] ?? [:])")
         let states = ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" }.compactMap { $0["state"] as? String }
-        XCTAssertEqual(states, ["publishing"], "never stalled while the server reads")
+        XCTAssertEqual(states, ["publishing", "publishing"], "never stalled while the server reads")
 
         let stalled = { (e: [String: Any]) in
             self.state("mp3", "reconnecting")(e) && (e["error"] as? String)?.hasPrefix("stalled: the server read nothing for 2s") == true
@@ -164,11 +179,13 @@ final class IcecastOutputTests: XCTestCase {
     /// reason. Each output is `reconnecting` with the server's own words, `rejected:`, and
     /// each attempt is one request, paced by the backoff (before: `connecting` with no
     /// reason while libshout asked again some 40 times a second, then "Socket error").
+    /// An AAC mount (logged in by us) refused its login is `rejected` in the server's words too.
     /// `validate` refuses a mount no server takes (`../`), naming it.
     func testAMountTheServerRefusesBeforeTheLoginIsSaidInItsWordsAndRetriedWithTheBackoff() throws {
         let dir = try makeTempDir()
         let closes = try AnswerAndCloseServer(in: self, answer: nil)
         let forbids = try AnswerAndCloseServer(in: self, answer: "HTTP/1.0 403 Forbidden\r\nContent-Type: text/html\r\n\r\n<b>Mountpoint in use</b>\r\n")
+        let unauthorized = try AnswerAndCloseServer(in: self, answer: "HTTP/1.0 401 Authentication Required\r\n\r\nYou need to authenticate\r\n")
         try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 6, freq: 440, ext: "mp3")
         let events = dir.appendingPathComponent("events.jsonl")
         func preset(_ urls: [String]) throws -> URL {
@@ -189,12 +206,14 @@ final class IcecastOutputTests: XCTestCase {
                       v.stderr)
 
         let r = try CLI.run(["--preset", try preset(["icecast://source:pw@127.0.0.1:\(closes.port)/a.mp3",
-                                                     "icecast://source:pw@127.0.0.1:\(forbids.port)/b.mp3"]).path,
+                                                     "icecast://source:pw@127.0.0.1:\(forbids.port)/b.mp3",
+                                                     "icecast://source:pw@127.0.0.1:\(unauthorized.port)/c.aac"]).path,
                              "--realtime", "--duration", "3s", "--events", events.path], cwd: dir, timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("a run whose mounts were refused"))
         let all = try EventLog.read(events)
         for (id, server, why) in [("o0", closes, "rejected: the server closed the connection without answering the mount's request"),
-                                  ("o1", forbids, "rejected: the server refused the mount before the login: 403 Forbidden: Mountpoint in use")] {
+                                  ("o1", forbids, "rejected: the server refused the mount before the login: 403 Forbidden: Mountpoint in use"),
+                                  ("o2", unauthorized, "rejected: the server refused the source login: 401 Authentication Required")] {
             let states = all.filter { $0["event"] as? String == "output.state" && $0["output"] as? String == id }
             let retries = states.filter { $0["state"] as? String == "reconnecting" }
             XCTAssertGreaterThanOrEqual(retries.count, 2, "\(id): \(states)")

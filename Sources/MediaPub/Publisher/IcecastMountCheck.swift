@@ -25,17 +25,24 @@ enum IcecastMountCheck {
         guard !answer.isEmpty else {
             return closed ? .refused("the server closed the connection without answering the mount's request") : .goOn
         }
+        guard let (code, words) = status(of: answer) else { return .goOn }   // not HTTP: libshout decides
+        if code == 401 || (200..<300).contains(code) { return .goOn }
+        return .refused("the server refused the mount before the login: " + words)
+    }
+
+    /// An HTTP answer's status code and its words: `403 Forbidden: Mountpoint in use` (the
+    /// reason, and the body's first line, the server's own words); nil for no HTTP answer.
+    static func status(of answer: [UInt8]) -> (code: Int, words: String)? {
         let text = String(decoding: answer, as: UTF8.self)
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         let status = lines.first.map { $0.split(separator: " ", maxSplits: 2) } ?? []
-        guard status.count >= 2, status[0].hasPrefix("HTTP/"), let code = Int(status[1]) else { return .goOn }   // not HTTP: libshout decides
-        if code == 401 || (200..<300).contains(code) { return .goOn }
+        guard status.count >= 2, status[0].hasPrefix("HTTP/"), let code = Int(status[1]) else { return nil }
         let reason = status.count > 2 ? " " + status[2].trimmingCharacters(in: .whitespaces) : ""
-        // The body, after the blank line that ends the head: the server's own words (Icecast: "Mountpoint in use").
+        // The body, after the blank line that ends the head (Icecast: "Mountpoint in use").
         let body = lines.drop { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             .map { withoutTags($0).trimmingCharacters(in: .whitespaces) }
             .first { !$0.isEmpty }
-        return .refused("the server refused the mount before the login: \(code)\(reason)" + (body.map { ": " + $0.clipped(120) } ?? ""))
+        return (code, "\(code)\(reason)" + (body.map { ": " + $0.clipped(120) } ?? ""))
     }
 
     /// A line of an HTML body as text: what is between tags.
@@ -50,51 +57,12 @@ enum IcecastMountCheck {
     /// Asks `endpoint`'s server, within `deadline` (connect, request and answer together).
     static func ask(_ endpoint: IcecastEndpoint, deadline: TimeInterval) -> Outcome {
         let until = Date().addingTimeInterval(deadline)
-        guard let fd = connect(endpoint, until: until) else { return .goOn }
+        guard let fd = IcecastRequest.connect(endpoint, until: until) else { return .goOn }
         defer { close(fd) }
-        let mount = endpoint.mount.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? endpoint.mount
-        let request = "SOURCE \(mount) HTTP/1.0\r\nHost: \(endpoint.host):\(endpoint.port)\r\nUser-Agent: mediapub\r\n"
-            + "Content-Type: \(endpoint.codec == .opus ? "application/ogg" : "audio/mpeg")\r\nContent-Length: 0\r\n\r\n"
-        let bytes = Array(request.utf8)
-        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else { return .goOn }
-        var answer: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while answer.count < 16_384 {
-            let left = Int32(max(0, until.timeIntervalSinceNow * 1000))
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard left > 0, poll(&p, 1, left) == 1 else { return outcome(of: answer, closed: false) }
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { return outcome(of: answer, closed: n == 0 || errno == ECONNRESET) }
-            answer += buffer[0..<n]
-        }
-        return outcome(of: answer, closed: false)
-    }
-
-    /// A TCP connection to the server (its first address that takes one by `until`), nil when none does.
-    private static func connect(_ endpoint: IcecastEndpoint, until: Date) -> Int32? {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(endpoint.host, String(endpoint.port), &hints, &found) == 0 else { return nil }
-        defer { freeaddrinfo(found) }
-        var next = found
-        while let info = next {
-            next = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-            guard fd >= 0 else { continue }
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            var error: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            let started = Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 || errno == EINPROGRESS
-            if started, poll(&p, 1, Int32(max(0, until.timeIntervalSinceNow * 1000))) == 1,
-               getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-                return fd
-            }
-            close(fd)
-        }
-        return nil
+        let request = "SOURCE \(IcecastRequest.path(endpoint.mount)) HTTP/1.0\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
+            + "User-Agent: mediapub\r\nContent-Type: \(endpoint.contentType)\r\nContent-Length: 0\r\n\r\n"
+        guard let (answer, closed) = IcecastRequest.exchange(fd, request, until: until, headOnly: false) else { return .goOn }
+        return outcome(of: answer, closed: closed)
     }
 }
 

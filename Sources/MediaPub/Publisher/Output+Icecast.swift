@@ -17,6 +17,19 @@ extension Output {
         }
     }
 
+    /// Before an Icecast output's pipeline is made: the server is asked whether it takes
+    /// the mount at all (MP3, Opus: shout2send logs in, and its libshout would try again
+    /// at once, dozens of times a second, at a refusal), or (AAC) we log in ourselves and
+    /// the socket is the connection's. Throws the server's refusal (`MountRefused`) or why
+    /// the login got nowhere; nil for other outputs.
+    func icecastLogin() throws -> Int32? {
+        guard case .icecast(let endpoint) = target else { return nil }
+        let deadline = min(state.withLock { $0.link.stallLimit }, 5)
+        if endpoint.codec == .aac { return try IcecastLogin.open(endpoint, deadline: deadline) }
+        if case .refused(let why) = IcecastMountCheck.ask(endpoint, deadline: deadline) { throw MountRefused(why: why) }
+        return nil
+    }
+
     func checkIcecast() {
         let produced = linkCheckStarts { link, handed in link.icecast { $0.produced(handed) } }
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
@@ -67,6 +80,13 @@ extension Output {
     /// mount's `artist - title`), in order with the sound.
     func sendTitle(to connection: OutputConnection) {
         guard let tags = streamTitle?.tags else { return }
+        if case .icecast(let endpoint) = target, endpoint.codec == .aac {
+            // No shout2send to make the tags the mount's title: asked of the server as it does, off the caller's thread.
+            let song = "\(tags.artist ?? "Unknown") - \(tags.title ?? "Unknown")"
+            // As with shout2send, a title the server did not take is no failure of the stream.
+            queue.async { _ = IcecastLogin.setTitle(song, of: endpoint, deadline: 5) }
+            return
+        }
         // Both, always: shout2send keeps the last of each, and an item without an artist
         // would show the one before's.
         connection.audioSrc?.sendTags([("title", tags.title ?? "Unknown"), ("artist", tags.artist ?? "Unknown")])

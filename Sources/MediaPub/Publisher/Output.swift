@@ -128,13 +128,16 @@ final class Output: Sendable {
             }
             location = OutputTarget.expand(OutputTarget.hlsRunStamp, at: state.withLock { $0.openedAt })
         }
-        if case .icecast(let endpoint) = target,
-           case .refused(let why) = IcecastMountCheck.ask(endpoint, deadline: min(state.withLock { $0.link.stallLimit }, 5)) {
-            throw MountRefused(why: why)   // before shout2send, whose libshout would try again at once, dozens of times a second
-        }
         let before = state.withLock { $0.probe }.map { Set($0.connections().map(\.inode)) } ?? []
-        let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
-                                              segment: segment, paced: paced)
+        let socket = try icecastLogin()   // Output+Icecast.swift
+        let connection: OutputConnection
+        do {
+            connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
+                                              segment: segment, paced: paced, socket: socket)
+        } catch {
+            if let socket { close(socket) }
+            throw error
+        }
         if let location { nameSegments(of: connection, first: location) }
         if case .icecast = target, let pad = connection.sink?.staticPad("sink") { Probes.dropUntitledTags(pad) }   // Output+Icecast.swift
         let generation = state.withLock { s -> Int? in
