@@ -258,21 +258,6 @@ final class LinkProbeTests: XCTestCase {
         XCTAssertEqual(probe.reads, ServerReads())
     }
 
-    /// An Icecast server's answer to a source's first request, before the login.
-    func testIcecastMountRefusedBeforeTheLoginIsToldInTheServersWords() {
-        func outcome(_ text: String, closed: Bool = true) -> IcecastMountCheck.Outcome {
-            IcecastMountCheck.outcome(of: Array(text.utf8), closed: closed)
-        }
-        XCTAssertEqual(outcome(""), .refused("the server closed the connection without answering the mount's request"))
-        XCTAssertEqual(outcome("", closed: false), .goOn, "no answer yet: the login's own deadline")
-        XCTAssertEqual(outcome("HTTP/1.0 401 Authentication Required\r\nWWW-Authenticate: Basic\r\n\r\nYou need to authenticate\r\n"), .goOn)
-        XCTAssertEqual(outcome("HTTP/1.0 200 OK\r\n\r\n"), .goOn)
-        XCTAssertEqual(outcome("HTTP/1.0 403 Forbidden\r\nContent-Type: text/html\r\n\r\n<b>Mountpoint in use</b>\r\n"),
-                       .refused("the server refused the mount before the login: 403 Forbidden: Mountpoint in use"))
-        XCTAssertEqual(outcome("HTTP/1.1 404 Not Found\r\n\r\n"), .refused("the server refused the mount before the login: 404 Not Found"))
-        XCTAssertEqual(outcome("ICY 401 Service Unavailable\r\n"), .goOn, "not HTTP: libshout decides")
-    }
-
     func testEachTargetGetsItsProbe() throws {
         func probe(_ url: String) throws -> LinkProbe {
             LinkProbe(target: try OutputURL(url).target, stall: 4, now: t0)

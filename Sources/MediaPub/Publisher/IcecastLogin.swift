@@ -49,15 +49,21 @@ enum IcecastLogin {
         let until = Date().addingTimeInterval(deadline)
         guard let fd = IcecastRequest.connect(endpoint, until: until) else { return "no TCP connection to the server" }
         defer { close(fd) }
-        var query = URLComponents()
-        query.queryItems = [URLQueryItem(name: "mode", value: "updinfo"), URLQueryItem(name: "charset", value: "UTF-8"),
-                            URLQueryItem(name: "mount", value: endpoint.mount), URLQueryItem(name: "song", value: song)]
-        let encoded = (query.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
-        let request = "GET /admin/metadata?\(encoded) HTTP/1.0\r\nAuthorization: \(IcecastRequest.basic(endpoint.user, endpoint.password))\r\n"
+        let request = "GET \(metadataPath(song: song, mount: endpoint.mount)) HTTP/1.0\r\n"
+            + "Authorization: \(IcecastRequest.basic(endpoint.user, endpoint.password))\r\n"
             + "Host: \(endpoint.host):\(endpoint.port)\r\nUser-Agent: mediapub\r\n\r\n"
         guard let (answer, _) = IcecastRequest.exchange(fd, request, until: until, headOnly: false) else { return "the server took no request" }
         guard let (code, words) = IcecastMountCheck.status(of: answer) else { return "no HTTP answer" }
         return (200..<300).contains(code) ? nil : words
+    }
+
+    /// The metadata request's path and query, each value escaped whole (a title with `&`,
+    /// `=`, `+` or `#` is one value).
+    static func metadataPath(song: String, mount: String) -> String {
+        var unreserved = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        unreserved.insert(charactersIn: "-._~")
+        func escaped(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
+        return "/admin/metadata?mode=updinfo&charset=UTF-8&mount=\(escaped(mount))&song=\(escaped(song))"
     }
 
     /// A header's value on one line: a control character is a space.
