@@ -109,6 +109,124 @@ final class IcecastOutputTests: XCTestCase {
         XCTAssertTrue(mp.stderr.contains("setting password: ****"), "shout2send's debug log, masked: \(mp.stderr.prefix(2000))")
     }
 
+    /// icecast2 frozen (SIGSTOP) while it takes an MP3 mount: its kernel goes on
+    /// acknowledging into its receive buffer (minutes at a radio bitrate: the kernel grows
+    /// that buffer as it fills), but the window it advertises, once it shrinks, never opens
+    /// again: `stalled` (then reconnecting) `reconnect.stall` after its first shrink, which
+    /// comes sooner the higher the bitrate (some 9 s at 96 kb/s, 3 s at 320 kb/s, on
+    /// loopback; printed). Over 2 s of sound before,
+    /// while it read, never stalled. (Before: bytes_acked climbed and the output stayed
+    /// publishing; one item, so that no title request blocks the sink and gives it away.)
+    /// Beside it, an AAC mount: what a listener reads of it (ffmpeg, 2 s) is clean ADTS,
+    /// no decoding error, the tone, under the type `audio/aac`, titled (before: libshout's
+    /// MP3 parser cut it up, dozens of decoding errors).
+    func testAFrozenServerIsNoticedThoughItsKernelStillAcknowledges() throws {
+        let dir = try makeTempDir()
+        let stall: TimeInterval = 2
+        let server = try startIcecastServer(password: "frozenpw-5Rt2")
+        let pid = try XCTUnwrap(server.pid)
+        addTeardownBlock { kill(pid, SIGCONT) }   // never left frozen
+        try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 40, freq: 440, ext: "mp3")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "frozen.yaml", """
+        name: frozen
+        audio: { sample_rate: 44100, channels: 2, bitrate: 320k }
+        players:
+          - { id: music, source: tone.mp3 }
+        outputs:
+          - { id: mp3, url: "\(server.url(mount: "frozen.mp3"))" }
+          - { id: aac, url: "\(server.url(mount: "frozen.aac", query: "name=Frozen+AAC"))" }
+        reconnect: { initial: 500ms, max: 1s, give_up_after: never, stall: \(Int(stall))s }
+        """)
+        let mp = try startMediaPub(["--preset", preset.path, "--events", events.path], cwd: dir)
+        for id in ["mp3", "aac"] {
+            XCTAssertTrue(EventLog.waitFor(events, of: mp, state(id, "publishing")), "\(id) publishing: \(mp.stderr.suffix(3000))")
+        }
+        // 2 s of the AAC mount, as a listener reads it (the server paces it: 2 s of sound while the server reads).
+        let heard = dir.appendingPathComponent("heard.wav")
+        let listen = try Proc.run("ffmpeg", ["-nostdin", "-v", "error", "-rw_timeout", "5000000", "-i", server.listenURL("frozen.aac"),
+                                             "-t", "2", "-y", heard.path], timeout: 30)
+        XCTAssertEqual(listen.status, 0, listen.summary("ffmpeg reads the AAC mount"))
+        XCTAssertEqual(listen.stderr.split(separator: "\n").count, 0, "decoding errors: \(listen.stderr.prefix(2000))")
+        let pcm = try MediaProbe.decodePCM(heard.path)
+        XCTAssertEqual(Double(pcm.count) / 16000, 2, accuracy: 0.1, "2 s decoded")
+        XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 10)
+        let listed = server.sources()["/frozen.aac"] ?? [:]
+        XCTAssertEqual(listed["server_type"] as? String, "audio/aac", "\(listed)")
+        XCTAssertEqual(listed["server_name"] as? String, "Frozen AAC", "\(listed)")
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { server.sources()["/frozen.aac"]?["title"] as? String == "Unknown - tone" },
+                      "titled: \(server.sources()["/frozen.aac"] ?? [:])")
+        let states = ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" }.compactMap { $0["state"] as? String }
+        XCTAssertEqual(states, ["publishing", "publishing"], "never stalled while the server reads")
+
+        let stalled = { (e: [String: Any]) in
+            self.state("mp3", "reconnecting")(e) && (e["error"] as? String)?.hasPrefix("stalled: the server read nothing for 2s") == true
+        }
+        let frozenAt = Date()
+        kill(pid, SIGSTOP)
+        XCTAssertTrue(EventLog.waitFor(events, of: mp, timeout: stall + 12, stalled), "the frozen server is noticed: \(mp.stderr.suffix(2000))")
+        if let noticed = ((try? EventLog.read(events)) ?? []).first(where: stalled), let at = EventLog.time(noticed) {
+            print("a frozen icecast2 noticed \(at.timeIntervalSince(frozenAt)) s after the freeze (reconnect.stall \(stall) s)")
+        }
+        kill(pid, SIGCONT)
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 30))
+        XCTAssertEqual(mp.exitStatus, 0, mp.stderr.suffix(3000).description)
+    }
+
+    /// Mounts a server refuses before any login: one that closes the connection without a
+    /// word (as icecast2 does for a path it will not serve), one that answers 403 with its
+    /// reason. Each output is `reconnecting` with the server's own words, `rejected:`, and
+    /// each attempt is one request, paced by the backoff (before: `connecting` with no
+    /// reason while libshout asked again some 40 times a second, then "Socket error").
+    /// An AAC mount (logged in by us) refused its login is `rejected` in the server's words too.
+    /// `validate` refuses a mount no server takes (`../`), naming it.
+    func testAMountTheServerRefusesBeforeTheLoginIsSaidInItsWordsAndRetriedWithTheBackoff() throws {
+        let dir = try makeTempDir()
+        let closes = try AnswerAndCloseServer(in: self, answer: nil)
+        let forbids = try AnswerAndCloseServer(in: self, answer: "HTTP/1.0 403 Forbidden\r\nContent-Type: text/html\r\n\r\n<b>Mountpoint in use</b>\r\n")
+        let unauthorized = try AnswerAndCloseServer(in: self, answer: "HTTP/1.0 401 Authentication Required\r\n\r\nYou need to authenticate\r\n")
+        try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 6, freq: 440, ext: "mp3")
+        let events = dir.appendingPathComponent("events.jsonl")
+        func preset(_ urls: [String]) throws -> URL {
+            try writeFile(dir, "refused.yaml", """
+            name: refused
+            audio: { sample_rate: 44100, channels: 2, bitrate: 96k }
+            players:
+              - { id: music, source: tone.mp3 }
+            outputs:
+            \(urls.enumerated().map { "  - { id: o\($0.offset), url: \"\($0.element)\" }" }.joined(separator: "\n"))
+            reconnect: { initial: 200ms, max: 1s, give_up_after: never }
+            """)
+        }
+        let bad = try preset(["icecast://source:pw@127.0.0.1:\(closes.port)/../x.mp3"])
+        let v = try CLI.run(["validate", bad.path], cwd: dir)
+        XCTAssertEqual(v.status, 2, v.summary("validate a ../ mount"))
+        XCTAssertTrue(v.stderr.contains("refused.yaml:6: outputs[0].url: \"icecast://****@127.0.0.1:\(closes.port)/../x.mp3\": the mount /../x.mp3 has an empty, . or .. part"),
+                      v.stderr)
+
+        let r = try CLI.run(["--preset", try preset(["icecast://source:pw@127.0.0.1:\(closes.port)/a.mp3",
+                                                     "icecast://source:pw@127.0.0.1:\(forbids.port)/b.mp3",
+                                                     "icecast://source:pw@127.0.0.1:\(unauthorized.port)/c.aac"]).path,
+                             "--realtime", "--duration", "3s", "--events", events.path], cwd: dir, timeout: 60)
+        XCTAssertEqual(r.status, 1, r.summary("a run whose mounts were refused"))
+        let all = try EventLog.read(events)
+        for (id, server, why) in [("o0", closes, "rejected: the server closed the connection without answering the mount's request"),
+                                  ("o1", forbids, "rejected: the server refused the mount before the login: 403 Forbidden: Mountpoint in use"),
+                                  ("o2", unauthorized, "rejected: the server refused the source login: 401 Authentication Required")] {
+            let states = all.filter { $0["event"] as? String == "output.state" && $0["output"] as? String == id }
+            let retries = states.filter { $0["state"] as? String == "reconnecting" }
+            XCTAssertGreaterThanOrEqual(retries.count, 2, "\(id): \(states)")
+            XCTAssertEqual(Set(retries.compactMap { $0["error"] as? String }), [why], "\(id): \(states)")
+            XCTAssertFalse(states.contains { $0["state"] as? String == "publishing" }, "\(id): \(states)")
+            // One request an attempt: those refused, and at most one more under way at the end.
+            let requests = server.requests
+            print("\(id): \(requests.count) requests, \(retries.count) refusals")
+            XCTAssertTrue(requests.allSatisfy { $0.hasPrefix("SOURCE /") }, "\(requests)")
+            XCTAssertTrue((retries.count...retries.count + 1).contains(requests.count), "\(id): \(requests.count) requests for \(retries.count) attempts")
+        }
+    }
+
     func testAudioOnlyRunRecordsRotatingM4AFiles() throws {
         let dir = try makeTempDir()
         try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 8, freq: 440, ext: "mp3")

@@ -234,6 +234,24 @@ final class LinkProbeTests: XCTestCase {
         XCTAssertEqual(probe.acked, 3000)
     }
 
+    /// A login accepted on a socket the server closed at once (no longer established:
+    /// not found) is no stream taken: still connecting, until the deadline. Before: acknowledged.
+    func testIcecastLoginOnASocketTheServerClosedIsNotPublishing() {
+        var probe = IcecastProbe(limit: 2, now: t0)
+        let closed = probe.observe(icecast(1, 4000, queued: nil), produced: true, connecting: true, publishing: false, at: t0 + 1)
+        XCTAssertEqual(closed.verdict, LinkVerdict())
+        XCTAssertNil(closed.overdue)
+        XCTAssertNil(probe.acked)
+        XCTAssertEqual(probe.observe(icecast(1, 4000, queued: nil), produced: true, connecting: true, publishing: false, at: t0 + 3).overdue,
+                       "connect: the server acknowledged none of the stream for 2s")
+        // Nothing of the stream acknowledged yet on an open socket: not yet.
+        var open = IcecastProbe(limit: 2, now: t0)
+        XCTAssertEqual(open.observe(icecast(1, 4000, queued: 4000), produced: true, connecting: true, publishing: false, at: t0 + 1).verdict,
+                       LinkVerdict())
+        XCTAssertEqual(open.observe(icecast(2, 4400, queued: 400), produced: true, connecting: true, publishing: false, at: t0 + 1.5).verdict,
+                       LinkVerdict(acknowledged: true))
+    }
+
     func testIcecastServerThatAcknowledgesNothingStalls() {
         var probe = IcecastProbe(limit: 2, now: t0)
         _ = probe.observe(icecast(1, 1000, queued: 0), produced: true, connecting: false, publishing: true, at: t0 + 1)
@@ -247,6 +265,56 @@ final class LinkProbeTests: XCTestCase {
         var idle = IcecastProbe(limit: 2, now: t0)
         _ = idle.observe(icecast(1, 1000, queued: 0), produced: true, connecting: false, publishing: true, at: t0 + 1)
         XCTAssertFalse(idle.observe(icecast(1, 1000, queued: 0), produced: false, connecting: false, publishing: true, at: t0 + 9).verdict.stalled)
+    }
+
+    /// When an Icecast output publishing since 1 s was called stalled, reading every
+    /// 250 ms for `seconds`: 12 KB/s (96 kb/s) taken and all of it acknowledged by the
+    /// server's TCP stack, its window at `window(t)`.
+    private func icecastStalls(seconds: Double, window: (Double) -> Int?) -> [Double] {
+        var probe = IcecastProbe(limit: 3, now: t0)
+        _ = probe.observe(IcecastProbe.Reading(rendered: 1, taken: 12_000, socketFound: true, window: window(1)),
+                          produced: true, connecting: false, publishing: true, at: t0 + 1)
+        return stride(from: 1.25, through: seconds, by: 0.25).filter { t in
+            let reading = IcecastProbe.Reading(rendered: UInt64(t * 40), taken: Int(t * 12_000), socketFound: true, window: window(t))
+            return probe.observe(reading, produced: true, connecting: false, publishing: true, at: t0 + t).verdict.stalled
+        }
+    }
+
+    /// icecast2 SIGSTOPped at 10 s: its kernel goes on acknowledging into its receive
+    /// buffer (minutes at a radio bitrate), while the window it advertises shrinks by what
+    /// arrives and never opens again. Stalled `reconnect.stall` after the last reading that
+    /// saw it reading. Before, its acknowledgements alone: never stalled.
+    func testIcecastServerThatStopsReadingIsStalledThoughItsKernelStillAcknowledges() {
+        let frozen = icecastStalls(seconds: 20) { t in t <= 10 ? 65_536 : 65_536 - Int((t - 10) * 12_000) }
+        XCTAssertEqual(frozen.first, 13.25, "3 s after the last reading that saw it reading (10.25 s, within the slack): \(frozen)")
+        XCTAssertEqual(frozen.last, 20)
+        XCTAssertEqual(icecastStalls(seconds: 20) { _ in nil }, [], "without the window, its TCP stack's word alone")
+        // At a low bitrate its kernel grows the buffer as it fills: the window shrinks a KB
+        // every 1.5 s, so it is stalled `reconnect.stall` after it is more than the slack below.
+        let slow = icecastStalls(seconds: 30) { t in t <= 10 ? 65_536 : 65_536 - 1024 * Int((t - 10) / 1.5) }
+        XCTAssertEqual(slow.first, 17.25 + 3, "more than 4 KB below from 17.5 s: \(slow)")
+    }
+
+    /// icecast2 reading on loopback: its window goes a KB down and up (what it has not
+    /// read yet when its kernel acknowledges), and stays down for seconds at times.
+    func testIcecastServerWhoseWindowWobblesWhileItReadsIsNeverStalled() {
+        XCTAssertEqual(icecastStalls(seconds: 60) { t in Int(t / 4) % 2 == 0 ? 105_472 : 104_448 }, [])
+        XCTAssertEqual(icecastStalls(seconds: 60) { t in t < 5 ? 105_472 : 105_472 - 1024 * (Int(t) % 3) }, [])
+        // Its buffer was cut (memory pressure) once while it reads: the window is lower from
+        // then on, and wobbles there.
+        XCTAssertEqual(icecastStalls(seconds: 60) { t in t < 20 ? 131_072 : 98_304 - 1024 * (Int(t * 2) % 2) }, [])
+    }
+
+    func testIcecastServerThatReadsIsNeverStalled() {
+        XCTAssertEqual(icecastStalls(seconds: 60) { _ in 65_536 }, [], "an open window that stays open")
+        XCTAssertEqual(icecastStalls(seconds: 60) { t in 65_536 - 2048 * (Int(t * 4) % 4) }, [], "behind for a moment, caught up")
+        XCTAssertEqual(icecastStalls(seconds: 60) { t in t < 5 ? 65_536 : 131_072 }, [], "its buffer grew, and stays there")
+        // A new connection forgets the last one's window.
+        var probe = IcecastProbe(limit: 3, now: t0)
+        _ = probe.observe(IcecastProbe.Reading(rendered: 1, taken: 1000, socketFound: true, window: 131_072),
+                          produced: true, connecting: false, publishing: true, at: t0 + 1)
+        probe.restart(at: t0 + 2)
+        XCTAssertEqual(probe.reads, ServerReads())
     }
 
     func testEachTargetGetsItsProbe() throws {

@@ -34,6 +34,39 @@ final class NeverAiredTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains(key) || eventText.contains(key), "the key is masked")
     }
 
+    /// An Icecast-like server that answers the source's login "200 OK" and closes at once
+    /// took nothing: the output is never publishing, however often it logs in, and the
+    /// run that reaches its duration exits 1. (Before: `publishing` at every login, with
+    /// `bytes_acked` 0, and exit 0 "duration reached".)
+    func testAnIcecastServerThatAcceptsTheLoginAndClosesNeverAirs() throws {
+        let dir = try makeTempDir()
+        let server = try AnswerAndCloseServer(in: self, answer: "HTTP/1.0 200 OK\r\n\r\n")
+        try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 6, freq: 440, ext: "mp3")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "t.yaml", """
+        name: t
+        audio: { sample_rate: 44100, channels: 2, bitrate: 96k }
+        players:
+          - { id: music, source: tone.mp3 }
+        outputs:
+          - { id: ice, url: "icecast://source:closes7Pw@127.0.0.1:\(server.port)/radio.mp3" }
+        reconnect: { initial: 200ms, max: 500ms, give_up_after: never }
+        """)
+        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s", "--events", events.path], cwd: dir, timeout: 60)
+        let logins = server.requests.filter { $0.hasPrefix("SOURCE /radio.mp3") }.count
+        print("\(logins) logins answered 200 OK and closed")
+        XCTAssertGreaterThanOrEqual(logins, 2, "it logged in again and again: \(server.requests)")
+        XCTAssertEqual(r.status, 1, r.summary("a run whose server took nothing"))
+        let all = try EventLog.read(events)
+        let states = all.filter { $0["event"] as? String == "output.state" }.compactMap { $0["state"] as? String }
+        XCTAssertFalse(states.contains("publishing"), "\(states)")
+        XCTAssertTrue(states.contains("reconnecting"), "\(states)")
+        let stopped = try XCTUnwrap(all.last)
+        XCTAssertEqual(stopped["exit_code"] as? Int, 1, "\(stopped)")
+        XCTAssertTrue((stopped["reason"] as? String ?? "").hasPrefix("no output ever published: ice (icecast://****@127.0.0.1:\(server.port)/radio.mp3)"),
+                      "\(stopped)")
+    }
+
     /// One output refused, a recording beside it written: the show aired (exit 0).
     func testARunWithOneOutputThatPublishedExitsZero() throws {
         let dir = try makeTempDir()

@@ -24,6 +24,22 @@ final class OutputURLParserTests: XCTestCase {
         }
     }
 
+    /// Icecast closes the connection of a source whose mount has an empty, `.` or `..` part
+    /// (decoded, as it decodes it) before any login: refused here, naming it.
+    func testIcecastMountsAServerCannotTakeAreRefused() {
+        for mount in ["../x.mp3", "a/../b.mp3", "a//b.mp3", "./c.mp3", "a/./c.mp3", "%2e%2e/d.mp3", "e/%2E/f.mp3", "radio/", "g.mp3/..",
+                      "h%0Ai.mp3", "j%00.mp3"] {
+            guard case .failure(.icecastMountPath) = OutputURL.parse("icecast://source:pw@h:8000/\(mount)", paths: .asWritten) else {
+                XCTFail("\(mount) is refused"); continue
+            }
+        }
+        for mount in ["x..y.mp3", "e/..f.mp3", "a/b/c.mp3", "h%20i.mp3", "admin/j.mp3", "%C3%A9.mp3"] {
+            guard case .success = OutputURL.parse("icecast://source:pw@h:8000/\(mount)", paths: .asWritten) else {
+                XCTFail("\(mount) is taken"); continue
+            }
+        }
+    }
+
     func testIcecastCarriesServerMountCodecAndStreamDetails() throws {
         let url = try resolved("icecast://source:p%40ss@radio.example:8010/live.mp3?name=My+Radio&description=Non%20stop&genre=Jazz")
         XCTAssertEqual(url.target, .icecast(IcecastEndpoint(host: "radio.example", port: 8010, mount: "/live.mp3", user: "source",
@@ -147,6 +163,8 @@ final class OutputURLParserTests: XCTestCase {
              "output icecast://h:8000/radio.mp3: needs the source password: icecast://source:PASSWORD@host:8000/mount.mp3"),
             ("icecast://source:pw@h:8000/", "\"icecast://****@h:8000/\" needs a mount: icecast://source:PASSWORD@host:8000/mount.mp3",
              "output icecast://****@h:8000/: needs a mount: icecast://source:PASSWORD@host:8000/mount.mp3"),
+            ("icecast://source:pw@h:8000/../x.mp3", "\"icecast://****@h:8000/../x.mp3\": the mount /../x.mp3 has an empty, . or .. part, or a control character: Icecast refuses such a path without a word",
+             "output icecast://****@h:8000/../x.mp3: the mount /../x.mp3 has an empty, . or .. part, or a control character: Icecast refuses such a path without a word"),
             ("icecast://source:pw@h:8000/r.mp3?bitrate=1", "\"icecast://****@h:8000/r.mp3?bitrate=1\": unknown parameter bitrate (codec, name, description, genre)",
              "output icecast://****@h:8000/r.mp3?bitrate=1: unknown parameter bitrate (codec, name, description, genre)"),
         ]

@@ -27,6 +27,7 @@ extension OutputURL {
         var endpoint = IcecastEndpoint(host: host, port: port.flatMap { $0 } ?? IcecastEndpoint.defaultPort,
                                        mount: decoded(Substring(mount)), user: user.isEmpty ? "source" : decoded(user),
                                        password: decoded(password), codec: .mp3)
+        guard IcecastEndpoint.isServable(mount: endpoint.mount) else { return .failure(.icecastMountPath(endpoint.mount)) }
         for item in query.split(separator: "&") {
             let kv = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let value = kv.count > 1 ? decoded(kv[1]).replacingOccurrences(of: "+", with: " ") : ""

@@ -23,6 +23,8 @@ extension OutputURL {
         case srtPassphrase(length: Int)
         case icecastHost, icecastPort, icecastMount, icecastPassword
         case icecastCodec(String), icecastParameter(String)
+        /// A mount no server takes as a source's (an empty, `.` or `..` part, a control character), as decoded.
+        case icecastMountPath(String)
 
         /// What a preset or `--output` says of `url`.
         func message(_ url: String) -> String {
@@ -81,6 +83,8 @@ extension OutputURL {
             case .icecastCodec(let value):
                 return ("names no codec (\(value.clipped())): end the mount in .mp3, .aac, .ogg or .opus, or give ?codec=mp3|aac|opus", true)
             case .icecastParameter(let name): return ("unknown parameter \(name.clipped()) (codec, name, description, genre)", true)
+            case .icecastMountPath(let mount):
+                return ("the mount \(mount.clipped()) has an empty, . or .. part, or a control character: Icecast refuses such a path without a word", true)
             case .srtPassphrase(let length):
                 return ("passphrase must be \(OutputURL.srtPassphraseBytes.lowerBound) to \(OutputURL.srtPassphraseBytes.upperBound) characters (libsrt refuses others), got \(length)", true)
             }

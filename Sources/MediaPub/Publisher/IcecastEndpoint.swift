@@ -17,6 +17,16 @@ struct IcecastEndpoint: Equatable, Sendable {
     var description = ""
     var genre = ""
 
+    /// Whether a server takes `mount` (decoded, with its leading `/`) as a source's: Icecast
+    /// refuses a path with an empty, `.` or `..` part before any login, closing the
+    /// connection without a word (and libshout tries again at once, dozens of times a
+    /// second); a control character cannot go in a request line.
+    static func isServable(mount: String) -> Bool {
+        let parts = mount.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        return mount.hasPrefix("/") && !parts.contains { $0.isEmpty || $0 == "." || $0 == ".." }
+            && !mount.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+
     /// Icecast's port when none is written.
     static let defaultPort = 8000
 
@@ -30,15 +40,24 @@ struct IcecastEndpoint: Equatable, Sendable {
         }
     }
 
-    /// shout2send and what goes before it. libshout (2.4) knows MP3, Ogg and WebM only:
-    /// AAC goes as ADTS frames in an `audio/mpeg` stream, which Icecast passes through as
-    /// it does MP3 (players read ADTS; docs/presets.md says so).
-    var sinkDescription: String {
+    /// The stream's type, as the server is told it.
+    var contentType: String {
+        switch codec {
+        case .mp3: return "audio/mpeg"
+        case .aac: return "audio/aac"
+        case .opus: return "application/ogg"
+        }
+    }
+
+    /// The sink and what goes before it: shout2send for MP3 and Opus; for AAC, `fdsink` on
+    /// `socket`, which we logged in (IcecastLogin.swift): libshout (2.4) knows MP3, Ogg and
+    /// WebM only, and its MP3 parser cut ADTS up.
+    func sinkDescription(socket: Int32?) -> String {
         var parts: [String] = []
         switch codec {
         case .mp3: break
         case .aac:
-            parts.append("audio/mpeg,stream-format=adts ! capssetter caps=\"audio/mpeg,mpegversion=1,layer=3\" replace=true")
+            return "audio/mpeg,stream-format=adts ! fdsink name=sink sync=false fd=\(socket ?? -1)"
         case .opus: parts.append("oggmux name=mux")
         }
         // Paced by the run, not by the sink: the appsrc before it drops (leaky) what a slow server cannot take.

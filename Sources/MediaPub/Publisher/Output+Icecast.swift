@@ -2,8 +2,9 @@ import Foundation
 
 /// An Icecast output's link and title (docs/presets.md, Icecast). shout2send logs in
 /// (HTTP PUT/SOURCE with the password) at the first buffer and blocks while it does:
-/// a buffer rendered is a login the server accepted. From then on what the server's
-/// TCP stack acknowledges of the bytes handed to the sink is its health, as for RTMP
+/// a buffer rendered is a login the server accepted, and the output publishes once the
+/// server's TCP stack acknowledged some of the stream (IcecastProbe). From then on what
+/// it acknowledges of the bytes handed to the sink is its health, as for RTMP
 /// (`TCPAcknowledged`): nothing acknowledged for `reconnect.stall` while sound goes
 /// out is a stall, and the link is reconnected.
 extension Output {
@@ -16,14 +17,33 @@ extension Output {
         }
     }
 
+    /// Before an Icecast output's pipeline is made: the server is asked whether it takes
+    /// the mount at all (MP3, Opus: shout2send logs in, and its libshout would try again
+    /// at once, dozens of times a second, at a refusal), or (AAC) we log in ourselves and
+    /// the socket is the connection's. Throws the server's refusal (`MountRefused`) or why
+    /// the login got nowhere; nil for other outputs.
+    func icecastLogin() throws -> Int32? {
+        guard case .icecast(let endpoint) = target else { return nil }
+        let deadline = min(state.withLock { $0.link.stallLimit }, 5)
+        if endpoint.codec == .aac { return try IcecastLogin.open(endpoint, deadline: deadline) }
+        if case .refused(let why) = IcecastMountCheck.ask(endpoint, deadline: deadline) { throw MountRefused(why: why) }
+        return nil
+    }
+
     func checkIcecast() {
         let produced = linkCheckStarts { link, handed in link.icecast { $0.produced(handed) } }
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
         let probe = serverAddresses(for: generation)
-        let socket = probe.flatMap { TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections()) }
+        // A socket to the server that was there before this connection began is another's
+        // (an output beside it, its title's request), never this one's.
+        let before = state.withLock { $0.socketsBefore }
+        let socket = probe.flatMap {
+            TCPSocketClaims.shared.connection(for: ObjectIdentifier(self), among: $0.connections().filter { !before.contains($0.inode) })
+        }
         let reading = IcecastProbe.Reading(rendered: sink.structure("stats")?.uint64("rendered") ?? 0,
                                            taken: Int(clamping: connection.flow.taken),
-                                           socketFound: socket != nil, unacknowledged: socket?.sendQueue ?? 0)
+                                           socketFound: socket != nil, unacknowledged: socket?.sendQueue ?? 0,
+                                           window: socket.flatMap(TCPAcknowledged.window(of:)))
         let now = Date()
         let (loggedIn, stalled, overdue) = state.withLock { s -> (Bool, Bool, String?) in
             guard s.supervision.isCurrent(generation) else { return (false, false, nil) }
@@ -42,7 +62,7 @@ extension Output {
             markPublishing(connection: generation)
             sendTitle(to: connection)
         } else if stalled {
-            fail("stalled: the server acknowledged nothing for \(MediaTime.formatDuration(state.withLock { $0.link.stallLimit }))",
+            fail("stalled: the server read nothing for \(MediaTime.formatDuration(state.withLock { $0.link.stallLimit }))",
                  connection: generation)
         }
     }
@@ -60,6 +80,13 @@ extension Output {
     /// mount's `artist - title`), in order with the sound.
     func sendTitle(to connection: OutputConnection) {
         guard let tags = streamTitle?.tags else { return }
+        if case .icecast(let endpoint) = target, endpoint.codec == .aac {
+            // No shout2send to make the tags the mount's title: asked of the server as it does, off the caller's thread.
+            let song = "\(tags.artist ?? "Unknown") - \(tags.title ?? "Unknown")"
+            // As with shout2send, a title the server did not take is no failure of the stream.
+            queue.async { _ = IcecastLogin.setTitle(song, of: endpoint, deadline: 5) }
+            return
+        }
         // Both, always: shout2send keeps the last of each, and an item without an artist
         // would show the one before's.
         connection.audioSrc?.sendTags([("title", tags.title ?? "Unknown"), ("artist", tags.artist ?? "Unknown")])

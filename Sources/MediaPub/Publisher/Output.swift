@@ -130,8 +130,15 @@ final class Output: Sendable {
             location = OutputTarget.expand(OutputTarget.hlsRunStamp, at: state.withLock { $0.openedAt })
         }
         let before = state.withLock { $0.probe }.map { Set($0.connections().map(\.inode)) } ?? []
-        let connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
-                                              segment: segment, paced: paced)
+        let socket = try icecastLogin()   // Output+Icecast.swift
+        let connection: OutputConnection
+        do {
+            connection = try OutputConnection(target: target, hasVideo: hasVideo, videoDelay: videoDelay, location: location,
+                                              segment: segment, paced: paced, socket: socket)
+        } catch {
+            if let socket { close(socket) }
+            throw error
+        }
         if let location { nameSegments(of: connection, first: location) }
         if case .icecast = target, let pad = connection.sink?.staticPad("sink") { Probes.dropUntitledTags(pad) }   // Output+Icecast.swift
         let generation = state.withLock { s -> Int? in
@@ -256,6 +263,8 @@ final class Output: Sendable {
                 fail(why)   // the state report names the output already
             case let full as DiskSpace:
                 fail(full.description, diskFull: true)
+            case let refused as MountRefused:
+                fail("rejected: \(refused.why)", rejected: true)
             default:
                 fail("\(error)")
             }

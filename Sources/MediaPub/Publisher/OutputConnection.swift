@@ -24,6 +24,9 @@ final class OutputConnection: Sendable {
     private let stopped = Mutex(false)
     private let pushed = Atomic<UInt64>(0)
     private let sinkErrored = Atomic<Bool>(false)
+    /// The socket an AAC mount's fdsink writes to (IcecastLogin.swift): the connection's
+    /// own, shut down as it stops, closed once its pipeline is down.
+    private let socket: Int32?
     /// A recording that must not hold the encoder back (a paced run): the bytes it may
     /// have waiting for its disk before it is given up (nil: it holds the encoder back).
     let backlogLimit: UInt64?
@@ -36,7 +39,8 @@ final class OutputConnection: Sendable {
     /// run goes at the clock's pace, so a recording's disk never holds the encoder back
     /// (as fast as possible, the disk's pace is the run's).
     init(target: OutputTarget, hasVideo: Bool, videoDelay: Int, location: String?, segment: TimeInterval? = nil,
-         paced: Bool = false) throws {
+         paced: Bool = false, socket: Int32? = nil) throws {
+        self.socket = socket
         var parts: [String] = []
         let limits: String
         if target.isNetwork {
@@ -59,7 +63,7 @@ final class OutputConnection: Sendable {
         }
         // Sound in the output's codec; an Icecast mount or a bare stream file is linked to its sink itself.
         let audio = "appsrc name=a format=time is-live=false \(limits) ! \(target.audioCodec.parser) ! "
-        if let direct = target.directAudioSink(location: location) {
+        if let direct = target.directAudioSink(location: location, socket: socket) {
             parts.append(audio + direct)
         } else {
             parts.append(audio + target.muxPad(video: false, split: segment != nil))
@@ -189,8 +193,11 @@ final class OutputConnection: Sendable {
         guard first else { return true }
         let done = DispatchSemaphore(value: 0)
         let pipeline = self.pipeline
+        let socket = self.socket
+        if let socket { _ = shutdown(socket, Int32(SHUT_RDWR)) }   // a write stuck in a server that reads nothing returns
         Thread.detachNewThread {
             pipeline.stop()   // the bus watch too
+            if let socket { close(socket) }   // only now: nothing writes to it any more
             done.signal()
         }
         return done.wait(timeout: .now() + Self.stopDeadline) == .success

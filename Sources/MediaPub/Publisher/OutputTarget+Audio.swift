@@ -33,10 +33,11 @@ extension OutputTarget {
     /// The sink the sound's parser links to itself, when no muxer takes it by pad: an
     /// Icecast mount, and a file that is the stream itself (`.mp3`, ADTS `.aac`) or one
     /// `oggmux` pages (none of them cut into segments).
-    func directAudioSink(location: String?) -> String? {
+    /// An AAC mount's sink writes to `socket` (IcecastLogin.swift).
+    func directAudioSink(location: String?, socket: Int32? = nil) -> String? {
         switch self {
         case .icecast(let endpoint):
-            return endpoint.sinkDescription
+            return endpoint.sinkDescription(socket: socket)
         case .file(let path, let container) where Self.unsegmentableContainers.contains(container):
             let sink = "filesink name=sink sync=false buffer-mode=\(Self.unbuffered) location=\(GStreamer.quote(location ?? path))"
             switch container {

@@ -98,7 +98,7 @@ enum OutputTarget: Equatable, Sendable {
                 + "send-keyframe-requests=false playlist-location=\(GStreamer.quote(HLSPlaylistStaging.path(for: hls.playlist))) "
                 + "location=\(GStreamer.quote("\(folder)/\(stem)-\(run)-%05d.ts"))"
         case .icecast(let endpoint):
-            return endpoint.sinkDescription   // linked to the parser itself (`directAudioSink`)
+            return endpoint.sinkDescription(socket: nil)   // linked to the parser itself (`directAudioSink`)
         case .null:
             return "mpegtsmux name=mux ! fakesink name=sink sync=false"
         }

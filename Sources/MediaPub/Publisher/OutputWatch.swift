@@ -103,11 +103,13 @@ extension Output {
         fail("writing \(written) stalled: the disk took nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
     }
 
-    /// The current connection and its generation, unless finishing.
+    /// The current connection and its generation, unless finishing, or unless it failed
+    /// (it is still there until it is torn down: what it reads then is not the next one's).
     var watched: (connection: OutputConnection, generation: Int)? {
         state.withLock { s in
-            guard !s.supervision.finishing, let connection = s.connection else { return nil }
-            return (connection, s.supervision.generation)
+            guard !s.supervision.finishing, let connection = s.connection,
+                  s.connectionGeneration == s.supervision.generation else { return nil }
+            return (connection, s.connectionGeneration)
         }
     }
 

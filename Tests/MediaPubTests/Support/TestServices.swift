@@ -425,6 +425,9 @@ final class IcecastServer {
         process = p
     }
 
+    /// Its process id while it runs.
+    var pid: Int32? { process?.pid }
+
     /// SIGTERM (SIGKILL after 5 s): its sources are cut off.
     func stop() {
         process?.stop(signal: SIGTERM, grace: 5)
@@ -463,6 +466,39 @@ final class IcecastServer {
         }
         return byMount
     }
+}
+
+/// A server on loopback that answers each connection's request (its head, up to a
+/// blank line) with `answer` and closes at once (nil: closes without answering): an
+/// Icecast-like server that says "200 OK" to a source and takes nothing, or one that
+/// refuses a mount before the login. Counts the requests it was sent. Runs until the
+/// test's teardown.
+final class AnswerAndCloseServer: Sendable {
+    let port: UInt16
+    private let fd: Int32
+    private let heads = Mutex<[String]>([])
+
+    init(in test: XCTestCase, answer: String?) throws {
+        (fd, port) = try Ports.listener(in: test, backlog: 64)
+        let fd = self.fd
+        Thread.detachNewThread { [self] in
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else { return }   // closed at teardown
+                var head = [UInt8](), byte: UInt8 = 0
+                var timeout = timeval(tv_sec: 2, tv_usec: 0)
+                setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                while !head.suffix(4).elementsEqual("\r\n\r\n".utf8), head.count < 8192, read(client, &byte, 1) == 1 { head.append(byte) }
+                heads.withLock { $0.append(String(decoding: head, as: UTF8.self)) }
+                if let answer { _ = answer.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) } }
+                close(client)
+            }
+        }
+        test.addTeardownBlock { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    /// The request lines it was sent so far (`SOURCE /a.mp3 HTTP/1.0`), in order.
+    var requests: [String] { heads.withLock { $0.map { $0.components(separatedBy: "\r\n")[0] } } }
 }
 
 // MARK: - XCTestCase conveniences (stopped at teardown, also on failure)

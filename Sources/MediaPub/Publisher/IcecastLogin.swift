@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An AAC mount's source login, made by us on a socket of our own that `fdsink` then
+/// writes the ADTS stream to (docs/presets.md, Icecast). libshout, behind shout2send,
+/// knows MP3, Ogg and WebM only, and its MP3 parser cuts out what it takes for broken
+/// MP3 frames: ADTS went to listeners with bytes missing and frames broken. Here the
+/// stream goes as it is, under its own type (`audio/aac`); the titles go as libshout
+/// sends them (`IcecastRequest`, Output+Icecast.swift).
+enum IcecastLogin {
+    /// Why a login got no answer to go by: said as it is, retried with the backoff.
+    struct Failed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// A socket to `endpoint`'s server logged in as a source at its mount, within
+    /// `deadline`; throws `MountRefused` when the server refused (its words), else `Failed`.
+    static func open(_ endpoint: IcecastEndpoint, deadline: TimeInterval) throws -> Int32 {
+        let until = Date().addingTimeInterval(deadline)
+        guard let fd = IcecastRequest.connect(endpoint, until: until) else {
+            throw Failed(description: "connect: no TCP connection to the server for \(MediaTime.formatDuration(deadline))")
+        }
+        var head = "SOURCE \(IcecastRequest.path(endpoint.mount)) HTTP/1.0\r\n"
+            + "Authorization: \(IcecastRequest.basic(endpoint.user, endpoint.password))\r\n"
+            + "Host: \(endpoint.host):\(endpoint.port)\r\nUser-Agent: mediapub\r\nContent-Type: \(endpoint.contentType)\r\nice-public: 0\r\n"
+        for (key, value) in [("name", endpoint.name), ("description", endpoint.description), ("genre", endpoint.genre)] where !value.isEmpty {
+            head += "ice-\(key): \(headerValue(value))\r\n"
+        }
+        guard let (answer, closed) = IcecastRequest.exchange(fd, head + "\r\n", until: until, headOnly: true) else {
+            close(fd)
+            throw Failed(description: "connect: the server took no request")
+        }
+        if let (code, words) = IcecastMountCheck.status(of: answer), (200..<300).contains(code) { return fd }
+        close(fd)
+        if let (code, words) = IcecastMountCheck.status(of: answer) {
+            throw MountRefused(why: code == 401 ? "the server refused the source login: \(words)" : "the server refused the mount: \(words)")
+        }
+        if answer.isEmpty, closed { throw MountRefused(why: "the server closed the connection without answering the mount's request") }
+        throw Failed(description: answer.isEmpty ? "connect: the server answered nothing for \(MediaTime.formatDuration(deadline))"
+                                                 : "connect: the server answered no HTTP")
+    }
+
+    /// The now-playing title (`artist - title`) of `endpoint`'s mount, as libshout sets it
+    /// (Icecast's metadata request, with the source's password), within `deadline`. Nil
+    /// when it was taken, else why not.
+    static func setTitle(_ song: String, of endpoint: IcecastEndpoint, deadline: TimeInterval) -> String? {
+        let until = Date().addingTimeInterval(deadline)
+        guard let fd = IcecastRequest.connect(endpoint, until: until) else { return "no TCP connection to the server" }
+        defer { close(fd) }
+        let request = "GET \(metadataPath(song: song, mount: endpoint.mount)) HTTP/1.0\r\n"
+            + "Authorization: \(IcecastRequest.basic(endpoint.user, endpoint.password))\r\n"
+            + "Host: \(endpoint.host):\(endpoint.port)\r\nUser-Agent: mediapub\r\n\r\n"
+        guard let (answer, _) = IcecastRequest.exchange(fd, request, until: until, headOnly: false) else { return "the server took no request" }
+        guard let (code, words) = IcecastMountCheck.status(of: answer) else { return "no HTTP answer" }
+        return (200..<300).contains(code) ? nil : words
+    }
+
+    /// The metadata request's path and query, each value escaped whole (a title with `&`,
+    /// `=`, `+` or `#` is one value).
+    static func metadataPath(song: String, mount: String) -> String {
+        var unreserved = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        unreserved.insert(charactersIn: "-._~")
+        func escaped(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
+        return "/admin/metadata?mode=updinfo&charset=UTF-8&mount=\(escaped(mount))&song=\(escaped(song))"
+    }
+
+    /// A header's value on one line: a control character is a space.
+    private static func headerValue(_ value: String) -> String {
+        String(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+    }
+}
