@@ -18,8 +18,20 @@ final class ScheduleRunner: Sendable {
     /// Output ticks per second.
     private let tickClock: TickClock
     private let emit: @Sendable (Event) -> Void
-    /// Puts an action on the timeline, at an output second (`Broadcast.schedule`).
-    private let onTimeline: @Sendable (Double, @escaping @Sendable () -> Void) -> Void
+    /// Puts an action on the timeline, at an output second, in place of the one waiting under
+    /// its key (`Broadcast.schedule`, `TimelineActions`): a plan replaces its predecessor's
+    /// actions, so that reloads and skips leave no more waiting than one plan's.
+    private let onTimeline: @Sendable (Double, Timeline, @escaping @Sendable () -> Void) -> Void
+
+    /// The runner's actions on the timeline, one of each waiting at most.
+    enum Timeline: String, Sendable {
+        /// A switch's cue, `lead` ahead of it.
+        case cue = "programme.cue"
+        /// A switch's commit, on its tick.
+        case commit = "programme.commit"
+        /// The filler after a block's player ended.
+        case filler = "programme.filler"
+    }
     /// The output seconds so far (the capture's).
     private let outputSeconds: @Sendable () -> Double
 
@@ -57,7 +69,7 @@ final class ScheduleRunner: Sendable {
 
     init(programme: Programme, player: MediaPlayer, realtime: Bool, tickClock: TickClock,
          emit: @escaping @Sendable (Event) -> Void,
-         onTimeline: @escaping @Sendable (Double, @escaping @Sendable () -> Void) -> Void,
+         onTimeline: @escaping @Sendable (Double, Timeline, @escaping @Sendable () -> Void) -> Void,
          outputSeconds: @escaping @Sendable () -> Double) {
         self.player = player
         self.realtime = realtime
@@ -125,14 +137,14 @@ final class ScheduleRunner: Sendable {
         state.withLock { s in if s.generation == generation { s.next = (at, entry) } }
         let due = max(0, at.timeIntervalSince(anchor))
         let ticket = Mutex<Int?>(nil)
-        onTimeline(max(0, due - Self.lead)) { [weak self] in
+        onTimeline(max(0, due - Self.lead), .cue) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
             let (playlist, offset) = self.content(entry, at: at, programme: programme, onTimeline: true)
             guard let playlist else { return }
             let t = self.player.cue(playlist, startAt: offset, at: self.tickClock.tick(at: due))
             ticket.withLock { $0 = t }
         }
-        onTimeline(due) { [weak self] in
+        onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
             self.commit(ticket.withLock { $0 }, entry: entry, scheduled: at, due: due, generation: generation)
         }
@@ -160,7 +172,7 @@ final class ScheduleRunner: Sendable {
         // Once: after the wait the block's next item (its playlist goes on) is not waited for too.
         if !waited, onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
             state.withLock { $0.switchWaiting = true }
-            onTimeline(outputSeconds() + rest) { [weak self] in
+            onTimeline(outputSeconds() + rest, .commit) { [weak self] in
                 guard let self, self.isCurrent(generation) else { return }
                 self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true)
             }
@@ -232,7 +244,7 @@ final class ScheduleRunner: Sendable {
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
         guard let playlist = content(nil, at: now, programme: programme).0 else { return }
         let ticket = player.cue(playlist, startAt: 0, at: tickClock.tick(at: due))
-        onTimeline(due) { [weak self] in
+        onTimeline(due, .filler) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
             _ = self.player.commitCue(ticket, wait: self.realtime ? 0 : Self.commitWait)
         }
@@ -280,7 +292,7 @@ final class ScheduleRunner: Sendable {
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
         let (playlist, offset) = content(entry, at: joining ? now : entry?.start ?? now, programme: programme)
         let ticket = playlist.map { player.cue($0, startAt: offset, at: tickClock.tick(at: due)) }
-        onTimeline(due) { [weak self] in
+        onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else {
                 if let ticket { self?.player.cancelCue(ticket) }
                 return
