@@ -5,8 +5,10 @@ import Synchronization
 ///
 /// The output timeline is the clock: output second `t` is the wall instant `anchor + t`.
 /// As fast as possible the anchor is the run's start, so an hour of programme plays in
-/// seconds; in realtime it is taken again from the wall clock at each switch planned,
-/// so a clock that NTP corrects is followed (the timeline itself never jumps back).
+/// seconds; in realtime it is taken again from the wall clock at each switch planned, and
+/// at once when the wall clock moves by more than a frame against the monotonic clock
+/// (checked every tick): a clock that NTP corrects or an operator sets is followed (the
+/// timeline itself never jumps back).
 ///
 /// Each switch (a block's start, a block's end to filler) is cued on the player
 /// `lead` seconds ahead (its content opened beside what plays) and committed on the
@@ -31,6 +33,8 @@ final class ScheduleRunner: Sendable {
         case commit = "programme.commit"
         /// The filler after a block's player ended.
         case filler = "programme.filler"
+        /// The wall clock's check, every tick of a realtime run.
+        case clock = "programme.clock"
     }
     /// The output seconds so far (the capture's).
     private let outputSeconds: @Sendable () -> Double
@@ -59,6 +63,9 @@ final class ScheduleRunner: Sendable {
         /// A switch waits for the item on air to end (`overrun: finish`): the player's end
         /// is that switch, not a hand-over to the filler.
         var switchWaiting = false
+        /// Realtime: the wall clock and the monotonic clock (uptime, ns) when the anchor was
+        /// last taken; the wall clock has moved when it gained on the other since.
+        var clockMark: (wall: Date, uptime: UInt64)?
     }
     private let state: Mutex<State>
     /// The player's levels from before a block with levels of its own (`publish_volume`,
@@ -115,9 +122,45 @@ final class ScheduleRunner: Sendable {
         return playlist != nil || player.settings.source != nil || player.settings.playlist != nil
     }
 
-    /// Once the timeline exists: the switches from the run's start on are planned.
+    /// Once the timeline exists: the switches from the run's start on are planned, and in
+    /// realtime the wall clock is watched on every tick.
     func begin() {
         plan()
+        if realtime { watchClock() }
+    }
+
+    // MARK: The wall clock
+
+    /// Every tick, on the timeline: whether the wall clock moved by more than a frame against
+    /// the monotonic clock since the anchor was taken (a step, or a slew that added up); if it
+    /// did, the programme follows it at once (docs/presets.md, On air: wall clock). Two clock
+    /// readings and a subtraction.
+    private func watchClock() {
+        onTimeline(outputSeconds() + 1 / Double(tickClock.tickRate), .clock) { [weak self] in
+            guard let self else { return }
+            if let moved = self.clockMoved(), abs(moved) > 1 / Double(self.tickClock.tickRate) { self.follow(moved) }
+            self.watchClock()
+        }
+    }
+
+    /// Seconds the wall clock gained on the monotonic clock since the mark.
+    private func clockMoved() -> TimeInterval? {
+        guard let mark = state.withLock({ $0.clockMark }) else { return nil }
+        let wall = Date(), uptime = DispatchTime.now().uptimeNanoseconds
+        return wall.timeIntervalSince(mark.wall) - Double(Int64(bitPattern: uptime &- mark.uptime)) / 1e9
+    }
+
+    /// The wall clock moved: what the programme has on air now (by the clock as it is) goes
+    /// on air on the next tick, unless it is already; the switches after are planned anew.
+    private func follow(_ moved: TimeInterval) {
+        emit(.warning(String(format: "schedule: the wall clock moved by %+.3f s: the programme follows it", moved)))
+        let generation = state.withLock { s in
+            s.generation += 1
+            s.anchor = Date().addingTimeInterval(-outputSeconds())
+            s.clockMark = (Date(), DispatchTime.now().uptimeNanoseconds)
+            return s.generation
+        }
+        replan(generation)
     }
 
     // MARK: Planning
@@ -125,7 +168,10 @@ final class ScheduleRunner: Sendable {
     /// Plans the next switch after what is on air now: a cue `lead` ahead, its commit on the tick.
     private func plan() {
         let (generation, anchor, programme, onAir) = state.withLock { s in
-            if realtime { s.anchor = Date().addingTimeInterval(-outputSeconds()) }
+            if realtime {
+                s.anchor = Date().addingTimeInterval(-outputSeconds())
+                s.clockMark = (Date(), DispatchTime.now().uptimeNanoseconds)
+            }
             return (s.generation, s.anchor, s.programme, s.onAir)
         }
         let from = anchor.addingTimeInterval(outputSeconds())
@@ -168,13 +214,14 @@ final class ScheduleRunner: Sendable {
     /// On the timeline, just before the tick of `due`: what was cued goes on air. When the
     /// block on air finishes its item (`overrun: finish`), the switch waits for the item's end.
     private func commit(_ ticket: Int?, entry: ProgrammeEntry?, scheduled: Date, due: Double, generation: Int,
-                        waited: Bool = false) {
+                        waited: Bool = false, joinedMs: Int? = nil) {
         // Once: after the wait the block's next item (its playlist goes on) is not waited for too.
         if !waited, onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
             state.withLock { $0.switchWaiting = true }
             onTimeline(outputSeconds() + rest, .commit) { [weak self] in
                 guard let self, self.isCurrent(generation) else { return }
-                self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true)
+                self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true,
+                            joinedMs: joinedMs)
             }
             return
         }
@@ -204,7 +251,7 @@ final class ScheduleRunner: Sendable {
         }
         if let entry {
             emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
-                                lateMs: lateMs, joinedAtMs: nil))
+                                lateMs: lateMs, joinedAtMs: joinedMs))
         }
         plan()
     }
@@ -261,13 +308,19 @@ final class ScheduleRunner: Sendable {
             s.generation += 1
             return s.generation
         }
-        let now = self.now
+        replan(generation, fromTimeline: true)
+    }
+
+    /// What the programme has on air now goes on air on the next tick (joined where it is),
+    /// unless that is already on air; the switches after are planned anew. `fromTimeline`:
+    /// called on the timeline thread, which never waits for a probe (`content`).
+    private func replan(_ generation: Int, fromTimeline: Bool = false) {
         let entry = programme.onAir(at: now)
         let current = onAir?.entry
         if entry?.block == current?.block, entry?.start == current?.start {
             plan()
         } else {
-            switchNow(to: entry, joining: true, generation: generation)
+            switchNow(to: entry, joining: true, generation: generation, fromTimeline: fromTimeline)
         }
     }
 
@@ -287,17 +340,20 @@ final class ScheduleRunner: Sendable {
 
     /// Cues `entry` (nil: filler) now and commits it on the next tick. `joining`: where
     /// it is by the clock, else from its top.
-    private func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int) {
+    private func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int, fromTimeline: Bool = false) {
         let (programme, now) = (self.programme, self.now)
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
-        let (playlist, offset) = content(entry, at: joining ? now : entry?.start ?? now, programme: programme)
+        let (playlist, offset) = content(entry, at: joining ? now : entry?.start ?? now, programme: programme,
+                                         onTimeline: fromTimeline)
+        // A block joined where it is says how far in (a reload, a wall-clock step).
+        let joined = joining ? entry.map { Int((now.timeIntervalSince($0.start) * 1000).rounded()) }.flatMap { $0 > 0 ? $0 : nil } : nil
         let ticket = playlist.map { player.cue($0, startAt: offset, at: tickClock.tick(at: due)) }
         onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else {
                 if let ticket { self?.player.cancelCue(ticket) }
                 return
             }
-            self.commit(ticket, entry: entry, scheduled: entry?.start ?? now, due: due, generation: generation)
+            self.commit(ticket, entry: entry, scheduled: entry?.start ?? now, due: due, generation: generation, joinedMs: joined)
         }
     }
 
