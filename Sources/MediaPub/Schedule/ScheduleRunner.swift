@@ -66,18 +66,21 @@ final class ScheduleRunner: Sendable {
         /// Realtime: the wall clock and the monotonic clock (uptime, ns) when the anchor was
         /// last taken; the wall clock has moved when it gained on the other since.
         var clockMark: (wall: Date, uptime: UInt64)?
+        /// The block on air at the start, joined once its items' lengths are found.
+        var joinLater: ProgrammeEntry?
     }
     private let state: Mutex<State>
     /// The player's levels from before a block with levels of its own (`publish_volume`,
     /// `play_volume`) went on air, given back when it ends (nil: no such block on air).
     private let savedLevels = Mutex<(publish: Int, play: Int)?>(nil)
     /// Items' lengths, probed once each for the run (joining a block in progress).
-    private let durations = ItemDurations()
+    private let durations: ItemDurations
 
     init(programme: Programme, player: MediaPlayer, realtime: Bool, tickClock: TickClock,
          emit: @escaping @Sendable (Event) -> Void,
          onTimeline: @escaping @Sendable (Double, Timeline, @escaping @Sendable () -> Void) -> Void,
-         outputSeconds: @escaping @Sendable () -> Double) {
+         outputSeconds: @escaping @Sendable () -> Double, probeDeadline: TimeInterval = 10) {
+        durations = ItemDurations(deadline: probeDeadline)
         self.player = player
         self.realtime = realtime
         self.tickClock = tickClock
@@ -103,14 +106,25 @@ final class ScheduleRunner: Sendable {
     /// else filler) becomes its content.
     /// Returns whether the player has something to play from the start (else it waits,
     /// stopped, for the programme's first switch).
+    /// Nothing waits for a network item's probe: a block joined after its start whose items'
+    /// lengths are not all known yet leaves the filler (or nothing) on air until `begin` has
+    /// found them in the background (`joinWhenKnown`); local files are probed here.
     @discardableResult
     func prime(start: Date = Date()) -> Bool {
         let programme = state.withLock { s in
             s.anchor = start
             return s.programme
         }
-        let entry = programme.onAir(at: start)
-        let (playlist, offset) = content(entry, at: start, programme: programme)
+        var entry = programme.onAir(at: start)
+        if let e = entry, start.timeIntervalSince(e.start) >= 0.001 {
+            // Local files are probed now (milliseconds each); a network item is not waited for.
+            _ = durations.durations(of: e.items.filter { ["file", nil].contains(PathResolution.sourceScheme(of: $0)) })
+            if e.items.contains(where: { durations.known($0) == nil && durations.failure($0) == nil }) {
+                state.withLock { $0.joinLater = e }
+                entry = nil
+            }
+        }
+        let (playlist, offset) = content(entry, at: start, programme: programme, onTimeline: true)
         if let playlist { player.prime(playlist, startAt: offset) }
         setLevels(for: entry)
         state.withLock { $0.onAir = OnAir(entry: entry, since: 0, lateMs: 0) }
@@ -127,6 +141,27 @@ final class ScheduleRunner: Sendable {
     func begin() {
         plan()
         if realtime { watchClock() }
+        if let entry = state.withLock({ s in defer { s.joinLater = nil }; return s.joinLater }) { joinWhenKnown(entry) }
+    }
+
+    /// In the background (`programme-join`): the lengths of `entry`'s items are found, for
+    /// `durations.deadline` at most (those not found by then count as unknown: docs/presets.md,
+    /// Joining a block in progress); then what the programme has on air goes on air, joined
+    /// where it is, unless a reload or skip came meanwhile.
+    private func joinWhenKnown(_ entry: ProgrammeEntry) {
+        let generation = state.withLock { $0.generation }
+        DispatchQueue(label: "programme-join").async { [weak self] in
+            guard let self else { return }
+            let probed = DispatchGroup()
+            DispatchQueue.global().async(group: probed) { [durations] in _ = durations.durations(of: entry.items) }
+            _ = probed.wait(timeout: .now() + self.durations.deadline)
+            let next = self.state.withLock { s -> Int? in
+                guard s.generation == generation else { return nil }
+                s.generation += 1
+                return s.generation
+            }
+            if let next { self.replan(next, knownOnly: true) }
+        }
     }
 
     // MARK: The wall clock
@@ -282,8 +317,9 @@ final class ScheduleRunner: Sendable {
         return max(0, Double(length - player.positionMs) / 1000)
     }
 
-    /// The programme's player ended within a block (a `once` block has played all it had):
-    /// the filler plays until the block ends (docs/presets.md, Joining a block in progress).
+    /// The programme's player ended within a block (a `once` block has played all it had),
+    /// or failed (none of its items could play): the filler plays until the block ends
+    /// (docs/presets.md, Joining a block in progress), never the standby while there is one.
     func playerEnded(_ ended: MediaPlayer) {
         guard ended === player, let onAir, onAir.entry != nil, programme.config.filler != nil,
               !state.withLock({ $0.switchWaiting }) else { return }
@@ -308,19 +344,19 @@ final class ScheduleRunner: Sendable {
             s.generation += 1
             return s.generation
         }
-        replan(generation, fromTimeline: true)
+        replan(generation, knownOnly: true)
     }
 
     /// What the programme has on air now goes on air on the next tick (joined where it is),
-    /// unless that is already on air; the switches after are planned anew. `fromTimeline`:
-    /// called on the timeline thread, which never waits for a probe (`content`).
-    private func replan(_ generation: Int, fromTimeline: Bool = false) {
+    /// unless that is already on air; the switches after are planned anew. `knownOnly`: only
+    /// lengths known already count (`content`): on the timeline thread, which never waits.
+    private func replan(_ generation: Int, knownOnly: Bool = false) {
         let entry = programme.onAir(at: now)
         let current = onAir?.entry
         if entry?.block == current?.block, entry?.start == current?.start {
             plan()
         } else {
-            switchNow(to: entry, joining: true, generation: generation, fromTimeline: fromTimeline)
+            switchNow(to: entry, joining: true, generation: generation, knownOnly: knownOnly)
         }
     }
 
@@ -340,11 +376,11 @@ final class ScheduleRunner: Sendable {
 
     /// Cues `entry` (nil: filler) now and commits it on the next tick. `joining`: where
     /// it is by the clock, else from its top.
-    private func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int, fromTimeline: Bool = false) {
+    private func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int, knownOnly: Bool = false) {
         let (programme, now) = (self.programme, self.now)
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
         let (playlist, offset) = content(entry, at: joining ? now : entry?.start ?? now, programme: programme,
-                                         onTimeline: fromTimeline)
+                                         onTimeline: knownOnly)
         // A block joined where it is says how far in (a reload, a wall-clock step).
         let joined = joining ? entry.map { Int((now.timeIntervalSince($0.start) * 1000).rounded()) }.flatMap { $0 > 0 ? $0 : nil } : nil
         let ticket = playlist.map { player.cue($0, startAt: offset, at: tickClock.tick(at: due)) }
@@ -387,9 +423,10 @@ final class ScheduleRunner: Sendable {
             ?? Playlist(items: items, mode: mode)
         playlist.crossfade = entry.block.playlist?.crossfade ?? CrossfadeConfig()
         var offset = position.offset
-        // A local item missing when its turn comes is named and skipped; none left: the filler.
+        // A local item missing when its turn comes, or one whose probe got no answer (a server
+        // that never answers), is named and skipped; none left: the filler.
         var skipped = 0
-        while let why = Self.unreadable(playlist.current), skipped < items.count {
+        while let why = Self.unreadable(playlist.current) ?? self.durations.failure(playlist.current), skipped < items.count {
             emit(.warning("schedule: \(entry.blockID): \(why), skipped"))
             skipped += 1
             offset = 0
