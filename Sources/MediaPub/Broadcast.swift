@@ -69,7 +69,8 @@ public final class Broadcast: Sendable {
                 guard let self, let player else { return }
                 self.reporter.player(event, of: player)
                 if case .track(_, let source, _, let tags) = event { self.trackChanged(player, source: source, tags) }
-                if case .state(.ended, _) = event { self.programmeRunner?.playerEnded(player) }
+                // Ended, or failed (every item of a block could not play): the filler until the block's end.
+                if case .state(let state, _) = event, state == .ended || state == .error { self.programmeRunner?.playerEnded(player) }
             }
         }
         guard !outputURLs.isEmpty else {
@@ -168,13 +169,17 @@ public final class Broadcast: Sendable {
     }
 
     /// Runs `action` on the timeline when the output reaches `seconds`: exact in
-    /// output time, whether the run is realtime or as fast as possible.
-    public func schedule(at seconds: Double, _ action: @escaping @Sendable (Broadcast) -> Void) {
+    /// output time, whether the run is realtime or as fast as possible. With a `key`, in
+    /// place of the action waiting under it (`TimelineActions`).
+    public func schedule(at seconds: Double, key: String? = nil, _ action: @escaping @Sendable (Broadcast) -> Void) {
         state.withLock { s in
             if let capture = s.phase.capture {
-                capture.schedule(at: seconds) { [weak self] in if let self { action(self) } }
+                capture.schedule(at: seconds, key: key) { [weak self] in if let self { action(self) } }
             } else {
-                s.phase.withPending { $0.scheduled.append((seconds, action)) }
+                s.phase.withPending { p in
+                    if let key { p.scheduled.removeAll { $0.key == key } }
+                    p.scheduled.append((seconds, key, action))
+                }
             }
         }
     }
@@ -295,7 +300,7 @@ public final class Broadcast: Sendable {
                                   contentWatch: contentWatch(), loudness: preset.audio.loudness, codecs: publisher.audioCodecs, sink: publisher,
                                   beforePicture: overlayHook())
             s.phase = .running(publisher, capture)
-            for (at, action) in pending.scheduled { capture.schedule(at: at) { [weak self] in if let self { action(self) } } }
+            for (at, key, action) in pending.scheduled { capture.schedule(at: at, key: key) { [weak self] in if let self { action(self) } } }
             return (capture, pending.stopRequested || exitPolicy.hasFailed)
         }
         if stopEarly { capture.requestStop() }

@@ -108,4 +108,121 @@ final class ProgrammeTests: XCTestCase {
         XCTAssertEqual(year.map(\.start), year.map(\.start).sorted())
         XCTAssertTrue(zip(year, year.dropFirst()).allSatisfy { $0.end == $1.start }, "back to back, no gap, no overlap")
     }
+
+    /// A spring-forward gap that moves a block onto another's start: the block set for the later
+    /// time plays (what is on air at that instant by the clock), whichever is written first; the
+    /// listing shows that one alone, naming the other as not played, and the air agrees.
+    func testABlockTheGapMovesOntoAnothersStartIsListedAsNotPlayed() throws {
+        let p = try programme("Europe/Berlin", [block("three", "03:00"), block("night", "02:30"), block("day", "12:00")])
+        let spring = p.entries(from: instant(p, "2027-03-28 01:00"), to: instant(p, "2027-03-28 06:00"))
+        XCTAssertEqual(listing(spring, p), [
+            "2027-03-27 12:00:00 +01:00 day@2027-03-27 until 2027-03-28 03:00:00 +02:00",
+            "2027-03-28 03:00:00 +02:00 three@2027-03-28 until 2027-03-28 12:00:00 +02:00",
+        ])
+        XCTAssertEqual(spring.map(\.displaced), [[], ["night"]])
+        XCTAssertEqual(p.onAir(at: instant(p, "2027-03-28 03:00"))?.blockID, "three")
+        XCTAssertEqual(p.upcoming(after: instant(p, "2027-03-28 01:00"), count: 2).map(\.occurrenceKey),
+                       ["three@2027-03-28", "day@2027-03-28"])
+        let lines = ScheduleListing.lines(p, from: instant(p, "2027-03-28 01:59"), to: instant(p, "2027-03-28 04:00"))
+        XCTAssertEqual(lines.last, "2027-03-28 03:00:00 +02:00  three     until 2027-03-28 12:00:00 +02:00  source: three.mp4 "
+                       + "(night not played that night: the clocks skip its time onto this start)")
+        // Any other night both play, each at its own time.
+        XCTAssertEqual(p.entries(from: instant(p, "2027-03-29 02:00"), to: instant(p, "2027-03-29 04:00")).map(\.occurrenceKey),
+                       ["day@2027-03-28", "night@2027-03-29", "three@2027-03-29"])
+    }
+
+    /// Every question is answered by searching the programme's starts: a block finishing its item
+    /// over ten years adds its latest start alone, never one per day back to its beginning (before:
+    /// 3,650 entries of it were in progress, found by laying out every block's starts for ten years).
+    func testAFinishingBlockOfTenYearsAddsOneEntry() throws {
+        var blocks = (0..<1000).map { i in block("b\(i)", LocalDateTime.clock(60 + i * 86), end: .duration(30)) }
+        blocks.append(block("long", "00:00:30", end: .duration(MediaTime.maxDuration), overrun: .finish))
+        let p = try programme("Europe/Berlin", blocks)
+        let from = instant(p, "2027-03-28 00:00"), to = instant(p, "2027-03-28 01:00")
+        let hour = p.entries(from: from, to: to)
+        XCTAssertEqual(hour.filter { $0.start < from }.map(\.occurrenceKey), ["long@2027-03-27"], "in progress: its latest start alone")
+        XCTAssertEqual(hour.filter { $0.start >= from }.count, 43, "long at 00:00:30 and b0...b41 (b41 at 00:59:46)")
+        XCTAssertEqual(p.onAir(at: instant(p, "2027-03-28 00:00:50"))?.occurrenceKey, "long@2027-03-28")
+        XCTAssertEqual(p.onAir(at: instant(p, "2027-03-28 00:01:05"))?.occurrenceKey, "b0@2027-03-28")
+        XCTAssertEqual(p.onAir(at: instant(p, "2027-03-28 00:01:40"))?.occurrenceKey, "long@2027-03-28", "back to it after b0's 30 s")
+    }
+
+    /// The searches agree with every start laid out one by one, the slow way, on random programmes
+    /// around the nights the clocks change (times in the gaps and the repeated hours, blocks that
+    /// finish their item, dated blocks, two blocks at one wall time).
+    func testTheSearchAgreesWithEveryStartLaidOut() throws {
+        var rng = SplitMix64(state: 31)
+        func draw(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+        let nights: [(String, String)] = [("Europe/Berlin", "2027-03-28"), ("Europe/Berlin", "2027-10-31"),
+                                          ("America/New_York", "2027-03-14"), ("America/New_York", "2027-11-07"),
+                                          ("Australia/Lord_Howe", "2027-04-04"), ("Australia/Lord_Howe", "2027-10-03")]
+        var compared = 0
+        for round in 0..<60 {
+            let (zone, night) = nights[round % nights.count]
+            guard case .once(let midnight) = try ScheduleBlock.Start.parse(night + " 00:00").get() else { return XCTFail(night) }
+            let day0 = midnight.date
+            let times = [0, 3600, 5400, 7200, 7500, 9000, 9900, 10800, 12600, 43200, 86399]
+            var blocks = [block("all", LocalDateTime.clock(times[draw(times.count)]))]
+            for i in 0..<(1 + draw(7)) {
+                let second = draw(3) == 0 ? draw(86400) : times[draw(times.count)]
+                let start: ScheduleBlock.Start = draw(4) == 0
+                    ? .once(LocalDateTime(date: day0.adding(days: draw(5) - 2), secondOfDay: second)) : .daily(secondOfDay: second)
+                let ends: [ScheduleBlock.End?] = [nil, .duration(Double(60 + draw(50 * 3600))), .until(secondOfDay: times[draw(times.count)])]
+                let end = ends[draw(3)]
+                let days = Set(Weekday.allCases.filter { _ in draw(3) > 0 })
+                blocks.append(ScheduleBlock(id: "x\(i)", at: start, days: days.isEmpty ? [.mon] : days, end: end,
+                                            source: "/m/x.mp4", overrun: draw(2) == 0 ? .cut : .finish))
+            }
+            let p = try programme(zone, blocks)
+            let all = laidOut(p, days: day0.adding(days: -12)...day0.adding(days: 12))
+            let first = p.zone.instant(LocalDateTime(date: day0.adding(days: -3), secondOfDay: 0))
+            for _ in 0..<30 {
+                let t = first.addingTimeInterval(Double(draw(6 * 86400)))
+                let expected = all.last { $0.start <= t && t < $0.end }
+                XCTAssertEqual(p.onAir(at: t).map(key), expected.map(key), "on air at \(p.zone.local(t)) in \(zone), round \(round)")
+                XCTAssertEqual(p.upcoming(after: t, count: 3).map(key), all.filter { $0.start > t }.prefix(3).map(key))
+                let to = t.addingTimeInterval(6 * 3600)
+                XCTAssertEqual(p.entries(from: t, to: to).filter { $0.start > t }.map(key),
+                               all.filter { $0.start > t && $0.start < to }.map(key))
+                compared += 1
+            }
+        }
+        print("ProgrammeTests: \(compared) instants compared with every start laid out")
+    }
+
+    private func key(_ e: ProgrammeEntry) -> String { "\(e.occurrenceKey) \(e.startClock) until \(e.end.timeIntervalSince1970)" }
+
+    /// The entries of the local dates `days`, laid out one by one: every block's starts, in order of
+    /// wall time then place; of those at one instant the last plays; each ends at its own end, cut
+    /// at the next start unless it finishes its item, else at the next start.
+    private func laidOut(_ p: Programme, days: ClosedRange<LocalDate>) -> [ProgrammeEntry] {
+        var starts: [(index: Int, local: LocalDateTime)] = []
+        var day = days.lowerBound
+        while day <= days.upperBound {
+            for (i, b) in p.config.blocks.enumerated() where b.plays(on: day) {
+                starts.append((i, LocalDateTime(date: day, secondOfDay: b.secondOfDay)))
+            }
+            day = day.adding(days: 1)
+        }
+        starts.sort { ($0.local, $0.index) < ($1.local, $1.index) }
+        let timed = starts.map { (index: $0.index, local: $0.local, start: p.zone.instant($0.local)) }
+        let playing = timed.indices.filter { $0 + 1 == timed.count || timed[$0 + 1].start != timed[$0].start }.map { timed[$0] }
+        return playing.indices.compactMap { n in
+            let s = playing[n], b = p.config.blocks[s.index]
+            let next = n + 1 < playing.count ? playing[n + 1].start : nil
+            var own: Date?
+            switch b.end {
+            case .none: own = nil
+            case .duration(let d): own = s.start.addingTimeInterval(d)
+            case .until(let u):
+                let endDay = u > s.local.secondOfDay ? s.local.date : s.local.date.adding(days: 1)
+                own = p.zone.instant(LocalDateTime(date: endDay, secondOfDay: u))
+            }
+            let end: Date
+            if let own { end = b.overrun == .cut ? min(own, next ?? own) : own } else { end = next ?? .distantFuture }
+            guard end > s.start else { return nil }
+            return ProgrammeEntry(block: b, blockIndex: s.index, start: s.start, end: end, local: s.local,
+                                  startClock: p.zone.local(s.start), displaced: [])
+        }
+    }
 }

@@ -91,15 +91,10 @@ final class ScheduleRunTests: XCTestCase {
         }
         try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 30, color: "gray", freq: 880, size: "64x36")
         let out = dir.appendingPathComponent("out.mp4")
-        var yaml = PlayerPreset.video(players: ["  - id: main\n    video: true\n"], output: out, extra: """
-            schedule:
-              timezone: UTC
-              filler: [filler.mp4]
-              blocks:
-                - {id: a, at: "2026-12-24 10:00:00", until: "10:00:20", playlist: {items: [long.mp4, g.mp4], mode: loop}, overrun: finish}
-                - {id: b, at: "2026-12-24 10:00:10", duration: 30s, playlist: [r.mp4, g.mp4, b.mp4]}
-            """)
-        yaml = yaml.replacingOccurrences(of: "size: 320x180", with: "size: 64x36")
+        let yaml = PlayerPreset.tinyProgramme(output: out, blocks: [
+            "{id: a, at: \"2026-12-24 10:00:00\", until: \"10:00:20\", playlist: {items: [long.mp4, g.mp4], mode: loop}, overrun: finish}",
+            "{id: b, at: \"2026-12-24 10:00:10\", duration: 30s, playlist: [r.mp4, g.mp4, b.mp4]}",
+        ])
         let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--duration", "45s", "--from", "2026-12-24 10:00:00"],
                               timeout: 120)
         XCTAssertEqual(r.status, 0, r.summary("run"))

@@ -50,7 +50,7 @@ public final class Capture: Sendable {
         var publishing: Bool
         var stopRequested = false
         var ticks: UInt64 = 0
-        var actions: [(tick: UInt64, run: @Sendable () -> Void)] = []
+        var actions = TimelineActions()
         weak var sink: TimelineSink?
     }
     private let state: Mutex<State>
@@ -89,25 +89,22 @@ public final class Capture: Sendable {
         set { state.withLock { $0.publishing = newValue } }
     }
 
-    /// Runs `action` on the timeline thread before the tick at `seconds` of output.
-    func schedule(at seconds: Double, _ action: @escaping @Sendable () -> Void) {
+    /// Runs `action` on the timeline thread before the tick at `seconds` of output; with a
+    /// `key`, in place of the action waiting under it (`TimelineActions`).
+    func schedule(at seconds: Double, key: String? = nil, _ action: @escaping @Sendable () -> Void) {
         let tick = tick(at: seconds)
-        state.withLock { s in
-            s.actions.append((tick, action))
-            s.actions.sort { $0.tick < $1.tick }
-        }
+        state.withLock { $0.actions.add(tick: tick, key: key, action) }
     }
+
+    /// How many actions wait on the timeline.
+    var actionsWaiting: Int { state.withLock { $0.actions.count } }
 
     /// The tick at `seconds` of output (`TickClock.tick(at:)`): the tick an action scheduled
     /// at `seconds` runs before, and the one to cue a player's switch for (`MediaPlayer.cue`).
     func tick(at seconds: Double) -> UInt64 { format.tickClock.tick(at: seconds) }
 
     private func runActions(dueAt n: UInt64) {
-        let due = state.withLock { s -> [@Sendable () -> Void] in
-            var due: [@Sendable () -> Void] = []
-            while let first = s.actions.first, first.tick <= n { due.append(first.run); s.actions.removeFirst() }
-            return due
-        }
+        let due = state.withLock { $0.actions.takeDue(atOrBefore: n) }
         for action in due { action() }
     }
 

@@ -17,6 +17,8 @@ final class ItemDurations: Sendable {
 
     private struct State {
         var entries = ItemCache<TimeInterval?>()
+        /// Items whose last probe failed (no answer within the deadline, or not media), with why.
+        var failed: [String: String] = [:]
         /// Probes made so far (tests tell a cached answer by it).
         var probes = 0
     }
@@ -35,13 +37,19 @@ final class ItemDurations: Sendable {
         let wanted = Array(Set(items.filter { known($0) == nil }))
         let found = Mutex<[String: Entry]>([:])
         DispatchQueue.concurrentPerform(iterations: wanted.count) { i in
-            if let entry = probe(wanted[i]) { found.withLock { $0[wanted[i]] = entry } }
+            let outcome = probe(wanted[i])
+            state.withLock { s in
+                s.probes += 1
+                switch outcome {
+                case .success(let entry):
+                    s.failed[wanted[i]] = nil
+                    if let entry { s.entries.keep(entry.seconds, for: wanted[i], version: entry.version) }
+                case .failure(let why): s.failed[wanted[i]] = why.message
+                }
+            }
+            if case .success(let entry?) = outcome { found.withLock { $0[wanted[i]] = entry } }
         }
         let probed = found.withLock { $0 }
-        state.withLock { s in
-            s.probes += wanted.count
-            for (item, entry) in probed { s.entries.keep(entry.seconds, for: item, version: entry.version) }
-        }
         return items.map { item in
             if let entry = probed[item] { return entry.seconds }
             return known(item) ?? nil
@@ -63,16 +71,30 @@ final class ItemDurations: Sendable {
     /// Probes made so far.
     var probes: Int { state.withLock { $0.probes } }
 
-    /// Probes `item`: an entry to keep, or nil when the probe failed (tried again next time:
-    /// a file may be written meanwhile, a server may answer).
-    private func probe(_ item: String) -> Entry? {
+    /// Why `item`'s last probe failed (it could not be opened within the deadline: a server
+    /// that never answers, not media); nil when it has not failed.
+    func failure(_ item: String) -> String? { state.withLock { $0.failed[item] } }
+
+    /// Why a probe failed.
+    private struct ProbeFailure: Error {
+        let message: String
+    }
+
+    /// Probes `item`: an entry to keep; nil when it changed while probed; a failure when it
+    /// could not be probed (each tried again next time: a file may be written meanwhile, a
+    /// server may answer).
+    private func probe(_ item: String) -> Result<Entry?, ProbeFailure> {
         let before = ItemDurations.version(of: item)
         // A FIFO (or a device) is live and its data the player's alone: no length, never read here.
-        if let before, !before.isRegularFile { return Entry(version: before, seconds: nil) }
-        guard let result = try? Probe.run(source: item, timeout: deadline, diagnose: false) else { return nil }
+        if let before, !before.isRegularFile { return .success(Entry(version: before, seconds: nil)) }
+        let result: ProbeResult
+        do { result = try Probe.run(source: item, timeout: deadline, diagnose: false) } catch {
+            let text = SecretMask.scrub("\(error)", secretsOf: item)
+            return .failure(ProbeFailure(message: "\(SecretMask.mask(url: item)) could not be probed: \(text)"))
+        }
         // Changed while it was probed: the answer may be of neither version.
-        guard ItemDurations.version(of: item) == before else { return nil }
-        return Entry(version: before, seconds: result.durationMs.map { Double($0) / 1000 })
+        guard ItemDurations.version(of: item) == before else { return .success(nil) }
+        return .success(Entry(version: before, seconds: result.durationMs.map { Double($0) / 1000 }))
     }
 
     /// A local file's version; nil for anything else (or a file not there).

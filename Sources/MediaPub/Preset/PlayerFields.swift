@@ -209,8 +209,10 @@ extension PresetDecoder {
         do {
             let spec = try SourceSpec(resolved)
             // A local playlist file given as a source: caught now, whatever its name.
-            if let path = spec.localPath, let problem = SourceSpec.playlistContentProblem(path: path) {
-                throw MediaPubError.badSource(resolved, problem)
+            if let path = spec.localPath {
+                let problem = playlistChecks[path] ?? SourceSpec.playlistContentProblem(path: path)
+                playlistChecks.updateValue(problem, forKey: path)
+                if let problem { throw MediaPubError.badSource(resolved, problem) }
             }
         } catch {
             report(node, key, MediaPubError.reason(of: error))

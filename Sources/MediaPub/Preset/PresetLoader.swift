@@ -88,6 +88,9 @@ struct PresetDecoder {
     var outputIDs: [String: Int] = [:]
     /// Reading a programme file (docs/presets.md, Schedule), which cannot name another.
     var inProgrammeFile = false
+    /// What `SourceSpec.playlistContentProblem` said of each local file read so far (a
+    /// programme's thousands of blocks often name the same few files): each is read once.
+    var playlistChecks: [String: String?] = [:]
 
     init(file: String, base: String, environment: [String: String], checksSources: Bool = false) {
         self.file = file

@@ -37,6 +37,7 @@ extension PresetDecoder {
         var sub = PresetDecoder(file: path, base: base, environment: environment, checksSources: checksSources)
         sub.inProgrammeFile = true
         sub.playerIDs = playerIDs
+        sub.playlistChecks = playlistChecks
         return sub
     }
 

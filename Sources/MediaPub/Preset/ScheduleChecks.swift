@@ -26,10 +26,27 @@ extension PresetDecoder {
                 ids[block.id] = i
             }
         }
-        // Starts are compared between blocks read without a problem.
+        // Starts are compared between blocks read without a problem, each with the first
+        // earlier block at each of its wall times (looked up, never compared pairwise).
+        var daily: [Int: Int] = [:], datedOnWeekday: [Int: Int] = [:], dated: [LocalDateTime: Int] = [:]
+        func slot(_ second: Int, _ day: Weekday) -> Int { (day.rawValue - 1) * 86400 + second }
         for i in clean {
-            for j in clean where j < i {
-                if let when = Self.collision(blocks[j], blocks[i]) {
+            let block = blocks[i]
+            var earlier = Set<Int>()
+            switch block.at {
+            case .daily(let second):
+                for day in block.days {
+                    for j in [daily[slot(second, day)], datedOnWeekday[slot(second, day)]].compactMap({ $0 }) { earlier.insert(j) }
+                    if daily[slot(second, day)] == nil { daily[slot(second, day)] = i }
+                }
+            case .once(let when):
+                let key = slot(when.secondOfDay, when.date.weekday)
+                for j in [dated[when], daily[key]].compactMap({ $0 }) { earlier.insert(j) }
+                if dated[when] == nil { dated[when] = i }
+                if datedOnWeekday[key] == nil { datedOnWeekday[key] = i }
+            }
+            for j in earlier.sorted() {
+                if let when = Self.collision(blocks[j], block) {
                     report(items[i]["at"] ?? items[i], "\(key)[\(i)].at",
                            "starts at the same time as \"\(blocks[j].id)\" (\(key)[\(j)]) \(when); give one of them another time")
                 }

@@ -1,100 +1,133 @@
 import Foundation
 
 /// A programme laid out on the wall clock (docs/presets.md, Schedule): which block is on air
-/// at an instant, and what comes next. A pure value made from a `ScheduleConfig`.
+/// at an instant, and what comes next. A pure value made from a `ScheduleConfig`, its starts
+/// indexed once (`ProgrammeStarts`): what is on air is found by searching, never by walking
+/// days, so a question costs the same whatever the blocks' durations.
 public struct Programme: Sendable {
     public let config: ScheduleConfig
+    private let starts: ProgrammeStarts
+    /// The blocks that finish their item and have an end of their own: one of them may be on
+    /// air under a later start's end (its end may pass the next starts).
+    private let finishing: [Int]
 
     public init(_ config: ScheduleConfig) {
         self.config = config
-        longestFinish = config.blocks.reduce(0) { longest, b in
-            guard b.overrun == .finish, case .duration(let d) = b.end else { return longest }
-            return max(longest, min(d, MediaTime.maxDuration))
-        }
+        starts = ProgrammeStarts(config)
+        finishing = config.blocks.indices.filter { config.blocks[$0].overrun == .finish && config.blocks[$0].end != nil }
     }
-
-    /// The longest `duration` of a block that finishes its item (its end may pass the next starts).
-    private let longestFinish: TimeInterval
 
     public var zone: ZoneRules { config.zone }
 
-    /// The entries that are on air at some instant of `from..<to`, in start order: the one
-    /// in progress at `from` (if any), then those that start before `to`.
+    /// The entries that are in progress at `from` or start before `to`, in start order: the
+    /// one on air at `from`, any block finishing its item whose own end is after `from` (its
+    /// latest start), then those that start before `to`. Of starts at one instant (times a
+    /// spring-forward gap moves there), only the latest wall time plays, and is listed.
     public func entries(from: Date, to: Date) -> [ProgrammeEntry] {
         guard to > from else { return [] }
-        let first = zone.local(from).date, last = zone.local(to).date
-        // What is in progress at `from` started at the latest start before it, and what ends the
-        // last entry is the first start after `to`: a day either side mostly holds both. Else a
-        // week (a daily block recurs within one), and as far back as a block that finishes its
-        // item may last; dated blocks are all looked at.
-        var starts = occurrences(from: first.adding(days: -1), to: last.adding(days: 1))
-        if longestFinish > 86400 || !starts.contains(where: { $0.start <= from }) || !starts.contains(where: { $0.start >= to }) {
-            let back = 8 + Int((longestFinish / 86400).rounded(.up))
-            starts = occurrences(from: first.adding(days: -back), to: last.adding(days: 8))
-        }
-        var out: [ProgrammeEntry] = []
-        for (i, s) in starts.enumerated() {
-            guard s.start < to else { break }
-            let next = starts[(i + 1)...].first { $0.start > s.start }?.start
-            let end = end(of: s, next: next)
-            if end > from, end > s.start { out.append(entry(s, end: end)) }
-        }
-        return out
+        return inProgress(at: from) + starting(after: from) { start, _ in start < to }
     }
 
     /// The entry on air at `instant`; nil when none is (filler). Where an entry that finishes
     /// its item (`overrun: finish`) meets the next one, the later start is on air.
     public func onAir(at instant: Date) -> ProgrammeEntry? {
-        entries(from: instant, to: instant.addingTimeInterval(1)).last { $0.start <= instant && instant < $0.end }
+        inProgress(at: instant).last
     }
 
     /// The next `count` entries that start after `instant`, in start order.
     public func upcoming(after instant: Date, count: Int) -> [ProgrammeEntry] {
-        guard count > 0 else { return [] }
-        let week = 7 * 86400.0
-        var found = entries(from: instant, to: instant.addingTimeInterval(week * Double(count + 1))).filter { $0.start > instant }
-        if found.count < count, let lastDated = datedStarts().last, lastDated > instant {
-            found = entries(from: instant, to: lastDated.addingTimeInterval(1)).filter { $0.start > instant }
-        }
-        return Array(found.prefix(count))
+        return count > 0 ? starting(after: instant) { _, found in found < count } : []
     }
 
     // MARK: -
 
-    private struct Occurrence {
-        let index: Int
-        let local: LocalDateTime
-        let start: Date
-    }
+    private typealias Occurrence = ProgrammeStarts.Occurrence
 
-    /// Every start on the local dates `from...to` (daily blocks) and every dated block's, in
-    /// start order; of two at the same instant (times in one spring-forward gap) the block
-    /// written later plays.
-    private func occurrences(from: LocalDate, to: LocalDate) -> [Occurrence] {
-        var out: [Occurrence] = []
-        for (i, block) in config.blocks.enumerated() {
-            switch block.at {
-            case .once(let when):
-                out.append(Occurrence(index: i, local: when, start: zone.instant(when)))
-            case .daily(let second):
-                var day = from
-                while day <= to {
-                    if block.days.contains(day.weekday) {
-                        let when = LocalDateTime(date: day, secondOfDay: second)
-                        out.append(Occurrence(index: i, local: when, start: zone.instant(when)))
-                    }
-                    day = day.adding(days: 1)
-                }
-            }
+    /// The entries that start after `instant`, in start order, while `more(start, found so far)`.
+    private func starting(after instant: Date, while more: (Date, Int) -> Bool) -> [ProgrammeEntry] {
+        var out: [ProgrammeEntry] = []
+        var c = starts.cursor(after: instant)
+        var s = nextPlaying(&c)
+        while let current = s, more(current.start, out.count) {
+            s = nextPlaying(&c)
+            let end = end(of: current, next: s?.start)
+            if end > current.start { out.append(entry(current, end: end)) }
         }
-        return out.sorted { ($0.start, $0.index) < ($1.start, $1.index) }
+        return out
     }
 
-    private func datedStarts() -> [Date] {
-        config.blocks.compactMap { b -> Date? in
-            if case .once(let when) = b.at { return zone.instant(when) }
-            return nil
-        }.sorted()
+    /// The entries in progress at `instant`, in start order, the one on air last: the latest
+    /// start at or before it, if it has not ended, and the latest start of each block that
+    /// finishes its item, while its own end is ahead. No other can be: a block that does not
+    /// finish its item ends by the next start, and a block's earlier starts end before its later.
+    private func inProgress(at instant: Date) -> [ProgrammeEntry] {
+        var c = starts.cursor(after: instant)
+        var after = c
+        let next = nextPlaying(&after)
+        var found: [ProgrammeEntry] = []
+        if let latest = previousPlaying(&c) {
+            let end = end(of: latest, next: next?.start)
+            if end > instant, end > latest.start { found.append(entry(latest, end: end)) }
+        }
+        for i in finishing {
+            let block = config.blocks[i]
+            var o = starts.last(of: i, block: block, atOrBefore: instant)
+            // One that another start at its instant displaces never plays: its start before may
+            // (a block that shares its wall time with a later one on every day of a week never does).
+            var steps = 0
+            while let d = o, !plays(d) {
+                steps += 1
+                o = steps > 7 ? nil : starts.previous(of: d, block: block)
+            }
+            guard let o, !found.contains(where: { $0.blockIndex == i && $0.local == o.local }) else { continue }
+            let end = end(of: o, next: nil)
+            if end > instant, end > o.start { found.append(entry(o, end: end)) }
+        }
+        return found.sorted { ($0.local, $0.blockIndex) < ($1.local, $1.blockIndex) }
+    }
+
+    /// The next start that plays (the last of those at one instant), moving past all of them.
+    private func nextPlaying(_ c: inout ProgrammeStarts.Cursor) -> Occurrence? {
+        guard var o = starts.next(&c) else { return nil }
+        while true {
+            var ahead = c
+            guard let n = starts.next(&ahead), n.start == o.start else { return o }
+            o = n
+            c = ahead
+        }
+    }
+
+    /// The last start before the cursor that plays, moving back past all those at its instant.
+    private func previousPlaying(_ c: inout ProgrammeStarts.Cursor) -> Occurrence? {
+        guard let o = starts.previous(&c) else { return nil }
+        while true {
+            var back = c
+            guard let p = starts.previous(&back), p.start == o.start else { return o }
+            c = back
+        }
+    }
+
+    /// Whether `o` plays: no other start at its instant comes after it in the programme's order.
+    private func plays(_ o: Occurrence) -> Bool {
+        // Only a time the clocks skip, or a wall time two blocks share, meets another start.
+        guard starts.sharesWallTimes || zone.local(o.start).local != o.local else { return true }
+        var c = starts.cursor(after: o.start)
+        return previousPlaying(&c) == o
+    }
+
+    /// The blocks displaced by `o` (set for its instant, earlier in the programme's order).
+    private func displaced(by o: Occurrence) -> [Int] {
+        guard starts.sharesWallTimes || zone.local(o.start).local != o.local || isTransition(o.start) else { return [] }
+        var c = starts.cursor(after: o.start)
+        _ = starts.previous(&c)
+        var out: [Int] = []
+        while let p = starts.previous(&c), p.start == o.start { out.append(p.index) }
+        return out.reversed()
+    }
+
+    /// Whether the zone's offset changes at `instant` (a start there may have others moved onto it).
+    private func isTransition(_ instant: Date) -> Bool {
+        zone.utcOffset(at: instant) != zone.utcOffset(at: instant.addingTimeInterval(-1))
     }
 
     /// Its own end (until, duration), cut at `next` unless it finishes its item; else `next`.
@@ -115,6 +148,6 @@ public struct Programme: Sendable {
 
     private func entry(_ s: Occurrence, end: Date) -> ProgrammeEntry {
         ProgrammeEntry(block: config.blocks[s.index], blockIndex: s.index, start: s.start, end: end, local: s.local,
-                       startClock: zone.local(s.start))
+                       startClock: zone.local(s.start), displaced: displaced(by: s).map { config.blocks[$0].id })
     }
 }

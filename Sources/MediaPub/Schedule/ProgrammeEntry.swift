@@ -17,6 +17,9 @@ public struct ProgrammeEntry: Equatable, Sendable {
     public let local: LocalDateTime
     /// The zone's clock at `start`, with its offset (`2026-03-29 03:00:00 +02:00`).
     public let startClock: ZonedTime
+    /// The blocks set for other times that the clocks' spring-forward gap moves onto this
+    /// start, in the programme's order: they do not play that day (docs/presets.md, Time zones).
+    public let displaced: [String]
 
     public var blockID: String { block.id }
     public var overrun: ScheduleBlock.Overrun { block.overrun }

@@ -55,6 +55,11 @@ public enum ScheduleListing {
             fill(until: e.start)
             var what = e.block.source.map { "source: " + shown($0) } ?? "playlist: " + describe(e.items, e.mode)
             if e.local != e.startClock.local { what += " (set for \(LocalDateTime.clock(e.local.secondOfDay)), which the clocks skip that night)" }
+            if !e.displaced.isEmpty {
+                let named = e.displaced.prefix(3).joined(separator: ", ")
+                let others = e.displaced.count > 3 ? "\(named) and \(e.displaced.count - 3) more" : named
+                what += " (\(others) not played that night: the clocks skip \(e.displaced.count == 1 ? "its time" : "their times") onto this start)"
+            }
             if e.overrun == .finish { what += " (finishes its item)" }
             let end = e.end == .distantFuture ? "open end" : "until \(zone.local(e.end))"
             out.append("\(e.startClock)  \(e.blockID.padding(toLength: max(8, e.blockID.count), withPad: " ", startingAt: 0))  \(end)  \(what)")

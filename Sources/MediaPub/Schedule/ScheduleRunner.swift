@@ -5,8 +5,10 @@ import Synchronization
 ///
 /// The output timeline is the clock: output second `t` is the wall instant `anchor + t`.
 /// As fast as possible the anchor is the run's start, so an hour of programme plays in
-/// seconds; in realtime it is taken again from the wall clock at each switch planned,
-/// so a clock that NTP corrects is followed (the timeline itself never jumps back).
+/// seconds; in realtime it is taken again from the wall clock at each switch planned, and
+/// at once when the wall clock moves by more than a frame against the monotonic clock
+/// (checked every tick): a clock that NTP corrects or an operator sets is followed (the
+/// timeline itself never jumps back).
 ///
 /// Each switch (a block's start, a block's end to filler) is cued on the player
 /// `lead` seconds ahead (its content opened beside what plays) and committed on the
@@ -18,8 +20,22 @@ final class ScheduleRunner: Sendable {
     /// Output ticks per second.
     private let tickClock: TickClock
     private let emit: @Sendable (Event) -> Void
-    /// Puts an action on the timeline, at an output second (`Broadcast.schedule`).
-    private let onTimeline: @Sendable (Double, @escaping @Sendable () -> Void) -> Void
+    /// Puts an action on the timeline, at an output second, in place of the one waiting under
+    /// its key (`Broadcast.schedule`, `TimelineActions`): a plan replaces its predecessor's
+    /// actions, so that reloads and skips leave no more waiting than one plan's.
+    private let onTimeline: @Sendable (Double, Timeline, @escaping @Sendable () -> Void) -> Void
+
+    /// The runner's actions on the timeline, one of each waiting at most.
+    enum Timeline: String, Sendable {
+        /// A switch's cue, `lead` ahead of it.
+        case cue = "programme.cue"
+        /// A switch's commit, on its tick.
+        case commit = "programme.commit"
+        /// The filler after a block's player ended.
+        case filler = "programme.filler"
+        /// The wall clock's check, every tick of a realtime run.
+        case clock = "programme.clock"
+    }
     /// The output seconds so far (the capture's).
     private let outputSeconds: @Sendable () -> Double
 
@@ -47,18 +63,24 @@ final class ScheduleRunner: Sendable {
         /// A switch waits for the item on air to end (`overrun: finish`): the player's end
         /// is that switch, not a hand-over to the filler.
         var switchWaiting = false
+        /// Realtime: the wall clock and the monotonic clock (uptime, ns) when the anchor was
+        /// last taken; the wall clock has moved when it gained on the other since.
+        var clockMark: (wall: Date, uptime: UInt64)?
+        /// The block on air at the start, joined once its items' lengths are found.
+        var joinLater: ProgrammeEntry?
     }
     private let state: Mutex<State>
     /// The player's levels from before a block with levels of its own (`publish_volume`,
     /// `play_volume`) went on air, given back when it ends (nil: no such block on air).
     private let savedLevels = Mutex<(publish: Int, play: Int)?>(nil)
     /// Items' lengths, probed once each for the run (joining a block in progress).
-    private let durations = ItemDurations()
+    private let durations: ItemDurations
 
     init(programme: Programme, player: MediaPlayer, realtime: Bool, tickClock: TickClock,
          emit: @escaping @Sendable (Event) -> Void,
-         onTimeline: @escaping @Sendable (Double, @escaping @Sendable () -> Void) -> Void,
-         outputSeconds: @escaping @Sendable () -> Double) {
+         onTimeline: @escaping @Sendable (Double, Timeline, @escaping @Sendable () -> Void) -> Void,
+         outputSeconds: @escaping @Sendable () -> Double, probeDeadline: TimeInterval = 10) {
+        durations = ItemDurations(deadline: probeDeadline)
         self.player = player
         self.realtime = realtime
         self.tickClock = tickClock
@@ -84,14 +106,25 @@ final class ScheduleRunner: Sendable {
     /// else filler) becomes its content.
     /// Returns whether the player has something to play from the start (else it waits,
     /// stopped, for the programme's first switch).
+    /// Nothing waits for a network item's probe: a block joined after its start whose items'
+    /// lengths are not all known yet leaves the filler (or nothing) on air until `begin` has
+    /// found them in the background (`joinWhenKnown`); local files are probed here.
     @discardableResult
     func prime(start: Date = Date()) -> Bool {
         let programme = state.withLock { s in
             s.anchor = start
             return s.programme
         }
-        let entry = programme.onAir(at: start)
-        let (playlist, offset) = content(entry, at: start, programme: programme)
+        var entry = programme.onAir(at: start)
+        if let e = entry, start.timeIntervalSince(e.start) >= 0.001 {
+            // Local files are probed now (milliseconds each); a network item is not waited for.
+            _ = durations.durations(of: e.items.filter { ["file", nil].contains(PathResolution.sourceScheme(of: $0)) })
+            if e.items.contains(where: { durations.known($0) == nil && durations.failure($0) == nil }) {
+                state.withLock { $0.joinLater = e }
+                entry = nil
+            }
+        }
+        let (playlist, offset) = content(entry, at: start, programme: programme, onTimeline: true)
         if let playlist { player.prime(playlist, startAt: offset) }
         setLevels(for: entry)
         state.withLock { $0.onAir = OnAir(entry: entry, since: 0, lateMs: 0) }
@@ -103,9 +136,66 @@ final class ScheduleRunner: Sendable {
         return playlist != nil || player.settings.source != nil || player.settings.playlist != nil
     }
 
-    /// Once the timeline exists: the switches from the run's start on are planned.
+    /// Once the timeline exists: the switches from the run's start on are planned, and in
+    /// realtime the wall clock is watched on every tick.
     func begin() {
         plan()
+        if realtime { watchClock() }
+        if let entry = state.withLock({ s in defer { s.joinLater = nil }; return s.joinLater }) { joinWhenKnown(entry) }
+    }
+
+    /// In the background (`programme-join`): the lengths of `entry`'s items are found, for
+    /// `durations.deadline` at most (those not found by then count as unknown: docs/presets.md,
+    /// Joining a block in progress); then what the programme has on air goes on air, joined
+    /// where it is, unless a reload or skip came meanwhile.
+    private func joinWhenKnown(_ entry: ProgrammeEntry) {
+        let generation = state.withLock { $0.generation }
+        DispatchQueue(label: "programme-join").async { [weak self] in
+            guard let self else { return }
+            let probed = DispatchGroup()
+            DispatchQueue.global().async(group: probed) { [durations] in _ = durations.durations(of: entry.items) }
+            _ = probed.wait(timeout: .now() + self.durations.deadline)
+            let next = self.state.withLock { s -> Int? in
+                guard s.generation == generation else { return nil }
+                s.generation += 1
+                return s.generation
+            }
+            if let next { self.replan(next, knownOnly: true) }
+        }
+    }
+
+    // MARK: The wall clock
+
+    /// Every tick, on the timeline: whether the wall clock moved by more than a frame against
+    /// the monotonic clock since the anchor was taken (a step, or a slew that added up); if it
+    /// did, the programme follows it at once (docs/presets.md, On air: wall clock). Two clock
+    /// readings and a subtraction.
+    private func watchClock() {
+        onTimeline(outputSeconds() + 1 / Double(tickClock.tickRate), .clock) { [weak self] in
+            guard let self else { return }
+            if let moved = self.clockMoved(), abs(moved) > 1 / Double(self.tickClock.tickRate) { self.follow(moved) }
+            self.watchClock()
+        }
+    }
+
+    /// Seconds the wall clock gained on the monotonic clock since the mark.
+    private func clockMoved() -> TimeInterval? {
+        guard let mark = state.withLock({ $0.clockMark }) else { return nil }
+        let wall = Date(), uptime = DispatchTime.now().uptimeNanoseconds
+        return wall.timeIntervalSince(mark.wall) - Double(Int64(bitPattern: uptime &- mark.uptime)) / 1e9
+    }
+
+    /// The wall clock moved: what the programme has on air now (by the clock as it is) goes
+    /// on air on the next tick, unless it is already; the switches after are planned anew.
+    private func follow(_ moved: TimeInterval) {
+        emit(.warning(String(format: "schedule: the wall clock moved by %+.3f s: the programme follows it", moved)))
+        let generation = state.withLock { s in
+            s.generation += 1
+            s.anchor = Date().addingTimeInterval(-outputSeconds())
+            s.clockMark = (Date(), DispatchTime.now().uptimeNanoseconds)
+            return s.generation
+        }
+        replan(generation)
     }
 
     // MARK: Planning
@@ -113,7 +203,10 @@ final class ScheduleRunner: Sendable {
     /// Plans the next switch after what is on air now: a cue `lead` ahead, its commit on the tick.
     private func plan() {
         let (generation, anchor, programme, onAir) = state.withLock { s in
-            if realtime { s.anchor = Date().addingTimeInterval(-outputSeconds()) }
+            if realtime {
+                s.anchor = Date().addingTimeInterval(-outputSeconds())
+                s.clockMark = (Date(), DispatchTime.now().uptimeNanoseconds)
+            }
             return (s.generation, s.anchor, s.programme, s.onAir)
         }
         let from = anchor.addingTimeInterval(outputSeconds())
@@ -125,14 +218,14 @@ final class ScheduleRunner: Sendable {
         state.withLock { s in if s.generation == generation { s.next = (at, entry) } }
         let due = max(0, at.timeIntervalSince(anchor))
         let ticket = Mutex<Int?>(nil)
-        onTimeline(max(0, due - Self.lead)) { [weak self] in
+        onTimeline(max(0, due - Self.lead), .cue) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
             let (playlist, offset) = self.content(entry, at: at, programme: programme, onTimeline: true)
             guard let playlist else { return }
             let t = self.player.cue(playlist, startAt: offset, at: self.tickClock.tick(at: due))
             ticket.withLock { $0 = t }
         }
-        onTimeline(due) { [weak self] in
+        onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
             self.commit(ticket.withLock { $0 }, entry: entry, scheduled: at, due: due, generation: generation)
         }
@@ -156,13 +249,14 @@ final class ScheduleRunner: Sendable {
     /// On the timeline, just before the tick of `due`: what was cued goes on air. When the
     /// block on air finishes its item (`overrun: finish`), the switch waits for the item's end.
     private func commit(_ ticket: Int?, entry: ProgrammeEntry?, scheduled: Date, due: Double, generation: Int,
-                        waited: Bool = false) {
+                        waited: Bool = false, joinedMs: Int? = nil) {
         // Once: after the wait the block's next item (its playlist goes on) is not waited for too.
         if !waited, onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
             state.withLock { $0.switchWaiting = true }
-            onTimeline(outputSeconds() + rest) { [weak self] in
+            onTimeline(outputSeconds() + rest, .commit) { [weak self] in
                 guard let self, self.isCurrent(generation) else { return }
-                self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true)
+                self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true,
+                            joinedMs: joinedMs)
             }
             return
         }
@@ -192,7 +286,7 @@ final class ScheduleRunner: Sendable {
         }
         if let entry {
             emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
-                                lateMs: lateMs, joinedAtMs: nil))
+                                lateMs: lateMs, joinedAtMs: joinedMs))
         }
         plan()
     }
@@ -223,8 +317,9 @@ final class ScheduleRunner: Sendable {
         return max(0, Double(length - player.positionMs) / 1000)
     }
 
-    /// The programme's player ended within a block (a `once` block has played all it had):
-    /// the filler plays until the block ends (docs/presets.md, Joining a block in progress).
+    /// The programme's player ended within a block (a `once` block has played all it had),
+    /// or failed (none of its items could play): the filler plays until the block ends
+    /// (docs/presets.md, Joining a block in progress), never the standby while there is one.
     func playerEnded(_ ended: MediaPlayer) {
         guard ended === player, let onAir, onAir.entry != nil, programme.config.filler != nil,
               !state.withLock({ $0.switchWaiting }) else { return }
@@ -232,7 +327,7 @@ final class ScheduleRunner: Sendable {
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
         guard let playlist = content(nil, at: now, programme: programme).0 else { return }
         let ticket = player.cue(playlist, startAt: 0, at: tickClock.tick(at: due))
-        onTimeline(due) { [weak self] in
+        onTimeline(due, .filler) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
             _ = self.player.commitCue(ticket, wait: self.realtime ? 0 : Self.commitWait)
         }
@@ -249,13 +344,19 @@ final class ScheduleRunner: Sendable {
             s.generation += 1
             return s.generation
         }
-        let now = self.now
+        replan(generation, knownOnly: true)
+    }
+
+    /// What the programme has on air now goes on air on the next tick (joined where it is),
+    /// unless that is already on air; the switches after are planned anew. `knownOnly`: only
+    /// lengths known already count (`content`): on the timeline thread, which never waits.
+    private func replan(_ generation: Int, knownOnly: Bool = false) {
         let entry = programme.onAir(at: now)
         let current = onAir?.entry
         if entry?.block == current?.block, entry?.start == current?.start {
             plan()
         } else {
-            switchNow(to: entry, joining: true, generation: generation)
+            switchNow(to: entry, joining: true, generation: generation, knownOnly: knownOnly)
         }
     }
 
@@ -275,17 +376,20 @@ final class ScheduleRunner: Sendable {
 
     /// Cues `entry` (nil: filler) now and commits it on the next tick. `joining`: where
     /// it is by the clock, else from its top.
-    private func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int) {
+    private func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int, knownOnly: Bool = false) {
         let (programme, now) = (self.programme, self.now)
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
-        let (playlist, offset) = content(entry, at: joining ? now : entry?.start ?? now, programme: programme)
+        let (playlist, offset) = content(entry, at: joining ? now : entry?.start ?? now, programme: programme,
+                                         onTimeline: knownOnly)
+        // A block joined where it is says how far in (a reload, a wall-clock step).
+        let joined = joining ? entry.map { Int((now.timeIntervalSince($0.start) * 1000).rounded()) }.flatMap { $0 > 0 ? $0 : nil } : nil
         let ticket = playlist.map { player.cue($0, startAt: offset, at: tickClock.tick(at: due)) }
-        onTimeline(due) { [weak self] in
+        onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else {
                 if let ticket { self?.player.cancelCue(ticket) }
                 return
             }
-            self.commit(ticket, entry: entry, scheduled: entry?.start ?? now, due: due, generation: generation)
+            self.commit(ticket, entry: entry, scheduled: entry?.start ?? now, due: due, generation: generation, joinedMs: joined)
         }
     }
 
@@ -319,9 +423,10 @@ final class ScheduleRunner: Sendable {
             ?? Playlist(items: items, mode: mode)
         playlist.crossfade = entry.block.playlist?.crossfade ?? CrossfadeConfig()
         var offset = position.offset
-        // A local item missing when its turn comes is named and skipped; none left: the filler.
+        // A local item missing when its turn comes, or one whose probe got no answer (a server
+        // that never answers), is named and skipped; none left: the filler.
         var skipped = 0
-        while let why = Self.unreadable(playlist.current), skipped < items.count {
+        while let why = Self.unreadable(playlist.current) ?? self.durations.failure(playlist.current), skipped < items.count {
             emit(.warning("schedule: \(entry.blockID): \(why), skipped"))
             skipped += 1
             offset = 0

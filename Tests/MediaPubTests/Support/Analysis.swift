@@ -352,6 +352,18 @@ enum PlayerPreset {
             """, players: players, output: output, extra: extra)
     }
 
+    /// A tiny video preset (64x36) whose one player, `main`, plays a programme in UTC: the
+    /// filler `filler.mp4` and `blocks` (YAML flow mappings, one a line).
+    static func tinyProgramme(output: URL, blocks: [String]) -> String {
+        video(players: ["  - id: main\n    video: true\n"], output: output, extra: """
+            schedule:
+              timezone: UTC
+              filler: [filler.mp4]
+              blocks:
+            """ + blocks.map { "\n    - " + $0 }.joined())
+            .replacingOccurrences(of: "size: 320x180", with: "size: 64x36")
+    }
+
     private static func preset(name: String, video: String, players: [String], output: URL, extra: String) -> String {
         var y = "name: \(name)\n" + video + """
         audio:

@@ -1,0 +1,121 @@
+import Foundation
+import XCTest
+
+/// The wall clock stepped under a realtime run with a programme (docs/presets.md, On air: wall
+/// clock): the programme follows the clock as it now is, at once, not at the next switch. The
+/// step is made by a shim the test builds with gcc and preloads into mediapub alone: it moves
+/// CLOCK_REALTIME (clock_gettime, gettimeofday, time) by the seconds a file holds, and nothing
+/// else (the monotonic clock, the timeline's pace, stay true). Checked on the recording with
+/// ffmpeg: each item has its own colour and tone.
+final class ScheduleClockStepTests: XCTestCase {
+    private static let shimSource = """
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <fcntl.h>
+        #include <stdlib.h>
+        #include <sys/time.h>
+        #include <time.h>
+        #include <unistd.h>
+
+        /* The seconds CLOCK_SHIFT_FILE holds (0 without it), read at each call. */
+        static double shift(void) {
+            const char *path = getenv("CLOCK_SHIFT_FILE");
+            if (!path) return 0;
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) return 0;
+            char buf[64];
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            if (n <= 0) return 0;
+            buf[n] = 0;
+            return strtod(buf, NULL);
+        }
+
+        static void moved(struct timespec *ts) {
+            long long ns = (long long)ts->tv_sec * 1000000000LL + ts->tv_nsec + (long long)(shift() * 1e9);
+            ts->tv_sec = ns / 1000000000LL;
+            ts->tv_nsec = ns % 1000000000LL;
+        }
+
+        int clock_gettime(clockid_t id, struct timespec *ts) {
+            static int (*real)(clockid_t, struct timespec *);
+            if (!real) real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+            int r = real(id, ts);
+            if (r == 0 && (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE)) moved(ts);
+            return r;
+        }
+
+        int gettimeofday(struct timeval *tv, void *tz) {
+            struct timespec ts;
+            if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return -1;
+            if (tv) { tv->tv_sec = ts.tv_sec; tv->tv_usec = ts.tv_nsec / 1000; }
+            (void)tz;
+            return 0;
+        }
+
+        time_t time(time_t *t) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            if (t) *t = ts.tv_sec;
+            return ts.tv_sec;
+        }
+        """
+
+    /// Two steps between switches: back 20 s (a block 8 s ahead is then 28 s ahead: it must not
+    /// air at its old time), then forward 35 s (that block's time is then behind, past its end:
+    /// it never airs; a block 24 s ahead is then 9 s ahead: it airs then, for its own 3 s, on
+    /// its frame). Before, the programme kept its old plan: the first block aired at its old
+    /// time and the second came only at its old time, after the run's end.
+    func testTheProgrammeFollowsAWallClockSteppedBackThenForward() throws {
+        let dir = try makeTempDir()
+        let source = try writeFile(dir, "shift.c", Self.shimSource)
+        let shim = dir.appendingPathComponent("shift.so")
+        try Proc.check(try Tools.path("gcc"), ["-shared", "-fPIC", "-O2", "-o", shim.path, source.path, "-ldl"])
+        let shiftFile = dir.appendingPathComponent("shift")
+        func step(to seconds: Double) throws { try "\(seconds)\n".write(to: shiftFile, atomically: true, encoding: .utf8) }
+        try step(to: 0)
+
+        try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 20, color: "red", freq: 440, size: "64x36")
+        try TestMedia.makeColorVideo(in: dir, name: "a.mp4", seconds: 10, color: "green", freq: 660, size: "64x36")
+        try TestMedia.makeColorVideo(in: dir, name: "b.mp4", seconds: 10, color: "blue", freq: 880, size: "64x36")
+        let day = DateFormatter()
+        day.timeZone = TimeZone(identifier: "UTC")
+        day.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.up))
+        let a = day.string(from: t0.addingTimeInterval(8)), b = day.string(from: t0.addingTimeInterval(24))
+        let out = dir.appendingPathComponent("out.mp4")
+        let eventsFile = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "p.yaml", PlayerPreset.tinyProgramme(output: out, blocks: [
+            "{ id: a, at: \"\(a)\", duration: 3s, source: a.mp4 }", "{ id: b, at: \"\(b)\", duration: 3s, source: b.mp4 }",
+        ]))
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "14s", "--events", eventsFile.path],
+                                   env: ["LD_PRELOAD": shim.path, "CLOCK_SHIFT_FILE": shiftFile.path])
+        func moved(by seconds: Double) -> ([String: Any]) -> Bool {
+            { e in
+                guard e["event"] as? String == "warning", let m = e["message"] as? String, m.contains("wall clock moved by"),
+                      let v = Double(m.split(separator: " ").first { $0.hasPrefix("+") || $0.hasPrefix("-") } ?? "") else { return false }
+                return abs(v - seconds) < 1
+            }
+        }
+        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp) { $0["event"] as? String == "run.state" && $0["state"] as? String == "running" },
+                      mp.stderr)
+        try step(to: -20)
+        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, moved(by: -20)), "the step back is seen: \(mp.stderr)")
+        try step(to: 15)
+        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, moved(by: 35)), "the step forward is seen: \(mp.stderr)")
+        XCTAssertTrue(mp.waitForExit(timeout: 60), "the run ends after 14 s")
+        XCTAssertEqual(mp.process.terminationStatus, 0, mp.stderr)
+
+        let blocks = try EventLog.read(eventsFile).filter { $0["event"] as? String == "schedule.block" }.map {
+            "\($0["block"] as? String ?? "?") \($0["state"] as? String ?? "?") \($0["scheduled_at"] as? String ?? "?") \($0["late_ms"] as? Int ?? -1)"
+        }
+        XCTAssertEqual(blocks, ["b started \(b) +00:00 0", "b ended \(b) +00:00 0"], "a's time was stepped over; b on its frame")
+        let frames = try assertUnbrokenTimeline(out.path, seconds: 14)
+        let colours = frames.map { f -> String in f.uavg > 200 ? "blue" : f.uavg < 100 && f.vavg < 100 ? "green" : f.vavg > 200 ? "red" : "other" }
+        XCTAssertFalse(colours.contains("green"), "block a never airs")
+        let blue = colours.indices.filter { colours[$0] == "blue" }
+        XCTAssertEqual(blue.count, 75, accuracy: 1, "block b airs its 3 s: \(blue.first ?? -1)...\(blue.last ?? -1)")
+        XCTAssertEqual((blue.last ?? 0) - (blue.first ?? 0) + 1, blue.count, "in one piece")
+        print("ScheduleClockStepTests: b on air from frame \(blue.first ?? -1) for \(blue.count) frames")
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import MediaPub
+
+/// A run started inside a block whose items are on a server that never answers (docs/presets.md,
+/// Joining a block in progress): nothing waits for the items' lengths before the timeline
+/// starts; the filler is on air from the first frame while they are probed in the background.
+final class ScheduleJoinTests: XCTestCase {
+    /// 20 items on a server that holds every answer for 10 minutes, joined 30 s after the block's
+    /// start, as fast as possible for 4 s: the run starts at once and every frame is the filler's
+    /// (no standby). Before, the run probed each item (10 s each, two at a time) before its first
+    /// frame: ~100 s of nothing, then the standby.
+    func testARunJoiningABlockOfDeadItemsStartsAtOnceOnTheFiller() throws {
+        let dir = try makeTempDir()
+        let media = dir.appendingPathComponent("srv")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 10, color: "red", freq: 440, size: "64x36")
+        let server = try startSlowHTTPServer(root: media, delay: 600)
+        let items = (0..<20).map { "\"\(server.url("item\($0).mp4"))\"" }.joined(separator: ", ")
+        let out = dir.appendingPathComponent("out.mp4")
+        let eventsFile = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "p.yaml", PlayerPreset.tinyProgramme(output: out, blocks: [
+            "{ id: remote, at: \"2026-12-24 10:00:00\", duration: 1h, playlist: [\(items)] }",
+        ]))
+        let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "4s", "--from", "2026-12-24 10:00:30",
+                             "--events", eventsFile.path], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.summary("run"))
+        let frames = try assertUnbrokenTimeline(out.path, seconds: 4)
+        let red = frames.filter { $0.vavg > 200 && $0.uavg < 120 }.count
+        XCTAssertEqual(red, frames.count, "the filler on every frame, no standby")
+        let started = try EventLog.read(eventsFile).filter { $0["event"] as? String == "schedule.block" && $0["state"] as? String == "started" }
+        XCTAssertTrue(started.isEmpty, "the block is not on air before its items are known: \(started)")
+        print("ScheduleJoinTests: \(red) of \(frames.count) frames the filler's")
+    }
+}
+
+/// What a joined block plays when its items' probes get no answer: each such item is skipped,
+/// and with none left the filler plays (never the standby while a filler is there).
+final class ScheduleJoinContentTests: XCTestCase {
+    /// A port nothing listens on: each probe fails at once (a server that never answers fails
+    /// the same way, at its probe's deadline, as ScheduleJoinTests' run shows).
+    func testItemsWhoseProbeGetsNoAnswerAreSkippedToTheFiller() throws {
+        let port = try Ports.free()
+        func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
+        let format = MediaFormat(sampleRate: 48000, channels: 2, video: nil)
+        let player = MediaPlayer(config: PlayerConfig(id: "p"), format: format, feedsVideo: false)
+        let start = try XCTUnwrap(LocalDateTime(year: 2026, month: 12, day: 24, hour: 10, minute: 0))
+        let block = ScheduleBlock(id: "remote", at: .once(start), end: .duration(3600),
+                                  playlist: PlaylistConfig(items: [url("a.mp4"), url("b.mp4")], mode: .loop))
+        let programme = Programme(ScheduleConfig(filler: PlaylistConfig(items: ["/srv/filler.mp4"], mode: .loop), blocks: [block]))
+        let warnings = Mutex<[String]>([])
+        let runner = ScheduleRunner(programme: programme, player: player, realtime: false, tickClock: format.tickClock,
+                                    emit: { if case .warning(let m) = $0 { warnings.withLock { $0.append(m) } } },
+                                    onTimeline: { _, _, _ in }, outputSeconds: { 0 }, probeDeadline: 5)
+        let at = ZoneRules.utc.instant(start).addingTimeInterval(30)
+        let entry = try XCTUnwrap(programme.onAir(at: at))
+        let (playlist, offset) = runner.content(entry, at: at, programme: programme)
+        XCTAssertEqual(playlist?.items, ["/srv/filler.mp4"], "both items skipped: the filler")
+        XCTAssertEqual(offset, 0)
+        let said = warnings.withLock { $0 }
+        XCTAssertEqual(said.count, 2, "\(said)")
+        XCTAssertTrue(said.allSatisfy { $0.hasPrefix("schedule: remote: ") && $0.contains("could not be probed") && $0.hasSuffix(", skipped") },
+                      "\(said)")
+    }
+}
