@@ -160,6 +160,38 @@ final class RecordingRetentionTests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: changed), "settled, it goes")
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: folder.path), ["rec-101010.mp4"])
     }
+
+    /// A writer that opens a file while a lease taken to ask about it is held breaks the
+    /// lease: the kernel tells the holder with SIGIO, whose default action ends the process
+    /// (before: this test process was killed, "I/O possible"). The writer's open waits
+    /// until the lease goes with its descriptor, and nothing else happens.
+    func testAWriterOpeningAFileWhileItsLeaseIsHeldNeverEndsTheProcess() throws {
+        let path = try makeTempDir().appendingPathComponent("rec-000001.mp4").path
+        try Data("theirs".utf8).write(to: URL(fileURLWithPath: path))
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        XCTAssertEqual(FileWriters.lease(fd), .held, "nobody writes it: the lease is had")
+        // A shell opens it for writing: its open waits on the lease, which the kernel
+        // starts breaking (SIGIO to this process), as /proc/locks then says.
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "printf ' and theirs' >>\"$0\"", path]
+        try writer.run()
+        var info = stat()
+        XCTAssertEqual(fstat(fd, &info), 0)
+        let inode = ":\(info.st_ino) "   // /proc/locks names a file MAJOR:MINOR:INODE
+        var breaking = false
+        for _ in 0..<1000 where !breaking {
+            let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            breaking = locks.split(separator: "\n").contains { $0.contains("BREAKING") && $0.contains(inode) }
+            if !breaking { usleep(10_000) }
+        }
+        XCTAssertTrue(breaking, "the writer's open broke the lease")
+        close(fd)
+        writer.waitUntilExit()
+        XCTAssertEqual(writer.terminationStatus, 0)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "theirs and theirs")
+    }
 }
 
 /// Another program holding a file open (`>>` for writing, `<` for reading) without a lock,

@@ -25,8 +25,15 @@ enum FileWriters {
     private static let setLease: Int32 = 1024
     private static let readLease: Int32 = 0
 
+    /// The kernel breaks a lease by sending its holder SIGIO when another program opens
+    /// the file for writing, and SIGIO's default action ends the process: ignored, once,
+    /// before the first lease (the writer's open then waits only until the lease goes
+    /// with its descriptor, a moment later).
+    private static let leaseBreaksIgnored: Void = { _ = signal(SIGIO, SIG_IGN) }()
+
     /// Takes a read lease on `fd` (a descriptor opened read-only on a regular file).
     static func lease(_ fd: Int32) -> Lease {
+        _ = leaseBreaksIgnored
         if fcntl(fd, setLease, readLease) == 0 { return .held }
         return errno == EAGAIN || errno == EBUSY ? .written : .unavailable
     }
