@@ -1,3 +1,4 @@
+import Synchronization
 import XCTest
 @testable import MediaPub
 
@@ -91,5 +92,21 @@ final class TimelineLagTests: XCTestCase {
         var lag = TimelineLag(tickRate: 25)
         XCTAssertNil(lag.observe(due: 5_000 * ms, now: 0))
         XCTAssertFalse(lag.late)
+    }
+
+    /// The watch the capture feeds: what it says (in ms, at the tick's output time) and the lag it
+    /// shows once the timeline has stopped.
+    func testTheWatchSaysEachChangeOnceInMsOfOutputAndShowsNoLagWhenStopped() {
+        let said = Mutex<[Event]>([])
+        let watch = TimelineLagWatch(tickRate: 25) { event in said.withLock { $0.append(event) } }
+        XCTAssertEqual(watch.lagMs, 0, "before the first tick")
+        // Tick 10 held up 3 s, then 5 ms a tick (the loop of the first test).
+        for (n, r) in loop(ticks: 100, cost: { $0 == 10 ? 3000 : 5 }).enumerated() {
+            watch.tick(UInt64(n), due: (r.due + 1000) * ms, now: (r.now + 1000) * ms)
+        }
+        XCTAssertEqual(said.withLock { $0 }, [.timelineLate(lagMs: 2960, outputMs: 440),
+                                              .timelineCaughtUp(lateForMs: 3300, worstLagMs: 2960, outputMs: 3800)])
+        watch.finish()
+        XCTAssertEqual(watch.lagMs, 0, "stopped: nothing is behind")
     }
 }
