@@ -133,7 +133,8 @@ public final class Broadcast: Sendable {
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
                          schedule: scheduleStatus(), live: liveStatus(), alerts: capture?.contentWatch?.status,
-                         overlays: overlayStatus(), loudness: capture?.master.reading.map(LoudnessStatus.init))
+                         overlays: overlayStatus(), loudness: capture?.master.reading.map(LoudnessStatus.init),
+                         timeline: capture?.lag.map { TimelineStatus(lagMs: $0.lagMs) })
     }
 
     /// `/health` (docs/metrics.md): on air while the timeline advances and an output publishes.
@@ -298,7 +299,8 @@ public final class Broadcast: Sendable {
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
                                   stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live,
                                   contentWatch: contentWatch(), loudness: preset.audio.loudness, codecs: publisher.audioCodecs, sink: publisher,
-                                  beforePicture: overlayHook())
+                                  beforePicture: overlayHook(),
+                                  lag: TimelineLagWatch(tickRate: format.tickRate) { [reporter] in reporter.report($0) })
             s.phase = .running(publisher, capture)
             for (at, key, action) in pending.scheduled { capture.schedule(at: at, key: key) { [weak self] in if let self { action(self) } } }
             return (capture, pending.stopRequested || exitPolicy.hasFailed)

@@ -74,7 +74,7 @@ final class DocsTests: XCTestCase {
             "schedule": status["schedule"], "live": status["live"], "schedule.next[]": TypedSamples.first(status["schedule"]?["next"]),
             "alerts": status["alerts"], "alerts.active[]": TypedSamples.first(status["alerts"]?["active"]),
             "overlays[]": TypedSamples.first(status["overlays"]),
-            "loudness": status["loudness"],
+            "loudness": status["loudness"], "timeline": status["timeline"],
         ]
         XCTAssertEqual(Set(documented.keys), Set(objects.keys))
         for (name, object) in objects {

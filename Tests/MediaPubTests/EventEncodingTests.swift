@@ -25,6 +25,8 @@ final class EventEncodingTests: XCTestCase {
             #"{"action":"standby","began_at":"2026-03-29T10:01:00.000Z","began_ms":60000,"event":"alert","kind":"black","output_ms":70000,"player":"tv","source":"/srv/film.mp4","ts":"T"}"#,
             #"{"action":"next","began_at":"2026-03-29T10:00:05.000Z","began_ms":5000,"event":"cleared","kind":"silence","output_ms":15000,"player":"music","source":"/srv/a.flac","ts":"T"}"#,
             #"{"event":"overlay","name":"logo","output_ms":12040,"state":"hidden","ts":"T"}"#,
+            #"{"event":"timeline.late","lag_ms":1240,"output_ms":30000,"ts":"T"}"#,
+            #"{"event":"timeline.caught_up","late_for_ms":3100,"output_ms":33400,"ts":"T","worst_lag_ms":2050}"#,
         ]
         XCTAssertEqual(TypedSamples.events.map(line), expected)
         XCTAssertEqual(TypedSamples.events.map(\.name), Event.names, "one sample per event, in the order of Event.names")

@@ -50,6 +50,7 @@ final class MetricsExpositionTests: XCTestCase {
             family("output_loudness_short_term_lufs", "The output's short-term loudness (3 s).", "gauge", [" -23.1"]),
             family("output_loudness_integrated_lufs", "The output's integrated loudness since the run began.", "gauge", []),
             family("limiter_gain_reduction_db", "The true-peak limiter's deepest gain reduction over the last 100 ms.", "gauge", [" 1.5"]),
+            family("timeline_lag_seconds", "How far the realtime output timeline is behind its time (0: on time).", "gauge", [" 0.012"]),
             family("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                    "counter", [#"{consumer="stdout"} 120.0"#, #"{consumer="log"} 0.0"#]),
         ].joined()
@@ -59,7 +60,7 @@ final class MetricsExpositionTests: XCTestCase {
     func testEveryFamilyIsThereBeforeItHasSamples() {
         let empty = RunStatus(name: "n", state: .starting, uptimeMs: 0, publishing: false, outputTimeMs: 0, players: [], outputs: [])
         let lines = MetricsExposition.render(empty).split(separator: "\n")
-        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 33)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("# TYPE ") }.count, 34)
         XCTAssertEqual(lines.filter { !$0.hasPrefix("#") }, ["mediapub_uptime_seconds 0.0", "mediapub_output_time_seconds 0.0", "mediapub_publishing 0.0"])
     }
 

@@ -22,7 +22,7 @@ final class StatusEncodingTests: XCTestCase {
             + #""publishing":true,"schedule":{"block":"news","item":"/srv/news.mp4","late_ms":40,"#
             + #""next":[{"at":"2026-03-29 13:00:00 +02:00","block":"music","in_ms":3579000}],"#
             + #""now":"2026-03-29 12:00:21 +02:00","offset_ms":21000,"scheduled_at":"2026-03-29 12:00:00 +02:00","#
-            + #""timezone":"Europe/Paris"},"state":"running","uptime_ms":81234}"#
+            + #""timezone":"Europe/Paris"},"state":"running","timeline":{"lag_ms":12},"uptime_ms":81234}"#
         XCTAssertEqual(JSONLine.text(TypedSamples.status), expected)
     }
 

@@ -45,6 +45,8 @@ public final class Capture: Sendable {
     let beforePicture: (@Sendable (_ tick: UInt64, _ standby: Bool) -> Void)?
     /// The mix's true-peak limiter and loudness meter (docs/presets.md, audio.loudness).
     let master: OutputLoudness
+    /// How far a realtime timeline is behind (docs/status.md, timeline); nil as fast as possible.
+    let lag: TimelineLagWatch?
 
     private struct State {
         var publishing: Bool
@@ -66,7 +68,8 @@ public final class Capture: Sendable {
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
          realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
          contentWatch: ContentWatch? = nil, loudness: LoudnessConfig? = nil, codecs: Set<AudioCodec> = [.aac], sink: TimelineSink,
-         beforePicture: (@Sendable (UInt64, Bool) -> Void)? = nil) {
+         beforePicture: (@Sendable (UInt64, Bool) -> Void)? = nil, lag: TimelineLagWatch? = nil) {
+        self.lag = realtime ? lag : nil
         self.contentWatch = contentWatch
         self.beforePicture = beforePicture
         master = OutputLoudness(format: format, loudness: loudness, codecs: codecs)
@@ -159,6 +162,8 @@ public final class Capture: Sendable {
             if realtime {
                 let due = start + pts.nanoseconds
                 let now = DispatchTime.now().uptimeNanoseconds
+                lag?.tick(n, due: due, now: now)
+                // Behind (docs/status.md, timeline): no sleep until it has caught up; no tick is dropped.
                 if due > now { usleep(useconds_t((due - now) / 1000)) }
             }
             let frames = Int(clamping: clock.audioFrames(atTick: n + 1) - clock.audioFrames(atTick: n))
@@ -259,6 +264,7 @@ public final class Capture: Sendable {
             state.withLock { $0.ticks = n }
             lastTick.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         }
+        lag?.finish()
         sink?.endOfStream()
         return reason
     }

@@ -34,10 +34,16 @@ public enum Event: Sendable, Equatable {
     /// A `ctl overlay` change (shown, hidden, set) drawn from this output time on (docs/presets.md, overlays).
     case overlay(name: String, state: String, outputMs: Int)
 
+    /// A realtime timeline more than 2 ticks behind for over a second (docs/status.md, timeline): how far, and
+    /// the output time it is at.
+    case timelineLate(lagMs: Int, outputMs: Int)
+    /// A late timeline back on time: how long it was late, and how far behind at worst.
+    case timelineCaughtUp(lateForMs: Int, worstLagMs: Int, outputMs: Int)
+
     /// Every event name, as the `event` field has it.
     public static let names = ["run.state", "player.state", "player.progress", "player.track", "publishing",
                                "output.state", "warning", "error", "run.stopped", "schedule.block", "live.state",
-                               "alert", "cleared", "overlay"]
+                               "alert", "cleared", "overlay", "timeline.late", "timeline.caught_up"]
 
     /// The `event` field.
     public var name: String {
@@ -56,6 +62,8 @@ public enum Event: Sendable, Equatable {
         case .alert: return "alert"
         case .cleared: return "cleared"
         case .overlay: return "overlay"
+        case .timelineLate: return "timeline.late"
+        case .timelineCaughtUp: return "timeline.caught_up"
         }
     }
 
@@ -72,6 +80,9 @@ public enum Event: Sendable, Equatable {
         case outputMs = "output_ms"
         case loudnessLUFS = "loudness_lufs"
         case gainDB = "gain_db"
+        case lagMs = "lag_ms"
+        case lateForMs = "late_for_ms"
+        case worstLagMs = "worst_lag_ms"
     }
 }
 
@@ -131,6 +142,13 @@ extension Event: Codable {
             try c.encode(name, forKey: .name)
             try c.encode(state, forKey: .state)
             try c.encode(ms, forKey: .outputMs)
+        case .timelineLate(let lag, let ms):
+            try c.encode(lag, forKey: .lagMs)
+            try c.encode(ms, forKey: .outputMs)
+        case .timelineCaughtUp(let lateFor, let worst, let ms):
+            try c.encode(lateFor, forKey: .lateForMs)
+            try c.encode(worst, forKey: .worstLagMs)
+            try c.encode(ms, forKey: .outputMs)
         }
     }
 
@@ -171,6 +189,9 @@ extension Event: Codable {
         case "alert": self = .alert(try ContentAlert(from: decoder))
         case "cleared": self = .cleared(try ContentAlert(from: decoder))
         case "overlay": self = .overlay(name: try string(.name), state: try string(.state), outputMs: try int(.outputMs))
+        case "timeline.late": self = .timelineLate(lagMs: try int(.lagMs), outputMs: try int(.outputMs))
+        case "timeline.caught_up":
+            self = .timelineCaughtUp(lateForMs: try int(.lateForMs), worstLagMs: try int(.worstLagMs), outputMs: try int(.outputMs))
         default:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription: "unknown event \(name)")
         }

@@ -69,6 +69,7 @@ enum MetricsExposition {
         metric("alert_active", "1 while an alert of the kind is in progress.", "gauge",
                kinds.map { k, a in ("kind=\"\(k.rawValue)\"", a.active.contains { $0.kind == k } ? 1 : 0) })
         LoudnessStatus.metrics(status.loudness, metric)
+        TimelineStatus.metrics(status.timeline, metric)
         metric("events_dropped_total", "Lines a consumer (an events file, stdout, the webhook, the log) lost by falling behind.",
                "counter", drops.map { ("consumer=\"\(label($0.consumer))\"", Double($0.dropped)) })
         return out

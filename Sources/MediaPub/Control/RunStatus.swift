@@ -22,8 +22,11 @@ public struct RunStatus: Codable, Sendable {
     /// The output's loudness, with `audio.loudness` (left out otherwise).
     public var loudness: LoudnessStatus? = nil
 
+    /// The output timeline, in a realtime run once it runs (left out as fast as possible).
+    public var timeline: TimelineStatus? = nil
+
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, state, publishing, players, outputs, schedule, live, alerts, overlays, loudness
+        case name, state, publishing, players, outputs, schedule, live, alerts, overlays, loudness, timeline
         case uptimeMs = "uptime_ms"
         case outputTimeMs = "output_time_ms"
     }

@@ -33,6 +33,11 @@ extension Event {
         case .cleared(let a):
             return .info("cleared: \(a.kind.rawValue) from \(MediaTime.formatDuration(Double(a.beganMs) / 1000)) to \(MediaTime.formatDuration(Double(a.outputMs) / 1000)) of output, player \(a.player)")
         case .overlay(let name, let state, let ms): return .info("overlay \(name): \(state) from \(ms) ms of output")
+        case .timelineLate(let lag, let ms):
+            return .warn("timeline: \(lag) ms behind realtime at \(ms) ms of output, more than 2 frames for over a second;"
+                         + " catching up without sleeping (no output is dropped)")
+        case .timelineCaughtUp(let lateFor, let worst, let ms):
+            return .info("timeline: caught up at \(ms) ms of output after \(lateFor) ms late (\(worst) ms behind at worst)")
         case .runState, .playerProgress, .playerTrack, .publishing, .outputState, .runStopped:
             return nil
         }

@@ -33,7 +33,8 @@ enum TypedSamples {
         RunStatus(name: "bgm", state: .running, uptimeMs: 81234, publishing: true, outputTimeMs: 81000,
                   players: [player], outputs: outputs, schedule: schedule, live: live, alerts: alerts,
                   overlays: [OverlayStatus(id: "logo", visible: true, text: nil, image: "/srv/logo.png", opacity: 70,
-                                           onStandby: true, sinceMs: 0)], loudness: loudness)
+                                           onStandby: true, sinceMs: 0)], loudness: loudness,
+                  timeline: TimelineStatus(lagMs: 12))
     }
 
     /// A black picture in progress, after two alerts of dead air.
@@ -77,6 +78,8 @@ enum TypedSamples {
         .cleared(ContentAlert(kind: .silence, player: "music", source: "/srv/a.flac", action: .next, beganMs: 5_000,
                               beganAt: "2026-03-29T10:00:05.000Z", outputMs: 15_000)),
         .overlay(name: "logo", state: "hidden", outputMs: 12_040),
+        .timelineLate(lagMs: 1_240, outputMs: 30_000),
+        .timelineCaughtUp(lateForMs: 3_100, worstLagMs: 2_050, outputMs: 33_400),
     ]
 
     /// The JSON `value` encodes to.
