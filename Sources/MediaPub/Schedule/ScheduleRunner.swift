@@ -178,11 +178,24 @@ final class ScheduleRunner: Sendable {
         }
     }
 
-    /// Seconds the wall clock gained on the monotonic clock since the mark.
+    /// Seconds the wall clock gained on the monotonic clock since the mark (nil: no mark, or
+    /// no clean reading this tick).
     private func clockMoved() -> TimeInterval? {
-        guard let mark = state.withLock({ $0.clockMark }) else { return nil }
-        let wall = Date(), uptime = DispatchTime.now().uptimeNanoseconds
-        return wall.timeIntervalSince(mark.wall) - Double(Int64(bitPattern: uptime &- mark.uptime)) / 1e9
+        guard let mark = state.withLock({ $0.clockMark }), let now = Self.clocks() else { return nil }
+        return now.wall.timeIntervalSince(mark.wall) - Double(Int64(bitPattern: now.uptime &- mark.uptime)) / 1e9
+    }
+
+    /// The wall clock and the monotonic clock (ns) read together: the wall clock between two
+    /// monotonic readings, taken again if the thread was held between them (a loaded machine
+    /// would otherwise look like a moved clock); nil after three tries.
+    private static func clocks() -> (wall: Date, uptime: UInt64)? {
+        for _ in 0..<3 {
+            let before = DispatchTime.now().uptimeNanoseconds
+            let wall = Date()
+            let after = DispatchTime.now().uptimeNanoseconds
+            if after &- before < 2_000_000 { return (wall, before / 2 + after / 2) }
+        }
+        return nil
     }
 
     /// The wall clock moved: what the programme has on air now (by the clock as it is) goes
@@ -192,7 +205,7 @@ final class ScheduleRunner: Sendable {
         let generation = state.withLock { s in
             s.generation += 1
             s.anchor = Date().addingTimeInterval(-outputSeconds())
-            s.clockMark = (Date(), DispatchTime.now().uptimeNanoseconds)
+            s.clockMark = Self.clocks() ?? s.clockMark
             return s.generation
         }
         replan(generation)
@@ -205,7 +218,7 @@ final class ScheduleRunner: Sendable {
         let (generation, anchor, programme, onAir) = state.withLock { s in
             if realtime {
                 s.anchor = Date().addingTimeInterval(-outputSeconds())
-                s.clockMark = (Date(), DispatchTime.now().uptimeNanoseconds)
+                s.clockMark = Self.clocks() ?? s.clockMark
             }
             return (s.generation, s.anchor, s.programme, s.onAir)
         }
