@@ -69,7 +69,6 @@ public final class Broadcast: Sendable {
                 guard let self, let player else { return }
                 self.reporter.player(event, of: player)
                 if case .track(_, let source, _, let tags) = event { self.trackChanged(player, source: source, tags) }
-                if case .state(.ended, _) = event { self.programmeRunner?.playerEnded(player) }
             }
         }
         guard !outputURLs.isEmpty else {

@@ -60,6 +60,14 @@ public final class MediaPlayer: Sendable {
         /// Content cued to take over on a given tick (`MediaPlayer+Cue`), and the tickets so far.
         var cue: PendingCue?
         var cuesAsked = 0
+        /// What the player goes on with once its playlist is over, as a cut (a programme's
+        /// filler after a block that has played all it had; `MediaPlayer+Items`). nil: it ends.
+        var followOn: Playlist?
+        /// `upcoming` is `followOn`'s first item, opened ahead of the playlist's end.
+        var upcomingFollowsOn = false
+        /// Content that took over within the tick being rendered comes in faded (`CutFade`)
+        /// from where it starts in the tick (`MediaPlayer+Feed`).
+        var fadeInPending = false
         /// Held paused by a live feed on air (`MediaPlayer+Hold`); nil: not held.
         var hold: Hold?
         /// How the last few cues ended, by ticket.
