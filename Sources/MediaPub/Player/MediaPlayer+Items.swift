@@ -63,6 +63,7 @@ extension MediaPlayer {
     }
 
     func closeSessions(_ s: inout State) {
+        if s.pendingLoad?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that goes
         retire(s.current)
         s.current = nil
         dropUpcoming(&s)
@@ -122,6 +123,7 @@ extension MediaPlayer {
         }
         // A cue waiting for this item's end (a block after one that finishes its item) lands here.
         if landAtItemEnd(&s) { return true }
+        if s.pendingLoad?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that ended
         retire(s.current)
         s.current = nil
         s.lastProgressMs = nil
@@ -141,7 +143,12 @@ extension MediaPlayer {
             promote(next, &s)
             return true
         }
-        let prepared = !s.upcomingFollowsOn && s.upcomingPosition == s.playlist.position ? s.upcoming : nil
+        var prepared = !s.upcomingFollowsOn && s.upcomingPosition == s.playlist.position ? s.upcoming : nil
+        // Prepared, and ready, for an order changed since (`setRepeat` near the end): it plays all the same.
+        if prepared == nil, let next = s.upcoming, !s.upcomingFollowsOn, next.isReady, let position = s.upcomingPosition {
+            s.playlist.jump(toPosition: position)
+            prepared = next
+        }
         if prepared == nil { dropUpcoming(&s) }
         promote(prepared, &s)
         return true
@@ -149,7 +156,7 @@ extension MediaPlayer {
 
     /// Under the lock, the playlist moved to its next item: `next` (prepared ahead for it)
     /// becomes the current item, or the item is opened now.
-    private func promote(_ next: DecodeSession?, _ s: inout State) {
+    func promote(_ next: DecodeSession?, _ s: inout State) {
         guard let next else {
             s.current = makeSession(s.playlist.current, startAt: 0, s)
             s.currentReady = false
@@ -173,6 +180,8 @@ extension MediaPlayer {
             s.sentTags = tags
             emit({ .track(index: index, source: source, durationMs: $0, tags: tags) }, durationOf: next, s)
         }
+        // Prepared before a speed or pitch change: it catches up.
+        keepUpWithSettings(&s)
     }
 
     /// A progress event each `progress_interval` of media time.
