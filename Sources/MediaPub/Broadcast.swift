@@ -69,8 +69,6 @@ public final class Broadcast: Sendable {
                 guard let self, let player else { return }
                 self.reporter.player(event, of: player)
                 if case .track(_, let source, _, let tags) = event { self.trackChanged(player, source: source, tags) }
-                // Ended, or failed (every item of a block could not play): the filler until the block's end.
-                if case .state(let state, _) = event, state == .ended || state == .error { self.programmeRunner?.playerEnded(player) }
             }
         }
         guard !outputURLs.isEmpty else {

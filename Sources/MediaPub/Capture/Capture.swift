@@ -219,7 +219,7 @@ public final class Capture: Sendable {
                         ringtone.start()
                         ringtoneStarted = true
                     } else if ticksWithoutRingtone >= tickRate {
-                        restarted = ringtone.seek(toMs: 0)
+                        restarted = ringtone.rewind()
                     }
                     ticksWithoutRingtone = 0
                     // Just (re)started: in realtime, wait a moment for its first sound rather than skip it.

@@ -46,6 +46,8 @@ extension DecodeSession {
     var positionMs: Int { state.withLock { $0.reading.positionMs } }
     var playhead: ClockTime { state.withLock { $0.reading.playhead } }
     var mediaStartMs: Int { state.withLock { $0.reading.mediaStartMs } }
+    /// The rate it plays at (its speed, or the rate of its last seek).
+    var rate: Double { state.withLock { $0.reading.rate } }
     var lastVideo: Buffer? { state.withLock { $0.reading.lastVideo } }
     var hasAudio: Bool { state.withLock { $0.audioSink != nil } }
 

@@ -13,6 +13,8 @@ extension MediaPlayer {
         let ticket: Int
         let session: DecodeSession
         let playlist: Playlist
+        /// What the player goes on with once `playlist` is over (`State.followOn`).
+        let then: Playlist?
         /// The output tick it is to land on.
         let tick: UInt64
         /// The tick it lands on once committed and ready: `tick`, or later when it was not
@@ -24,6 +26,8 @@ extension MediaPlayer {
         var ready = false
         /// `commitCue` was called: it lands the moment it is ready.
         var committed = false
+        /// `commitCueAtItemEnd` was called: ready, it lands the moment the current item ends.
+        var atItemEnd = false
     }
 
     /// How a cue (by its ticket) goes, as far as it is known.
@@ -56,10 +60,11 @@ extension MediaPlayer {
 
     /// Prepares `playlist` (its current item opened at `offset` seconds) to take over on
     /// output tick `tick` (`Capture.tick(at:)`), once committed. A cue on its way is
-    /// replaced. Returns the cue's ticket; `onSettled` is told how it ended, on the
-    /// player's queue, holding no lock.
+    /// replaced. `then`: what the player goes on with once `playlist` is over, as a cut (a
+    /// programme's filler after a block). Returns the cue's ticket; `onSettled` is told how
+    /// it ended, on the player's queue, holding no lock.
     @discardableResult
-    func cue(_ playlist: Playlist, startAt offset: TimeInterval, at tick: UInt64,
+    func cue(_ playlist: Playlist, startAt offset: TimeInterval, at tick: UInt64, then: Playlist? = nil,
              onSettled: (@Sendable (CueOutcome) -> Void)? = nil) -> Int {
         LibraryLog.addSecrets(of: playlist.items)
         // Never traps on nan or an offset past the longest media time.
@@ -72,8 +77,8 @@ extension MediaPlayer {
             do {
                 let memory: DecodeSession.Memory = s.config.memory ? .load : .none
                 let session = try newSession(source, startAt: offset, memory: memory, s)
-                s.cue = PendingCue(ticket: ticket, session: session, playlist: playlist, tick: tick, landsAt: tick,
-                                   onSettled: onSettled)
+                s.cue = PendingCue(ticket: ticket, session: session, playlist: playlist, then: then, tick: tick,
+                                   landsAt: tick, onSettled: onSettled)
                 session.start()
             } catch {
                 let failure = SourceFailure(MediaPubError.reason(of: error), .unplayable)
@@ -105,6 +110,25 @@ extension MediaPlayer {
             guard let cue = s.cue, cue.ticket == ticket else { return outcome(of: ticket, s) }
             return landIfDue(at: s.nextTick, &s) ?? .waiting
         }
+    }
+
+    /// The cue of `ticket` lands where the item that plays ends, as soon as it is ready
+    /// (a block after one that finishes its item, `overrun: finish`): on the sample the
+    /// item ends, faded in, whatever would have come after it left out. `commitCue`
+    /// still lands it at the latest when it is called. Never waits.
+    func commitCueAtItemEnd(_ ticket: Int) {
+        state.withLock { s in
+            guard s.cue?.ticket == ticket else { return }
+            s.cue?.atItemEnd = true
+        }
+    }
+
+    /// Under the lock, the current item over (`advanceAfterEnd`): a cue waiting for its end
+    /// lands now, within the tick being rendered. Returns whether one did.
+    func landAtItemEnd(_ s: inout State) -> Bool {
+        guard let cue = s.cue, cue.atItemEnd, cue.ready else { return false }
+        land(at: s.nextTick &- 1, withinTick: true, &s)
+        return true
     }
 
     /// Calls off the cue of `ticket`, if it is still on its way: what plays goes on
@@ -192,14 +216,17 @@ extension MediaPlayer {
         return land(at: n, &s)
     }
 
-    /// Under the lock, the cue ready: it becomes the player's content from tick `n` on.
-    private func land(at n: UInt64, _ s: inout State) -> CueOutcome {
+    /// Under the lock, the cue ready: it becomes the player's content from tick `n` on
+    /// (`withinTick`: from where the tick being rendered has got to, faded in from there).
+    @discardableResult
+    private func land(at n: UInt64, withinTick: Bool = false, _ s: inout State) -> CueOutcome {
         guard let cue = s.cue else { return .cancelled("no cue on its way") }
         s.cue = nil
         // A load still on its way was asked for before the content that now starts.
         dropPendingLoad(&s)
+        s.followOn = cue.then  // before `adopt`, which opens the next item ahead of a short one's end
         adopt(cue.session, playlist: cue.playlist, memoryData: nil, &s)
-        s.fade.cutIn()
+        if withinTick { s.fadeInPending = true } else { s.fade.cutIn() }
         let late = n >= cue.tick ? Int(clamping: n - cue.tick) : -Int(clamping: cue.tick - n)
         let lateMs = Int((Double(late) * 1000 / Double(format.tickRate)).rounded())
         let outcome = CueOutcome.landed(lateTicks: late, lateMs: lateMs)

@@ -30,6 +30,8 @@ extension MediaPlayer {
         /// was playing at the tick's middle when that was an item that ended since.
         var changedAt: Int?
         var pictureAtMiddle: Buffer?
+        /// Where in this tick content came in as a cut (faded in from there, `CutFade`).
+        var cutInAt: Int?
     }
 
     private enum Step {
@@ -132,6 +134,10 @@ extension MediaPlayer {
         t.hops += 1
         reportBrokenSamples(of: session, &s)
         guard advanceAfterEnd(&s) else { return .done }
+        if s.fadeInPending {
+            s.fadeInPending = false
+            t.cutInAt = t.filled
+        }
         if s.awaitingItem && wait > 0 { return .waitForItem }
         return s.phase == .playing && s.currentReady ? .again : .done
     }
@@ -172,9 +178,14 @@ extension MediaPlayer {
                 itemFailed(source: session.source, DecodeSession.stalled, &s)
             }
         }
-        // Faded out before a cut to come, in after one (`CutFade`); the taps hear what the capture does.
-        s.fade.apply(to: out, frames: t.filled, channels: format.channels,
-                     first: format.tickClock.audioFrames(atTick: t.index), silentFrom: cutSilentFrom(tick: t.index, s))
+        // Faded out before a cut to come, in after one (`CutFade`), from where in the tick it came
+        // in when that was within it; the taps hear what the capture does.
+        let (channels, first, silentFrom) = (format.channels, format.tickClock.audioFrames(atTick: t.index), cutSilentFrom(tick: t.index, s))
+        let cut = min(t.cutInAt ?? t.filled, t.filled)
+        s.fade.apply(to: out, frames: cut, channels: channels, first: first, silentFrom: silentFrom)
+        if t.cutInAt != nil { s.fade.cutIn() }
+        s.fade.apply(to: out + cut * channels, frames: t.filled - cut, channels: channels, first: first + UInt64(cut),
+                     silentFrom: silentFrom)
         var deliveries: [@Sendable () -> Void] = []
         if !s.taps.isEmpty {
             let position = s.current?.positionMs ?? 0

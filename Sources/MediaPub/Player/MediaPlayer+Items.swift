@@ -63,6 +63,7 @@ extension MediaPlayer {
     }
 
     func closeSessions(_ s: inout State) {
+        if s.pendingLoad?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that goes
         retire(s.current)
         s.current = nil
         dropUpcoming(&s)
@@ -77,6 +78,7 @@ extension MediaPlayer {
         retire(s.upcoming)
         s.upcoming = nil
         s.upcomingPosition = nil
+        s.upcomingFollowsOn = false
         s.waiters.wakeAll()  // a tick may wait for it to be ready (a crossfade)
     }
 
@@ -87,9 +89,17 @@ extension MediaPlayer {
         DispatchQueue.global().async { session.close() }
     }
 
-    /// Opens the next item ahead, so it starts gaplessly.
+    /// Opens the next item ahead, so it starts gaplessly; at the playlist's end, the first
+    /// item of what the player goes on with (`followOn`).
     func preloadNext(_ s: inout State) {
-        guard s.upcoming == nil, s.playlist.followingIsDrawn, let (position, _) = s.playlist.following() else { return }
+        guard s.upcoming == nil else { return }
+        if s.playlist.following() == nil, let then = s.followOn {
+            s.upcomingFollowsOn = true
+            s.upcoming = try? newSession(then.current, startAt: 0, memory: s.config.memory ? .load : .none, s)
+            s.upcoming?.start()
+            return
+        }
+        guard s.playlist.followingIsDrawn, let (position, _) = s.playlist.following() else { return }
         var copy = s.playlist
         _ = copy.advance()
         s.upcomingPosition = position
@@ -111,40 +121,67 @@ extension MediaPlayer {
             continueCurrent(atMs: ms, &s)
             return true
         }
+        // A cue waiting for this item's end (a block after one that finishes its item) lands here.
+        if landAtItemEnd(&s) { return true }
+        if s.pendingLoad?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that ended
         retire(s.current)
         s.current = nil
-        guard s.playlist.advance() else {
-            retire(s.upcoming)
-            s.upcoming = nil
-            setState(.ended, &s)
-            return false
-        }
         s.lastProgressMs = nil
-        if let next = s.upcoming, s.upcomingPosition == s.playlist.position {
-            s.current = next
-            s.upcoming = nil
-            s.upcomingPosition = nil
-            s.currentReady = next.isReady
-            // A short item decodes to its end while it waits as the next one: its
-            // `decodedAll` came while it was not current, so the item after it is prepared now.
-            if next.hasDecodedAll { preloadNext(&s) }
-            // A prerolled item is never reported as loading: one still finishing its preroll
-            // goes on as playing (the capture waits for it, `awaitingItem`), and gets its
-            // player.track once ready.
-            if s.currentReady {
-                let (index, source, tags) = (s.playlist.index, s.playlist.current, next.currentTags)
-                s.sentTags = tags
-                emit({ .track(index: index, source: source, durationMs: $0, tags: tags) }, durationOf: next, s)
+        guard s.playlist.advance() else {
+            guard let then = s.followOn else {
+                dropUpcoming(&s)
+                setState(.ended, &s)
+                return false
             }
+            // What the player goes on with comes in as a cut: faded in from where it starts.
+            s.followOn = nil
+            s.playlist = then
+            s.memoryData = nil
+            s.fadeInPending = true
+            let next = s.upcomingFollowsOn ? s.upcoming : nil
+            if next == nil { dropUpcoming(&s) }
+            promote(next, &s)
             return true
         }
-        retire(s.upcoming)
-        s.upcoming = nil
-        s.current = makeSession(s.playlist.current, startAt: 0, s)
-        s.currentReady = false
-        setState(.loading, &s)
-        s.current?.start()
+        var prepared = !s.upcomingFollowsOn && s.upcomingPosition == s.playlist.position ? s.upcoming : nil
+        // Prepared, and ready, for an order changed since (`setRepeat` near the end): it plays all the same.
+        if prepared == nil, let next = s.upcoming, !s.upcomingFollowsOn, next.isReady, let position = s.upcomingPosition {
+            s.playlist.jump(toPosition: position)
+            prepared = next
+        }
+        if prepared == nil { dropUpcoming(&s) }
+        promote(prepared, &s)
         return true
+    }
+
+    /// Under the lock, the playlist moved to its next item: `next` (prepared ahead for it)
+    /// becomes the current item, or the item is opened now.
+    func promote(_ next: DecodeSession?, _ s: inout State) {
+        guard let next else {
+            s.current = makeSession(s.playlist.current, startAt: 0, s)
+            s.currentReady = false
+            setState(.loading, &s)
+            s.current?.start()
+            return
+        }
+        s.current = next
+        s.upcoming = nil
+        s.upcomingPosition = nil
+        s.upcomingFollowsOn = false
+        s.currentReady = next.isReady
+        // A short item decodes to its end while it waits as the next one: its
+        // `decodedAll` came while it was not current, so the item after it is prepared now.
+        if next.hasDecodedAll { preloadNext(&s) }
+        // A prerolled item is never reported as loading: one still finishing its preroll
+        // goes on as playing (the capture waits for it, `awaitingItem`), and gets its
+        // player.track once ready.
+        if s.currentReady {
+            let (index, source, tags) = (s.playlist.index, s.playlist.current, next.currentTags)
+            s.sentTags = tags
+            emit({ .track(index: index, source: source, durationMs: $0, tags: tags) }, durationOf: next, s)
+        }
+        // Prepared before a speed or pitch change: it catches up.
+        keepUpWithSettings(&s)
     }
 
     /// A progress event each `progress_interval` of media time.

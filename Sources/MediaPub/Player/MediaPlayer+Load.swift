@@ -4,7 +4,8 @@ import Foundation
 /// that plays, which goes on meanwhile. The new one takes over once it has its
 /// first picture and sound in hand (`DecodeSession.takeFirst`), between two ticks
 /// of the capture: no black frame, no silence. One that cannot be loaded is
-/// dropped and leaves the player as it was (docs/control.md, `load`).
+/// dropped and leaves the player as it was (docs/control.md, `load`). The commands
+/// that change what plays otherwise go the same way (`MediaPlayer+Switch`).
 extension MediaPlayer {
     /// A load on its way: the session being prepared and what becomes of the player once it is ready.
     struct PendingLoad {
@@ -12,6 +13,20 @@ extension MediaPlayer {
         let session: DecodeSession
         let playlist: Playlist
         let memoryData: Data?
+        var kind = Kind.load
+        /// Where in its item it was opened (seconds).
+        var startAt: TimeInterval = 0
+        /// The output tick the player was at when it was asked for.
+        var askedAtTick: UInt64 = 0
+
+        enum Kind: Equatable {
+            /// `load`: a source in place of the player's.
+            case load
+            /// `next`, `previous`: the item of the playlist they moved to.
+            case skip
+            /// The current item again, in a session of its own (seek, speed, pitch): no new track.
+            case reposition
+        }
     }
 
     /// How a load (by its ticket) went, as far as it is known.
@@ -30,7 +45,7 @@ extension MediaPlayer {
     public func load(source: String) -> Int {
         LibraryLog.addSecrets(of: [source])
         return state.withLock { s in
-            prepareLoad(Playlist(source: source, repeat: s.config.repeat), memory: nil, &s)
+            prepare(Playlist(source: source, repeat: s.config.repeat), startAt: s.config.startAt, memory: nil, kind: .load, &s)
         }
     }
 
@@ -38,7 +53,8 @@ extension MediaPlayer {
     @discardableResult
     public func load(data: Data, name: String) -> Int {
         state.withLock { s in
-            prepareLoad(Playlist(source: "memory:\(name)", repeat: s.config.repeat), memory: data, &s)
+            prepare(Playlist(source: "memory:\(name)", repeat: s.config.repeat), startAt: s.config.startAt, memory: data,
+                    kind: .load, &s)
         }
     }
 
@@ -52,19 +68,21 @@ extension MediaPlayer {
         }
     }
 
-    /// Opens the new source in a session of its own (a load before it is given up).
-    private func prepareLoad(_ list: Playlist, memory: Data?, _ s: inout State) -> Int {
+    /// Opens `list`'s current item at `startAt` in a session of its own, to take over as
+    /// `kind` says once ready (what was on its way before is given up). Returns its ticket.
+    func prepare(_ list: Playlist, startAt: TimeInterval, memory: Data?, kind: PendingLoad.Kind, _ s: inout State) -> Int {
         dropPendingLoad(&s)
         s.loadsAsked += 1
         let ticket = s.loadsAsked
         let source = list.current
         do {
-            let kind: DecodeSession.Memory = memory.map { .data($0) } ?? (s.config.memory ? .load : .none)
-            let session = try newSession(source, startAt: s.config.startAt, memory: kind, s)
-            s.pendingLoad = PendingLoad(ticket: ticket, session: session, playlist: list, memoryData: memory)
+            let memoryKind: DecodeSession.Memory = memory.map { .data($0) } ?? (s.config.memory ? .load : .none)
+            let session = try newSession(source, startAt: startAt, memory: memoryKind, s)
+            s.pendingLoad = PendingLoad(ticket: ticket, session: session, playlist: list, memoryData: memory, kind: kind,
+                                        startAt: startAt, askedAtTick: s.nextTick)
             session.start()
         } catch {
-            loadFailed(ticket, source: source, SourceFailure(MediaPubError.reason(of: error), .unplayable), &s)
+            pendingFailed(ticket, kind, list, source: source, SourceFailure(MediaPubError.reason(of: error), .unplayable), &s)
         }
         return ticket
     }
@@ -81,11 +99,16 @@ extension MediaPlayer {
     func pendingLoadEvent(_ event: DecodeSession.Event, _ pending: PendingLoad, _ s: inout State) {
         switch event {
         case .ready:
-            takeOver(pending, &s)
+            s.pendingLoad = nil
+            if pending.kind == .reposition {
+                replaceCurrent(with: pending.session, askedAtTick: pending.askedAtTick, &s)
+            } else {
+                adopt(pending.session, playlist: pending.playlist, memoryData: pending.memoryData, &s)
+            }
         case .failed(let failure):
             s.pendingLoad = nil
             retire(pending.session)
-            loadFailed(pending.ticket, source: pending.session.source, failure, &s)
+            pendingFailed(pending.ticket, pending.kind, pending.playlist, source: pending.session.source, failure, &s)
         case .warning(let text):
             emit(.warning("player \(id): \(text)"), s)
         case .decodedAll, .tags, .restarted:
@@ -93,18 +116,24 @@ extension MediaPlayer {
         }
     }
 
-    private func loadFailed(_ ticket: Int, source: String, _ failure: SourceFailure, _ s: inout State) {
+    /// What was prepared could not be opened: a load or a reopening of the current item
+    /// is refused and leaves the player as it was; the item a skip moved to fails as the
+    /// current item does (`RetryPolicy`: retried, skipped...).
+    private func pendingFailed(_ ticket: Int, _ kind: PendingLoad.Kind, _ list: Playlist, source: String,
+                               _ failure: SourceFailure, _ s: inout State) {
         let why = failureText(source: source, failure)
         s.failedLoad = (ticket, why)
-        let playing = s.phase == .playing || s.phase == .paused ? "; still playing \(SecretMask.mask(url: s.playlist.current))" : ""
-        emit(.warning("player \(id): cannot load \(why)\(playing)"), s)
         s.waiters.wakeAll()
-    }
-
-    /// The loaded source, ready, becomes the player's item: the one that played goes.
-    private func takeOver(_ pending: PendingLoad, _ s: inout State) {
-        s.pendingLoad = nil
-        adopt(pending.session, playlist: pending.playlist, memoryData: pending.memoryData, &s)
+        if kind == .skip {
+            closeSessions(&s)
+            s.playlist = list
+            s.currentReady = false
+            setState(.loading, &s)
+            itemFailed(source: source, failure, &s)
+            return
+        }
+        let playing = s.phase == .playing || s.phase == .paused ? "; still playing \(SecretMask.mask(url: s.playlist.current))" : ""
+        emit(.warning("player \(id): cannot \(kind == .load ? "load" : "reopen") \(why)\(playing)"), s)
     }
 
     /// A session prepared beside the current item (a load's, a cue's), ready, becomes the
@@ -129,5 +158,6 @@ extension MediaPlayer {
         // A short item may have decoded to its end while it was prepared.
         if session.hasDecodedAll { preloadNext(&s) }
         s.waiters.wakeAll()
+        keepUpWithSettings(&s)
     }
 }

@@ -60,6 +60,17 @@ public final class MediaPlayer: Sendable {
         /// Content cued to take over on a given tick (`MediaPlayer+Cue`), and the tickets so far.
         var cue: PendingCue?
         var cuesAsked = 0
+        /// What the player goes on with once its playlist is over, as a cut (a programme's
+        /// filler after a block that has played all it had; `MediaPlayer+Items`). nil: it ends.
+        var followOn: Playlist?
+        /// `upcoming` is `followOn`'s first item, opened ahead of the playlist's end.
+        var upcomingFollowsOn = false
+        /// Output seconds the last reopening of the current item took to take over
+        /// (`MediaPlayer+Switch`): the next one opens that far ahead of where the item is.
+        var reopenLead: TimeInterval = 0
+        /// Content that took over within the tick being rendered comes in faded (`CutFade`)
+        /// from where it starts in the tick (`MediaPlayer+Feed`).
+        var fadeInPending = false
         /// Held paused by a live feed on air (`MediaPlayer+Hold`); nil: not held.
         var hold: Hold?
         /// How the last few cues ended, by ticket.
@@ -216,109 +227,6 @@ public final class MediaPlayer: Sendable {
             let r = PlayerConfig.progressIntervalRange
             let value = newValue.isNaN ? 1 : min(r.upperBound, max(r.lowerBound, newValue))
             state.withLock { $0.config.progressInterval = value }
-        }
-    }
-
-    /// Repeat the current item (a single source loops; a playlist repeats its current item).
-    public func setRepeat(_ on: Bool) {
-        state.withLock { s in
-            s.config.repeat = on
-            s.playlist.mode = on ? .repeatOne : (s.config.playlist?.mode ?? .once)
-            dropUpcoming(&s)
-        }
-    }
-
-    private enum SeekPlan {
-        case refused
-        /// Not ready: the item is opened again at the position.
-        case reopened
-        case seek(DecodeSession, rate: Double)
-    }
-
-    /// Seeks the current item to `ms` of media time; returns once the seek is done.
-    /// The flushing seek waits for the decoder's threads: it is made without the lock.
-    @discardableResult
-    public func seek(toMs ms: Int) -> Bool {
-        // Beyond MediaTime.maxDuration the position in nanoseconds would overflow.
-        guard ms >= 0, Double(ms) <= MediaTime.maxDuration * 1000 else { return false }
-        let plan = state.withLock { s -> SeekPlan in
-            guard let session = s.current, s.currentReady else {
-                guard s.phase == .loading || s.phase == .paused || s.phase == .playing else { return .refused }
-                reopenCurrent(atMs: ms, &s)
-                return .reopened
-            }
-            dropUpcoming(&s)
-            return .seek(session, rate: s.config.speed)
-        }
-        switch plan {
-        case .refused: return false
-        case .reopened: return true
-        case .seek(let session, let rate):
-            let ok = session.seek(toMs: ms, rate: rate)
-            state.withLock { s in if s.current === session { s.lastProgressMs = nil } }
-            return ok
-        }
-    }
-
-
-    /// `value` when it lies in `range`, else a usage error that names `name` and the range.
-    private static func checked(_ value: Double, in range: ClosedRange<Double>, _ name: String) throws -> Double {
-        guard range.contains(value) else {
-            let g = { (x: Double) in String(format: "%g", x) }
-            throw MediaPubError.usage("\(name) \(g(value)) is out of range \(g(range.lowerBound))..\(g(range.upperBound))")
-        }
-        return value
-    }
-
-    /// Play speed 0.5...4.0 with the pitch kept (a rate seek through scaletempo).
-    public func setSpeed(_ speed: Double) throws {
-        let speed = try MediaPlayer.checked(speed, in: PlayerConfig.speedRange, "speed")
-        let session = state.withLock { s in
-            s.config.speed = speed
-            dropUpcoming(&s)
-            return s.currentReady ? s.current : nil
-        }
-        // A rate seek, made without the lock (as `seek`).
-        if let session { _ = session.seek(toMs: session.positionMs, rate: speed) }
-    }
-
-    /// Voice changer: -12...12 semitones, 0 is off.
-    public func setPitch(_ semitones: Double) throws {
-        let semitones = try MediaPlayer.checked(semitones, in: PlayerConfig.pitchRange, "pitch")
-        let retune = state.withLock { s -> (DecodeSession, Double)? in
-            s.config.pitch = semitones
-            dropUpcoming(&s)
-            guard let session = s.current, s.currentReady else { return nil }
-            guard session.setPitch(semitones) else {
-                reopenCurrent(atMs: session.positionMs, &s)
-                return nil
-            }
-            return (session, s.config.speed)
-        }
-        // What the decoder has queued ahead was shifted at the old pitch (up to its appsink's
-        // 16 buffers, some 750 ms): flushed by a seek to where it is (as `setSpeed`), made
-        // without the lock, so the new pitch is heard from the next tick.
-        if let (session, speed) = retune { _ = session.seek(toMs: session.positionMs, rate: speed) }
-    }
-
-    public func next() {
-        state.withLock { s in
-            guard s.playlist.items.count > 1 || s.config.repeat else { return }
-            dropPendingLoad(&s)
-            if s.playlist.mode == .repeatOne || !s.playlist.advance() {
-                s.playlist.jump(toItem: (s.playlist.index + 1) % s.playlist.items.count)
-            }
-            s.policy.itemChosen()
-            openCurrentCrossfading(&s)
-        }
-    }
-
-    public func previous() {
-        state.withLock { s in
-            dropPendingLoad(&s)
-            s.playlist.back()
-            s.policy.itemChosen()
-            openCurrentCrossfading(&s)
         }
     }
 

@@ -86,6 +86,12 @@ struct Playlist {
         drawAhead()
     }
 
+    /// To `position` in the order (a position `following()` named).
+    mutating func jump(toPosition position: Int) {
+        if order.indices.contains(position) { self.position = position }
+        drawAhead()
+    }
+
     mutating func jump(toItem index: Int) {
         if let p = order.firstIndex(of: index) { position = p }
         drawAhead()

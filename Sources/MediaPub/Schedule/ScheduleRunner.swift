@@ -60,9 +60,6 @@ final class ScheduleRunner: Sendable {
         var onAir: OnAir?
         /// The next switch planned: its instant and what goes on air then (nil: filler).
         var next: (at: Date, entry: ProgrammeEntry?)?
-        /// A switch waits for the item on air to end (`overrun: finish`): the player's end
-        /// is that switch, not a hand-over to the filler.
-        var switchWaiting = false
         /// Realtime: the wall clock and the monotonic clock (uptime, ns) when the anchor was
         /// last taken; the wall clock has moved when it gained on the other since.
         var clockMark: (wall: Date, uptime: UInt64)?
@@ -125,7 +122,7 @@ final class ScheduleRunner: Sendable {
             }
         }
         let (playlist, offset) = content(entry, at: start, programme: programme, onTimeline: true)
-        if let playlist { player.prime(playlist, startAt: offset) }
+        if let playlist { player.prime(playlist, startAt: offset, then: followOn(entry, programme: programme)) }
         setLevels(for: entry)
         state.withLock { $0.onAir = OnAir(entry: entry, since: 0, lateMs: 0) }
         if let entry {
@@ -235,7 +232,8 @@ final class ScheduleRunner: Sendable {
             guard let self, self.isCurrent(generation) else { return }
             let (playlist, offset) = self.content(entry, at: at, programme: programme, onTimeline: true)
             guard let playlist else { return }
-            let t = self.player.cue(playlist, startAt: offset, at: self.tickClock.tick(at: due))
+            let t = self.player.cue(playlist, startAt: offset, at: self.tickClock.tick(at: due),
+                                    then: self.followOn(entry, programme: programme))
             ticket.withLock { $0 = t }
         }
         onTimeline(due, .commit) { [weak self] in
@@ -265,8 +263,10 @@ final class ScheduleRunner: Sendable {
                         waited: Bool = false, joinedMs: Int? = nil) {
         // Once: after the wait the block's next item (its playlist goes on) is not waited for too.
         if !waited, onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
-            state.withLock { $0.switchWaiting = true }
-            onTimeline(outputSeconds() + rest, .commit) { [weak self] in
+            // The player lands it on the item's last sample; the commit a tick after is its backstop
+            // (the cue not ready by then, or the item held paused by a live feed).
+            if let ticket { player.commitCueAtItemEnd(ticket) }
+            onTimeline(outputSeconds() + rest + 1 / Double(tickClock.tickRate), .commit) { [weak self] in
                 guard let self, self.isCurrent(generation) else { return }
                 self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true,
                             joinedMs: joinedMs)
@@ -289,7 +289,6 @@ final class ScheduleRunner: Sendable {
             let previous = s.onAir
             s.onAir = OnAir(entry: entry, since: due, lateMs: lateMs)
             s.next = nil
-            s.switchWaiting = false
             return previous
         }
         setLevels(for: entry)
@@ -330,20 +329,11 @@ final class ScheduleRunner: Sendable {
         return max(0, Double(length - player.positionMs) / 1000)
     }
 
-    /// The programme's player ended within a block (a `once` block has played all it had),
-    /// or failed (none of its items could play): the filler plays until the block ends
-    /// (docs/presets.md, Joining a block in progress), never the standby while there is one.
-    func playerEnded(_ ended: MediaPlayer) {
-        guard ended === player, let onAir, onAir.entry != nil, programme.config.filler != nil,
-              !state.withLock({ $0.switchWaiting }) else { return }
-        let generation = state.withLock { $0.generation }
-        let due = outputSeconds() + 1 / Double(tickClock.tickRate)
-        guard let playlist = content(nil, at: now, programme: programme).0 else { return }
-        let ticket = player.cue(playlist, startAt: 0, at: tickClock.tick(at: due))
-        onTimeline(due, .filler) { [weak self] in
-            guard let self, self.isCurrent(generation) else { return }
-            _ = self.player.commitCue(ticket, wait: self.realtime ? 0 : Self.commitWait)
-        }
+    /// What the player goes on with once a block's content is over (a `once` block has played
+    /// all it had): the filler, until the block ends (docs/presets.md, Joining a block in
+    /// progress), as a cut the player makes on the block's last sample. nil for the filler.
+    private func followOn(_ entry: ProgrammeEntry?, programme: Programme) -> Playlist? {
+        entry == nil ? nil : content(nil, at: Date(), programme: programme).0
     }
 
     // MARK: Steering
@@ -396,7 +386,7 @@ final class ScheduleRunner: Sendable {
                                          onTimeline: knownOnly)
         // A block joined where it is says how far in (a reload, a wall-clock step).
         let joined = joining ? entry.map { Int((now.timeIntervalSince($0.start) * 1000).rounded()) }.flatMap { $0 > 0 ? $0 : nil } : nil
-        let ticket = playlist.map { player.cue($0, startAt: offset, at: tickClock.tick(at: due)) }
+        let ticket = playlist.map { player.cue($0, startAt: offset, at: tickClock.tick(at: due), then: followOn(entry, programme: programme)) }
         onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else {
                 if let ticket { self?.player.cancelCue(ticket) }
