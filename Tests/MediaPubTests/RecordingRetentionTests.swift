@@ -194,6 +194,35 @@ final class RecordingRetentionTests: XCTestCase {
     }
 }
 
+extension RecordingRetentionTests {
+    /// A run ignores SIGIO (a lease's break) only where its action is the default, which
+    /// would end the process; a program mediapub is embedded in keeps its own handler
+    /// (before: `signal(SIGIO, SIG_IGN)` replaced it, process-wide).
+    func testSIGIOIsIgnoredOnlyWhereNothingElseHandlesIt() {
+        func action() -> Int {
+            var now = sigaction()
+            XCTAssertEqual(sigaction(SIGIO, nil, &now), 0)
+            return unsafeBitCast(now.__sigaction_handler.sa_handler, to: Int.self)
+        }
+        func set(_ handler: __sighandler_t?) {
+            var new = sigaction()
+            new.__sigaction_handler.sa_handler = handler
+            sigemptyset(&new.sa_mask)
+            XCTAssertEqual(sigaction(SIGIO, &new, nil), 0)
+        }
+        var saved = sigaction()
+        XCTAssertEqual(sigaction(SIGIO, nil, &saved), 0)
+        defer { sigaction(SIGIO, &saved, nil) }
+        let theirs: __sighandler_t = { _ in }
+        set(theirs)
+        XCTAssertFalse(FileWriters.ignoreSIGIOIfUnhandled(), "a handler is there: left alone")
+        XCTAssertEqual(action(), unsafeBitCast(theirs, to: Int.self), "the embedding program's handler stays")
+        set(nil)   // SIG_DFL: SIGIO would end the process
+        XCTAssertTrue(FileWriters.ignoreSIGIOIfUnhandled(), "nobody handles it: ignored")
+        XCTAssertEqual(action(), unsafeBitCast(SIG_IGN, to: Int.self))
+    }
+}
+
 /// Another program holding a file open (`>>` for writing, `<` for reading) without a lock,
 /// from when it is made until `end()`: a shell that waits on its standard input.
 private final class FileHolder {

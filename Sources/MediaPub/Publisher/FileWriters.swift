@@ -28,8 +28,21 @@ enum FileWriters {
     /// The kernel breaks a lease by sending its holder SIGIO when another program opens
     /// the file for writing, and SIGIO's default action ends the process: ignored, once,
     /// before the first lease (the writer's open then waits only until the lease goes
-    /// with its descriptor, a moment later).
-    private static let leaseBreaksIgnored: Void = { _ = signal(SIGIO, SIG_IGN) }()
+    /// with its descriptor, a moment later), unless something already handles or ignores
+    /// it (a program mediapub is embedded in keeps its own handler; docs/design.md).
+    private static let leaseBreaksIgnored: Void = { _ = ignoreSIGIOIfUnhandled() }()
+
+    /// Sets SIGIO's action to ignore it only where it is the default (which ends the process);
+    /// a handler or an ignore set before stays. Whether it set it.
+    @discardableResult
+    static func ignoreSIGIOIfUnhandled() -> Bool {
+        var current = sigaction()
+        guard sigaction(SIGIO, nil, &current) == 0, current.__sigaction_handler.sa_handler == nil else { return false }   // nil: SIG_DFL
+        var ignore = sigaction()
+        ignore.__sigaction_handler.sa_handler = SIG_IGN
+        sigemptyset(&ignore.sa_mask)
+        return sigaction(SIGIO, &ignore, nil) == 0
+    }
 
     /// Takes a read lease on `fd` (a descriptor opened read-only on a regular file).
     static func lease(_ fd: Int32) -> Lease {
