@@ -117,6 +117,16 @@ final class OverlayPresetTests: XCTestCase {
         values.players["music"]?.tags.title = String(repeating: "a", count: 1 << 20)
         XCTAssertEqual(try OverlayTemplate.parse("{player.music.title}", players: ["music"]).get().render(values).count, 4096)
         XCTAssertThrowsError(try OverlayTemplate.parse(String(repeating: "b", count: 4097), players: []).get())
+        // With markup: the preset's tags are never cut, only the value (before: the cut left
+        // "<b>" unclosed, or split "</b>", and textoverlay drew nothing).
+        let bold = try OverlayTemplate.parse("<b>{player.music.title}</b> on air", players: ["music"]).get()
+        for titleLength in [4000, 4090, 4093, 1 << 20] {
+            values.players["music"]?.tags.title = String(repeating: "a", count: titleLength)
+            let drawn = bold.render(values, markup: true)
+            XCTAssertNil(PangoMarkup.refusal(drawn), "title of \(titleLength): drawable: …\(drawn.suffix(40))")
+            XCTAssertTrue(drawn.hasPrefix("<b>a") && drawn.hasSuffix("a</b> on air"), "\(titleLength): …\(drawn.suffix(40))")
+            XCTAssertEqual(drawn.count, min(4096, titleLength + 14), "\(titleLength): at most 4096 characters")
+        }
         // In a preset: markup only for a text, and only markup that can be drawn.
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
