@@ -174,6 +174,8 @@ final class IcecastOutputTests: XCTestCase {
         mp.terminate()
         XCTAssertTrue(mp.waitForExit(timeout: 30))
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr.suffix(3000).description)
+        // The AAC mount's sink (an fdsink) is set nothing it does not have (before: a password, at each connect).
+        XCTAssertFalse(mp.stderr.contains("has no property named"), String(mp.stderr.prefix(3000)))
     }
 
     /// Mounts a server refuses before any login: one that closes the connection without a
