@@ -71,6 +71,29 @@ final class LibraryCriticalsTests: XCTestCase {
         XCTAssertEqual(c.take(element: 1_999), "x")
     }
 
+    /// A sink made at a freed sink's address starts with nothing kept for it (before: the
+    /// old sink's untaken critical failed the new one at once), and a thread is a sink's only
+    /// while its task runs there: after its last line, or once the sink is forgotten (its
+    /// connection torn down), a critical on that thread (a pool thread now running something
+    /// else, or a new thread given the same id) is nobody's.
+    func testARecycledAddressOrThreadCarriesNoOldCritical() {
+        var c = ElementCriticals(capacity: 4)
+        c.taskStarted(element: 100, thread: 7)
+        XCTAssertTrue(c.critical("old", thread: 7))   // never taken: its connection went first
+        c.taskStarted(element: 100, thread: 9)        // a new sink at the same address
+        XCTAssertNil(c.take(element: 100), "the old sink's critical is not the new one's")
+        XCTAssertFalse(c.critical("on the old thread", thread: 7), "thread 7 is no longer 100's")
+        c.taskEnded(thread: 9)
+        XCTAssertFalse(c.critical("after its task", thread: 9), "its task ended: the thread is nobody's")
+        XCTAssertNil(c.take(element: 100))
+        c.taskStarted(element: 300, thread: 11)
+        XCTAssertTrue(c.critical("x", thread: 11))
+        c.forget(element: 300)
+        XCTAssertNil(c.take(element: 300), "forgotten with its connection")
+        XCTAssertFalse(c.critical("y", thread: 11), "and its thread with it")
+        XCTAssertEqual(c, ElementCriticals(capacity: 4), "nothing left")
+    }
+
     /// An "RTMP server" answering random bytes: rtmp2sink fails an assertion on them
     /// thousands of times a second. The connection is given up at the first critical
     /// (reconnecting, saying so, then failed after give_up_after), and each kind of

@@ -74,6 +74,11 @@ final class OutputURLParserTests: XCTestCase {
             XCTAssertFalse(description.contains("Zx9"), "\(text): \(description)")
             XCTAssertTrue(target.secretProperties.contains { $0.element == "sink" && $0.value.contains("Zx9") }, "\(text): \(target.secretProperties)")
         }
+        // An AAC mount's sink is an fdsink on a socket mediapub logged in itself: it has no
+        // password to set (setting one warned "has no property named 'password'" at each connect).
+        let aac = try resolved("icecast://source:pwZx9@h.example:8000/radio.aac").target
+        XCTAssertTrue(aac.directAudioSink(location: nil)?.contains("fdsink name=sink") == true, "\(aac)")
+        XCTAssertTrue(aac.secretProperties.isEmpty, "\(aac.secretProperties.map { ($0.element, $0.property) })")
     }
 
     func testSRTCarriesHostPortAndDecodedParameters() throws {

@@ -61,17 +61,23 @@ final class OverlayPresetTests: XCTestCase {
     }
 
     /// A logo's image is checked whole where the preset is read: a FIFO is refused without
-    /// waiting for a writer, an image over 16 Mpx by its header, and a PNG damaged past
+    /// waiting for a writer, an image over 16 Mpx by its header (one whose sides multiplied
+    /// overflow, or above a PNG's 2^31-1, too, never trapping), and a PNG damaged past
     /// its header (changed or cut) because it does not decode; each at its `image` key, naming the file.
     func testAFIFOAHugeOrADamagedImageIsRefusedAtValidate() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         XCTAssertEqual(mkfifo(dir + "/pipe.png", 0o600), 0)
         TestImages.write(TestImages.pngHeader(width: 20000, height: 20000), to: dir + "/huge.png")
+        // Headers whose sides multiplied overflow Int: refused, never a trap.
+        TestImages.write(TestImages.pngHeader(width: 0xFFFF_FFFF, height: 0xFFFF_FFFF), to: dir + "/overflow.png")
+        TestImages.write(TestImages.pngHeader(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF), to: dir + "/widest.png")
         TestImages.write(TestImages.damagedPNG(width: 64, height: 32), to: dir + "/damaged.png")
         TestImages.write(TestImages.damagedPNG(width: 64, height: 32, cut: true), to: dir + "/cut.png")
         let cases = [("pipe.png", "is not a regular file"), ("huge.png", "20000x20000 pixels: a logo's image is at most 16 Mpx"),
-                     ("damaged.png", "cannot be decoded"), ("cut.png", "cannot be decoded")]
+                     ("damaged.png", "cannot be decoded"), ("cut.png", "cannot be decoded"),
+                     ("overflow.png", "is not a PNG or JPEG picture that can be read"),
+                     ("widest.png", "2147483647x2147483647 pixels: a logo's image is at most 16 Mpx")]
         for (file, words) in cases {
             // Read on a thread of its own, so that a read that waits fails the test instead of hanging it.
             let done = expectation(description: file)
@@ -111,6 +117,16 @@ final class OverlayPresetTests: XCTestCase {
         values.players["music"]?.tags.title = String(repeating: "a", count: 1 << 20)
         XCTAssertEqual(try OverlayTemplate.parse("{player.music.title}", players: ["music"]).get().render(values).count, 4096)
         XCTAssertThrowsError(try OverlayTemplate.parse(String(repeating: "b", count: 4097), players: []).get())
+        // With markup: the preset's tags are never cut, only the value (before: the cut left
+        // "<b>" unclosed, or split "</b>", and textoverlay drew nothing).
+        let bold = try OverlayTemplate.parse("<b>{player.music.title}</b> on air", players: ["music"]).get()
+        for titleLength in [4000, 4090, 4093, 1 << 20] {
+            values.players["music"]?.tags.title = String(repeating: "a", count: titleLength)
+            let drawn = bold.render(values, markup: true)
+            XCTAssertNil(PangoMarkup.refusal(drawn), "title of \(titleLength): drawable: …\(drawn.suffix(40))")
+            XCTAssertTrue(drawn.hasPrefix("<b>a") && drawn.hasSuffix("a</b> on air"), "\(titleLength): …\(drawn.suffix(40))")
+            XCTAssertEqual(drawn.count, min(4096, titleLength + 14), "\(titleLength): at most 4096 characters")
+        }
         // In a preset: markup only for a text, and only markup that can be drawn.
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -194,6 +194,69 @@ final class RecordingRetentionTests: XCTestCase {
     }
 }
 
+extension RecordingRetentionTests {
+    /// Where no lease can be had (another user's file, a file system without leases), one
+    /// prune reads /proc once for all its files, and not at all where leases answer (before:
+    /// every descriptor of every process was read for each file, and again for each removed).
+    func testOnePruneReadsProcAtMostOnce() throws {
+        let folder = try makeTempDir()
+        let now = Date()
+        let paths = try (1...6).map { i in
+            let path = folder.appendingPathComponent(String(format: "rec-%06d.mp4", i)).path
+            try Data("theirs".utf8).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-86400 + Double(i) * 10)], ofItemAtPath: path)
+            return path
+        }
+        let writer = try FileHolder(paths[0], mode: ">>")   // the oldest, written by another program
+        defer { writer.end() }
+        let pattern = folder.path + "/rec-%H%M%S.mp4"
+        func left() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+
+        var scans = 0
+        let noLease = WriterCheck(lease: { _ in .unavailable }, scan: { scans += 1; return FileWriters.openForWriting() })
+        XCTAssertTrue(RecordingRetention(keep: 2, maxAge: nil, segment: 5)
+            .apply(pattern: pattern, thisRun: [], current: nil, now: now, writers: noLease).isEmpty)
+        print("no lease: 6 files asked about, 3 removed, /proc read \(scans) time(s)")
+        XCTAssertEqual(scans, 1)
+        XCTAssertEqual(try left(), ["rec-000001.mp4", "rec-000005.mp4", "rec-000006.mp4"], "the written file stays, the newest 2 others too")
+
+        var leasedScans = 0
+        let leased = WriterCheck(scan: { leasedScans += 1; return FileWriters.openForWriting() })
+        XCTAssertTrue(RecordingRetention(keep: 1, maxAge: nil, segment: 5)
+            .apply(pattern: pattern, thisRun: [], current: nil, now: now, writers: leased).isEmpty)
+        print("leases: /proc read \(leasedScans) time(s)")
+        XCTAssertEqual(leasedScans, 0, "every file answered by its lease")
+        XCTAssertEqual(try left(), ["rec-000001.mp4", "rec-000006.mp4"])
+    }
+
+    /// A run ignores SIGIO (a lease's break) only where its action is the default, which
+    /// would end the process; a program mediapub is embedded in keeps its own handler
+    /// (before: `signal(SIGIO, SIG_IGN)` replaced it, process-wide).
+    func testSIGIOIsIgnoredOnlyWhereNothingElseHandlesIt() {
+        func action() -> Int {
+            var now = sigaction()
+            XCTAssertEqual(sigaction(SIGIO, nil, &now), 0)
+            return unsafeBitCast(now.__sigaction_handler.sa_handler, to: Int.self)
+        }
+        func set(_ handler: __sighandler_t?) {
+            var new = sigaction()
+            new.__sigaction_handler.sa_handler = handler
+            sigemptyset(&new.sa_mask)
+            XCTAssertEqual(sigaction(SIGIO, &new, nil), 0)
+        }
+        var saved = sigaction()
+        XCTAssertEqual(sigaction(SIGIO, nil, &saved), 0)
+        defer { sigaction(SIGIO, &saved, nil) }
+        let theirs: __sighandler_t = { _ in }
+        set(theirs)
+        XCTAssertFalse(FileWriters.ignoreSIGIOIfUnhandled(), "a handler is there: left alone")
+        XCTAssertEqual(action(), unsafeBitCast(theirs, to: Int.self), "the embedding program's handler stays")
+        set(nil)   // SIG_DFL: SIGIO would end the process
+        XCTAssertTrue(FileWriters.ignoreSIGIOIfUnhandled(), "nobody handles it: ignored")
+        XCTAssertEqual(action(), unsafeBitCast(SIG_IGN, to: Int.self))
+    }
+}
+
 /// Another program holding a file open (`>>` for writing, `<` for reading) without a lock,
 /// from when it is made until `end()`: a shell that waits on its standard input.
 private final class FileHolder {

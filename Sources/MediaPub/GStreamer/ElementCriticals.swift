@@ -4,8 +4,9 @@ import Foundation
 /// critical names no object, only the thread it was said on; an element whose task
 /// says so as it starts on a thread (rtmp2sink: "gst_rtmp2_sink_task starting", in its
 /// debug log) owns that thread until another does. A critical on an owned thread is
-/// kept for its element, the first one only, until its owner takes it. Both tables are
-/// bounded: a thread or element beyond `capacity` replaces the oldest.
+/// kept for its element, the first one only, until its owner takes it. A thread is the
+/// element's until its task ends or the element is forgotten; both tables are bounded: a
+/// thread or element beyond `capacity` replaces the oldest.
 struct ElementCriticals: Equatable {
     /// Thread → element (addresses), in the order they were told.
     private var owners: [(thread: UInt, element: UInt)] = []
@@ -21,11 +22,27 @@ struct ElementCriticals: Equatable {
         a.owners.elementsEqual(b.owners) { $0 == $1 } && a.firsts.elementsEqual(b.firsts) { $0 == $1 }
     }
 
-    /// `element`'s task runs on `thread` from now on.
+    /// `element`'s task runs on `thread` from now on. What was kept for an element at that
+    /// address (an earlier sink's, freed, whose address a new one took; or its own earlier
+    /// task's) is dropped, and so is the thread it owned before.
     mutating func taskStarted(element: UInt, thread: UInt) {
-        owners.removeAll { $0.thread == thread }
+        owners.removeAll { $0.thread == thread || $0.element == element }
+        firsts.removeAll { $0.element == element }
         owners.append((thread, element))
         if owners.count > capacity { owners.removeFirst() }
+    }
+
+    /// The task on `thread` has ended (its last line): the thread is nobody's, so that a
+    /// pool thread running something else, or a new thread given the same id, is never
+    /// taken for the sink's.
+    mutating func taskEnded(thread: UInt) {
+        owners.removeAll { $0.thread == thread }
+    }
+
+    /// `element` is gone (its connection torn down): nothing is kept for it, and no thread is its.
+    mutating func forget(element: UInt) {
+        owners.removeAll { $0.element == element }
+        firsts.removeAll { $0.element == element }
     }
 
     /// A critical on `thread`: kept for the element that owns it (true), or for none.

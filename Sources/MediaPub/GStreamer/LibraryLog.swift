@@ -57,7 +57,10 @@ public enum LibraryLog {
 
     /// Watches rtmp2sink's task threads (its debug line as each starts), so that a GLib
     /// critical said on one is kept for that sink (`critical(on:)`). Its debug lines are
-    /// passed on to the logger only when `GST_DEBUG` asked for them.
+    /// passed on to the logger only when `GST_DEBUG` asked for them, and then masked as
+    /// every line is (`masked`: they may quote the location, with its stream key). Its
+    /// category's threshold is raised to DEBUG process-wide (docs/design.md says what that
+    /// means for a program mediapub is embedded in).
     static func watchRTMPSinks() {
         _ = hooked
         let named = ProcessInfo.processInfo.environment["GST_DEBUG"]?.contains("rtmp2") == true
@@ -69,8 +72,15 @@ public enum LibraryLog {
         if first, asked.rawValue < GST_LEVEL_DEBUG.rawValue { gst_debug_set_threshold_for_name("rtmp2sink", GST_LEVEL_DEBUG) }
     }
 
-    /// rtmp2sink's line as its task starts on a thread.
+    /// rtmp2sink's lines as its task starts on a thread, and as it ends there.
     static let rtmp2sinkTaskStarting = "gst_rtmp2_sink_task starting"
+    static let rtmp2sinkTaskExiting = "gst_rtmp2_sink_task exiting"
+
+    /// `sink` is gone (its connection torn down): nothing said before is kept for it, nor
+    /// for a new sink that takes its address.
+    static func forget(_ sink: Element) {
+        state.withLock { $0.criticals.forget(element: UInt(bitPattern: sink.raw)) }
+    }
 
     /// The first GLib critical said on `sink`'s task thread since the last call (nil: none).
     static func critical(on sink: Element) -> String? {
@@ -168,10 +178,13 @@ public enum LibraryLog {
         if let name = gst_debug_category_get_name(category), strcmp(name, "rtmp2sink") == 0 {
             let asked = state.withLock { $0.rtmp2sinkAsked }
             if let asked {
-                if level == GST_LEVEL_DEBUG, let object, let said = gst_debug_message_get(message),
-                   strstr(said, rtmp2sinkTaskStarting) != nil {
+                if level == GST_LEVEL_DEBUG, let said = gst_debug_message_get(message) {
                     let thread = UInt(pthread_self())
-                    state.withLock { $0.criticals.taskStarted(element: UInt(bitPattern: object), thread: thread) }
+                    if let object, strstr(said, rtmp2sinkTaskStarting) != nil {
+                        state.withLock { $0.criticals.taskStarted(element: UInt(bitPattern: object), thread: thread) }
+                    } else if strstr(said, rtmp2sinkTaskExiting) != nil {
+                        state.withLock { $0.criticals.taskEnded(thread: thread) }
+                    }
                 }
                 if level.rawValue > asked.rawValue { return }
             }

@@ -48,7 +48,9 @@ struct ImageFile: Sendable {
         guard let size = ImageSize.of(bytes: bytes) else {
             return .failure(.init("\(path) is not a PNG or JPEG picture that can be read"))
         }
-        guard size.width * size.height <= pixelLimit else {
+        // Each side first, then the product without trapping: a header is whatever the file says.
+        let pixels = size.width.multipliedReportingOverflow(by: size.height)
+        guard size.width <= pixelLimit, size.height <= pixelLimit, !pixels.overflow, pixels.partialValue <= pixelLimit else {
             return .failure(.init("\(path) is \(size.width)x\(size.height) pixels: a logo's image is at most 16 Mpx (4096x4096)"))
         }
         if let why = damage(bytes) { return .failure(.init("\(path) cannot be decoded as a PNG or JPEG picture (\(why))")) }

@@ -12,8 +12,9 @@ struct ImageSize: Equatable, Sendable {
         func be32(_ i: Int) -> Int { be16(i) << 16 | be16(i + 2) }
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         if b.count >= 24, Array(b[0..<8]) == png, b[12...15].elementsEqual("IHDR".utf8) {
+            // A PNG's sides are at most 2^31-1 (its format says so); a header saying more is not one.
             let size = ImageSize(width: be32(16), height: be32(20))
-            return size.width > 0 && size.height > 0 ? size : nil
+            return (1...Int(Int32.max)).contains(size.width) && (1...Int(Int32.max)).contains(size.height) ? size : nil
         }
         guard b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
         var i = 2

@@ -28,8 +28,21 @@ enum FileWriters {
     /// The kernel breaks a lease by sending its holder SIGIO when another program opens
     /// the file for writing, and SIGIO's default action ends the process: ignored, once,
     /// before the first lease (the writer's open then waits only until the lease goes
-    /// with its descriptor, a moment later).
-    private static let leaseBreaksIgnored: Void = { _ = signal(SIGIO, SIG_IGN) }()
+    /// with its descriptor, a moment later), unless something already handles or ignores
+    /// it (a program mediapub is embedded in keeps its own handler; docs/design.md).
+    private static let leaseBreaksIgnored: Void = { _ = ignoreSIGIOIfUnhandled() }()
+
+    /// Sets SIGIO's action to ignore it only where it is the default (which ends the process);
+    /// a handler or an ignore set before stays. Whether it set it.
+    @discardableResult
+    static func ignoreSIGIOIfUnhandled() -> Bool {
+        var current = sigaction()
+        guard sigaction(SIGIO, nil, &current) == 0, current.__sigaction_handler.sa_handler == nil else { return false }   // nil: SIG_DFL
+        var ignore = sigaction()
+        ignore.__sigaction_handler.sa_handler = SIG_IGN
+        sigemptyset(&ignore.sa_mask)
+        return sigaction(SIGIO, &ignore, nil) == 0
+    }
 
     /// Takes a read lease on `fd` (a descriptor opened read-only on a regular file).
     static func lease(_ fd: Int32) -> Lease {
@@ -38,33 +51,39 @@ enum FileWriters {
         return errno == EAGAIN || errno == EBUSY ? .written : .unavailable
     }
 
-    /// Whether anyone has the file open on `fd` open for writing: the lease's answer,
-    /// else /proc's. A lease taken to ask goes with `fd`.
-    static func exist(_ fd: Int32) -> Bool {
-        switch lease(fd) {
-        case .held: return false
-        case .written: return true
-        case .unavailable:
-            var info = stat()
-            guard fstat(fd, &info) == 0 else { return false }
-            return openForWriting(device: info.st_dev, inode: info.st_ino)
-        }
+    /// A file as /proc and stat name it.
+    struct FileID: Hashable, Sendable {
+        let device: UInt
+        let inode: UInt
     }
 
-    /// Whether a process seen in /proc has the file (`device`, `inode`) open for
-    /// writing: a descriptor naming it whose flags (fdinfo) are not read-only.
+    /// Whether anyone has the file open on `fd` open for writing: the lease's answer,
+    /// else /proc's. A lease taken to ask goes with `fd`. Asking of many files, use a
+    /// `WriterCheck` (it reads /proc once for all of them).
+    static func exist(_ fd: Int32) -> Bool { WriterCheck().exist(fd) }
+
+    /// Whether a process seen in /proc has the file (`device`, `inode`) open for writing.
     static func openForWriting(device: UInt, inode: UInt) -> Bool {
-        guard let processes = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return false }
+        openForWriting().contains(FileID(device: device, inode: inode))
+    }
+
+    /// The regular files processes seen in /proc have open for writing: each descriptor
+    /// naming a regular file whose flags (fdinfo) are not read-only. Reads every
+    /// descriptor of every process: once per `WriterCheck`.
+    static func openForWriting() -> Set<FileID> {
+        guard let processes = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        var files = Set<FileID>()
         for pid in processes where pid.allSatisfy(\.isNumber) {
             guard let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { continue }
             for fd in fds {
                 var info = stat()
-                guard stat("/proc/\(pid)/fd/\(fd)", &info) == 0, info.st_dev == device, info.st_ino == inode,
-                      let flags = openFlags(pid: pid, fd: fd) else { continue }
-                if flags & O_ACCMODE != O_RDONLY { return true }
+                guard stat("/proc/\(pid)/fd/\(fd)", &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+                let file = FileID(device: UInt(info.st_dev), inode: UInt(info.st_ino))
+                guard !files.contains(file), let flags = openFlags(pid: pid, fd: fd) else { continue }
+                if flags & O_ACCMODE != O_RDONLY { files.insert(file) }
             }
         }
-        return false
+        return files
     }
 
     /// The `flags:` line of /proc/PID/fdinfo/FD (octal).

@@ -194,9 +194,11 @@ final class OutputConnection: Sendable {
         let done = DispatchSemaphore(value: 0)
         let pipeline = self.pipeline
         let socket = self.socket
+        let sink = self.sink
         if let socket { _ = shutdown(socket, Int32(SHUT_RDWR)) }   // a write stuck in a server that reads nothing returns
         Thread.detachNewThread {
             pipeline.stop()   // the bus watch too
+            if let sink { LibraryLog.forget(sink) }   // its task is over: a critical kept for it, or its thread, goes
             if let socket { close(socket) }   // only now: nothing writes to it any more
             done.signal()
         }

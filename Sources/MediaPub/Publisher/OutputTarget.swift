@@ -107,9 +107,11 @@ enum OutputTarget: Equatable, Sendable {
     /// What a connection sets on its elements once the pipeline is made, never in its
     /// description (GStreamer's debug log prints descriptions, escaped in ways a mask may
     /// not know): (element name, property, value). An Icecast mount's password, an RTMP
-    /// location (its stream key), an SRT URI (its passphrase and stream id).
+    /// location (its stream key), an SRT URI (its passphrase and stream id). An AAC mount
+    /// has none: its `sink` is an fdsink on a socket mediapub logged in itself (IcecastLogin).
     var secretProperties: [(element: String, property: String, value: String)] {
         switch self {
+        case .icecast(let endpoint) where endpoint.codec == .aac: return []
         case .icecast(let endpoint): return [("sink", "password", endpoint.password)]
         case .rtmp(let endpoint): return [("sink", "location", endpoint.url)]
         case .srt(let endpoint):

@@ -119,15 +119,20 @@ struct OverlayTemplate: Equatable, Sendable {
 
     /// The text to draw, as Pango markup: each value escaped, and the literal text too
     /// unless `markup` (the overlay's `markup: true`). At most `maxLength` characters of
-    /// text are drawn: a value that would pass them is cut there.
+    /// text are drawn: a value that would pass them is cut there. With `markup` the
+    /// preset's own words (markup) are never cut, since a cut tag, or one left unclosed,
+    /// is markup textoverlay draws nothing of: the values share the room they leave, and
+    /// only an escaped value is ever cut.
     func render(_ values: Values, markup: Bool = false) -> String {
+        let reserved = markup ? parts.reduce(0) { if case .literal(let s) = $1 { $0 + s.count } else { $0 } } : 0
         var out = "", length = 0
         func add(_ s: String, literal: Bool) {
-            let room = Self.maxLength - length
+            if literal && markup { out += s; return }
+            let room = Self.maxLength - reserved - length
             guard room > 0 else { return }
             let s = s.count > room ? String(s.prefix(room)) : s
             length += s.count
-            out += literal && markup ? s : Self.escaped(s)
+            out += Self.escaped(s)
         }
         for part in parts {
             switch part {

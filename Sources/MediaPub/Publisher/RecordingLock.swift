@@ -37,7 +37,7 @@ final class RecordingLock: Sendable {
     /// Removes the regular file at `path` unless someone is writing it: opened without
     /// following a link and without waiting (a FIFO), locked without waiting, and
     /// unlinked only while that lock is held and the path still names the file locked.
-    static func remove(_ path: String) -> Removal {
+    static func remove(_ path: String, writers: WriterCheck = WriterCheck()) -> Removal {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -52,7 +52,7 @@ final class RecordingLock: Sendable {
         }
         // Nor while any process has it open for writing, lock or not (FileWriters); the
         // lease, where one is had, holds off a writer's open until the file is gone.
-        if FileWriters.exist(fd) { return .held }
+        if writers.exist(fd) { return .held }
         var now = stat()
         guard lstat(path, &now) == 0, now.st_dev == opened.st_dev, now.st_ino == opened.st_ino else { return .gone }
         if unlink(path) != 0 {
@@ -72,11 +72,11 @@ final class RecordingLock: Sendable {
 
     /// Whether the file at `path` is being written: someone holds it locked, or some
     /// process has it open for writing (FileWriters), with or without a lock.
-    static func isWritten(_ path: String) -> Bool {
+    static func isWritten(_ path: String, writers: WriterCheck = WriterCheck()) -> Bool {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }   // the probe's own lock and lease, if it got them, go with it
         if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { return true }
-        return FileWriters.exist(fd)
+        return writers.exist(fd)
     }
 }

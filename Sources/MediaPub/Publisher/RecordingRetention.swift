@@ -101,7 +101,10 @@ struct RecordingRetention: Sendable {
     /// Removes what `victims` names among the files the path pattern `pattern` makes
     /// (strftime fields in its folders too: `/rec/%Y-%m-%d/cam-%H.mp4`), then the
     /// pattern's folders that this left empty; returns what could not be removed, with why.
-    func apply(pattern: String, thisRun: [String], current: String?, now: Date = Date()) -> [(path: String, why: String)] {
+    /// Whether a file is written is asked of `writers`, one for the whole prune (/proc is read
+    /// at most once, WriterCheck).
+    func apply(pattern: String, thisRun: [String], current: String?, now: Date = Date(),
+               writers: WriterCheck = WriterCheck()) -> [(path: String, why: String)] {
         let (base, components) = Self.split(pattern)
         let candidates = Self.candidates(base: base, components: components)
         func relative(_ path: String) -> String {
@@ -113,12 +116,12 @@ struct RecordingRetention: Sendable {
         // left out, never removed.
         let ours = Set(thisRun.map(relative))
         let finished = candidates.filter {
-            ours.contains($0.name) || (settled($0, now: now) && !RecordingLock.isWritten(full($0.name)))
+            ours.contains($0.name) || (settled($0, now: now) && !RecordingLock.isWritten(full($0.name), writers: writers))
         }
         var failures: [(path: String, why: String)] = []
         for name in victims(finished, thisRun: thisRun.map(relative), current: current.map(relative), now: now) {
             // Removed only while it is still a regular file that nobody writes (RecordingLock).
-            switch RecordingLock.remove(full(name)) {
+            switch RecordingLock.remove(full(name), writers: writers) {
             case .removed: break
             case .held, .gone: continue
             case .failed(let why):
