@@ -363,6 +363,7 @@ final class SourceStallTests: XCTestCase {
 
     /// `memory: true` (libcurl) says the same as a streamed source (before: curl's
     /// "SSL certificate problem: …" and "Could not resolve host: …" as they came).
+    /// The two runs go at once, each its own folder, events file and control socket.
     func testMemoryTrueSaysWhatHappenedToo() throws {
         let dir = try makeTempDir()
         let www = dir.appendingPathComponent("www")
@@ -370,15 +371,18 @@ final class SourceStallTests: XCTestCase {
         try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
         let pki = try TestPKI(in: dir)
         let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
-        let out = dir.appendingPathComponent("out.mp4")
-        for (url, expected) in [(tls.url("tone.mp3", scheme: "https"), "TLS certificate not trusted ("),
-                                ("http://no-such-host.invalid/x.mp3", "host not found")] {
-            let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(
-                players: [PlayerPreset.player("music", source: url, ["memory: true"])], output: out))
-            let events = dir.appendingPathComponent("events-\(UUID().uuidString.prefix(4)).jsonl")
-            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], timeout: 60)
+        let cases = [(tls.url("tone.mp3", scheme: "https"), "TLS certificate not trusted ("),
+                     ("http://no-such-host.invalid/x.mp3", "host not found")]
+        let runs = try cases.enumerated().map { n, source in
+            let sub = try folder(dir, "run\(n)")
+            let preset = try writeFile(sub, "preset.yaml", PlayerPreset.audioOnly(
+                players: [PlayerPreset.player("music", source: source.0, ["memory: true"])], output: sub.appendingPathComponent("out.mp4")))
+            return try start(["--preset", preset.path, "--no-realtime"], in: sub)
+        }
+        for ((url, expected), run) in zip(cases, runs) {
+            let (r, events, _) = run.finish(within: 60)
             XCTAssertEqual(r.status, 1, r.summary("nothing playable"))
-            let errors = try EventLog.read(events).filter { $0["event"] as? String == "player.state" }.compactMap { $0["error"] as? String }
+            let errors = events.filter { $0["event"] as? String == "player.state" }.compactMap { $0["error"] as? String }
             XCTAssertEqual(errors.count, 1, "\(errors)")
             XCTAssertTrue(errors.first?.hasPrefix("\(url): \(expected)") == true, "\(errors)")
         }
