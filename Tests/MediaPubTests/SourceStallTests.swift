@@ -209,7 +209,8 @@ final class SourceStallTests: XCTestCase {
     /// most of each run is a source waited for (10 s at a time), so the waits overlap.
     /// The server that sends nothing and the other failures beside it, the FIFOs, and
     /// the as-fast-as-possible run with --duration go in the background; the HTTP
-    /// source that stalls mid-way, whose status is asked mid-run, goes meanwhile.
+    /// source that stalls mid-way, whose status is asked mid-run, goes meanwhile, and
+    /// then the `memory: true` failures (their own runs, their own folder).
     /// Each run is then checked as its own test did.
     func testSourcesThatSendNothingAreReportedAndPassedAndOtherFailuresSayWhatHappened() throws {
         let dir = try makeTempDir()
@@ -217,6 +218,7 @@ final class SourceStallTests: XCTestCase {
                       try fifosWithNoWriterAndOneThatStallsMidway(in: try folder(dir, "fifo")),
                       try durationEndingAnAsFastAsPossibleRunWhoseSourceStalls(in: try folder(dir, "duration"))]
         try httpSourceThatStallsMidwayIsRetriedFromWhereItStoppedAndStatusIsAnsweredMeanwhile(in: try folder(dir, "midway"))
+        try memoryTrueSaysWhatHappenedToo(in: try folder(dir, "memory"))
         for check in checks { try check() }
     }
 
@@ -364,8 +366,7 @@ final class SourceStallTests: XCTestCase {
     /// `memory: true` (libcurl) says the same as a streamed source (before: curl's
     /// "SSL certificate problem: …" and "Could not resolve host: …" as they came).
     /// The two runs go at once, each its own folder, events file and control socket.
-    func testMemoryTrueSaysWhatHappenedToo() throws {
-        let dir = try makeTempDir()
+    private func memoryTrueSaysWhatHappenedToo(in dir: URL) throws {
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
