@@ -49,10 +49,10 @@ final class LiveFeedClockTests: XCTestCase {
         func live(_ state: String) -> ([String: Any]) -> Bool { { $0["event"] as? String == "live.state" && $0["state"] as? String == state } }
 
         // The blue feed, 1.5 % fast, for some 40 s of output; then its sender goes and a new one comes at once.
-        // Its timestamps start 20 s short of MPEG-TS's 33-bit wrap (2^33 / 90 kHz, about 26.5 h),
-        // so it wraps while on air: every check below holds across it.
+        // Its timestamps start 30 s short of MPEG-TS's 33-bit wrap (2^33 / 90 kHz, about 26.5 h),
+        // so it wraps while on air (some 27 s in, 13 s before its end): every check below holds across it.
         let blue = try send("blue", media: 50, rate: ["-readrate", "\(fast)"], port: port,
-                            tsOffset: ["-output_ts_offset", "\(Double(1 << 33) / 90_000 - 20)"])
+                            tsOffset: ["-output_ts_offset", "\(Double(1 << 33) / 90_000 - 30)"])
         XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, live("on_air")), run.stderr + blue.stderr)
         let onAirAt = try EventLog.read(events).last { $0["event"] as? String == "player.progress" }?["position_ms"] as? Int ?? 0
         XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 90, EventLog.progressed(Double(onAirAt) / 1000 + 40)), run.stderr)
