@@ -151,11 +151,23 @@ final class CrashResistanceTests: XCTestCase {
 
     // MARK: consumers that go away, destinations that fill
 
+    /// The events and the log each to a pipe whose reader goes away, each its own run,
+    /// folder and control socket, at once: both runs are realtime. Both are started and
+    /// their pipes read and closed, then each run is followed to its end and checked as
+    /// its own test did.
+    func testEventsAndStderrToPipesThatCloseCostOnlyTheEventsAndTheLogs() throws {
+        let events = try eventsToAPipeClosedAfterThreeLinesCostOnlyTheEvents()
+        let logs = try stderrToAPipeThatClosesCostsOnlyTheLogs()
+        try events()
+        try logs()
+    }
+
     /// `mediapub … --events - | head -3`: the reader closes after three lines;
     /// the run finishes, exit 0, with one warning and a playable recording.
-    /// Before: killed by SIGPIPE (exit 141) and the MP4 was lost.
-    func testEventsToAPipeClosedAfterThreeLinesCostOnlyTheEvents() throws {
-        let dir = try makeTempDir()
+    /// Before: killed by SIGPIPE (exit 141) and the MP4 was lost. Its run is started and
+    /// its pipe read and closed; returned: the checks that follow it to its end.
+    private func eventsToAPipeClosedAfterThreeLinesCostOnlyTheEvents() throws -> () throws -> Void {
+        let dir = try makeTempDir("eventspipe")
         let rec = dir.appendingPathComponent("rec.mp4")
         let file = try preset(dir, recording: rec)
         let stderrURL = dir.appendingPathComponent("stderr")
@@ -167,7 +179,7 @@ final class CrashResistanceTests: XCTestCase {
         process.environment = CLI.environment()   // a runtime folder of this test process's own
         // Realtime: events keep coming (progress every 100 ms) after the reader has gone.
         process.arguments = ["--preset", file.path, "--realtime", "--duration", "3s", "--events", "-",
-                             "--set", "players.main.progress_interval=100ms"]
+                             "--set", "players.main.progress_interval=100ms", "--control", dir.appendingPathComponent("c.sock").path]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = pipe
         process.standardError = stderrHandle
@@ -180,15 +192,17 @@ final class CrashResistanceTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(lines.count, 3, "three event lines came first: \(lines)")
         XCTAssertTrue(lines.first?.contains("\"event\"") == true, "\(lines)")
 
-        XCTAssertTrue(finishes(process), "the run finishes")
-        try? stderrHandle.close()
-        let stderr = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-        XCTAssertEqual(process.terminationReason, .exit, "not killed by a signal (\(process.terminationStatus))\n\(stderr)")
-        XCTAssertEqual(process.terminationStatus, 0, stderr)
-        XCTAssertEqual(stderr.components(separatedBy: "events to stdout: Broken pipe").count - 1, 1,
-                       "one warning for the destination that went away:\n\(stderr)")
-        XCTAssertTrue(stderr.contains("finished: duration reached"), stderr)
-        try assertPlayable(rec.path)
+        return { [self] in
+            XCTAssertTrue(finishes(process), "the run finishes")
+            try? stderrHandle.close()
+            let stderr = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
+            XCTAssertEqual(process.terminationReason, .exit, "not killed by a signal (\(process.terminationStatus))\n\(stderr)")
+            XCTAssertEqual(process.terminationStatus, 0, stderr)
+            XCTAssertEqual(stderr.components(separatedBy: "events to stdout: Broken pipe").count - 1, 1,
+                           "one warning for the destination that went away:\n\(stderr)")
+            XCTAssertTrue(stderr.contains("finished: duration reached"), stderr)
+            try assertPlayable(rec.path)
+        }
     }
 
     /// Reads until `count` lines came (or the writer went away), then closes the read end.
@@ -209,9 +223,10 @@ final class CrashResistanceTests: XCTestCase {
     }
 
     /// stderr on a pipe whose reader goes away after the first line: logs are
-    /// lost, the run is not. Before: killed by SIGPIPE (141).
-    func testStderrToAPipeThatClosesCostsOnlyTheLogs() throws {
-        let dir = try makeTempDir()
+    /// lost, the run is not. Before: killed by SIGPIPE (141). Its run is started and its
+    /// pipe read and closed; returned: the checks that follow it to its end.
+    private func stderrToAPipeThatClosesCostsOnlyTheLogs() throws -> () throws -> Void {
+        let dir = try makeTempDir("stderrpipe")
         let rec = dir.appendingPathComponent("rec.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let file = try preset(dir, recording: rec)
@@ -220,7 +235,7 @@ final class CrashResistanceTests: XCTestCase {
         process.executableURL = URL(fileURLWithPath: try CLI.binary())
         process.environment = CLI.environment()   // a runtime folder of this test process's own
         process.arguments = ["--preset", file.path, "--realtime", "--duration", "2s", "--log-level", "debug",
-                             "--events", events.path]
+                             "--events", events.path, "--control", dir.appendingPathComponent("c.sock").path]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = pipe
@@ -230,12 +245,14 @@ final class CrashResistanceTests: XCTestCase {
         let received = try readLines(1, from: pipe)
         XCTAssertTrue(String(decoding: received, as: UTF8.self).hasPrefix("mediapub"), "a log line came first")
 
-        XCTAssertTrue(finishes(process), "the run finishes")
-        XCTAssertEqual(process.terminationReason, .exit, "not killed by a signal (\(process.terminationStatus))")
-        XCTAssertEqual(process.terminationStatus, 0)
-        let stopped = try EventLog.read(events).first { $0["event"] as? String == "run.stopped" }
-        XCTAssertEqual(stopped?["exit_code"] as? Int, 0, "run.stopped: \(String(describing: stopped))")
-        try assertPlayable(rec.path)
+        return { [self] in
+            XCTAssertTrue(finishes(process), "the run finishes")
+            XCTAssertEqual(process.terminationReason, .exit, "not killed by a signal (\(process.terminationStatus))")
+            XCTAssertEqual(process.terminationStatus, 0)
+            let stopped = try EventLog.read(events).first { $0["event"] as? String == "run.stopped" }
+            XCTAssertEqual(stopped?["exit_code"] as? Int, 0, "run.stopped: \(String(describing: stopped))")
+            try assertPlayable(rec.path)
+        }
     }
 
     /// `--events /dev/full`: every write fails (ENOSPC); one warning, exit 0,

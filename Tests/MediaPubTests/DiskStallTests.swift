@@ -33,20 +33,28 @@ final class DiskStallTests: XCTestCase {
     }
 
     /// A disk that hangs and one that fills, each under its own run beside its own RTMP
-    /// server (each its own process, folder and control socket), at once: both runs are
-    /// realtime and mostly wait on their disk. The full disk's run is started, the hung
-    /// disk's followed through, then the full disk's checked: each as its own test did.
-    func testAHungDiskFailsThatRecordingAloneAndAFullOneHoldsItUpWhileRTMPPublishesToTheEnd() throws {
+    /// server, and a full disk under HLS and a recording, each its own process, folder
+    /// and control socket, at once: the runs are realtime and mostly wait on their disk.
+    /// The full disk's run is started, the hung disk's until its disk is frozen, then the
+    /// HLS run is followed through (looked at all along) while the hung disk's runs to its
+    /// end, then the hung disk's and the full disk's are checked: each as its own test did.
+    func testAHungDiskFailsThatRecordingAloneAFullOneHoldsItUpWhileRTMPPublishesToTheEndAndNeverEmptiesThePlaylist() throws {
         let top = try makeTempDir()
         let hungDir = top.appendingPathComponent("hung"), fullDir = top.appendingPathComponent("full")
-        for sub in [hungDir, fullDir] { try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true) }
+        let hlsDir = top.appendingPathComponent("hls")
+        for sub in [hungDir, fullDir, hlsDir] { try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true) }
         let full = try aFullDiskHoldsUpThatRecordingAloneAndRTMPPublishesToTheEnd(in: fullDir)
-        try aHungDiskFailsThatRecordingAloneAndRTMPGoesOn(in: hungDir)
+        let hung = try aHungDiskFailsThatRecordingAloneAndRTMPGoesOn(in: hungDir)
+        try aFullDiskNeverEmptiesThePlaylistAndOutputsStartAgainOnceThereIsRoom(in: hlsDir)
+        try hung()
         try full()
     }
 
-    private func aHungDiskFailsThatRecordingAloneAndRTMPGoesOn(in dir: URL) throws {
-        guard let disk = try mountSmallDisk(in: dir) else { return }
+    /// A recording on an ext4 disk frozen once both outputs publish is given up with its
+    /// file named; RTMP publishes to the end. Its run is started and its disk frozen; the
+    /// rest is returned, to follow the run to its end (it ends at --duration meanwhile).
+    private func aHungDiskFailsThatRecordingAloneAndRTMPGoesOn(in dir: URL) throws -> () throws -> Void {
+        guard let disk = try mountSmallDisk(in: dir) else { return {} }
         let received = dir.appendingPathComponent("received")
         try FileManager.default.createDirectory(at: received, withIntermediateDirectories: true)
         let rtmp = try startRTMPServer(recordTo: received)
@@ -55,7 +63,8 @@ final class DiskStallTests: XCTestCase {
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440",
                                                                   outputs: [rtmp.url(key: "diskKey"), hung.path],
                                                                   extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never, stall: 3s}"))
-        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "10s", "--events", events.path])
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "10s", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
         func outputStates(_ id: String) -> [[String: Any]] {
             ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" && $0["output"] as? String == id }
         }
@@ -65,23 +74,25 @@ final class DiskStallTests: XCTestCase {
         }, mp.stderr)
         let freeze = try Proc.run(try Tools.path("fsfreeze"), ["-f", disk.path], timeout: 30)
         XCTAssertEqual(freeze.status, 0, freeze.summary("fsfreeze -f"))
-        // The recording is given up with its file named; the RTMP output never notices.
-        XCTAssertTrue(Ports.waitUntil(timeout: 60) { outputStates("1").contains { $0["state"] as? String == "failed" } || !mp.isRunning },
-                      "\(outputStates("1")) \(mp.stderr)")
-        XCTAssertEqual(outputStates("1").last?["error"] as? String, "writing \(hung.path) stalled: the disk took nothing for 3s")
-        // The run goes on to its end with RTMP publishing all along; only then is the disk thawed.
-        let progressed = Ports.waitUntil(timeout: 60) {
-            ((try? EventLog.read(events)) ?? []).contains { $0["event"] as? String == "run.state" && $0["state"] as? String == "stopping" }
+        return { [self] in
+            // The recording is given up with its file named; the RTMP output never notices.
+            XCTAssertTrue(Ports.waitUntil(timeout: 60) { outputStates("1").contains { $0["state"] as? String == "failed" } || !mp.isRunning },
+                          "\(outputStates("1")) \(mp.stderr)")
+            XCTAssertEqual(outputStates("1").last?["error"] as? String, "writing \(hung.path) stalled: the disk took nothing for 3s")
+            // The run goes on to its end with RTMP publishing all along; only then is the disk thawed.
+            let progressed = Ports.waitUntil(timeout: 60) {
+                ((try? EventLog.read(events)) ?? []).contains { $0["event"] as? String == "run.state" && $0["state"] as? String == "stopping" }
+            }
+            XCTAssertTrue(progressed, "the run reached its end with the disk hung: \(mp.stderr)")
+            _ = try Proc.run(try Tools.path("fsfreeze"), ["-u", disk.path], timeout: 30)
+            XCTAssertTrue(mp.waitForExit(timeout: 30))
+            XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+            XCTAssertEqual(outputStates("0").compactMap { $0["state"] as? String }, ["publishing", "stopped"], "RTMP never faltered")
+            let stream = try XCTUnwrap(rtmp.recordings(in: received).last, "the server recorded the stream")
+            let got = try assertH264AAC(stream.path)
+            XCTAssertEqual(got.duration ?? 0, 10, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
+            try assertDecodesCleanly(stream.path)
         }
-        XCTAssertTrue(progressed, "the run reached its end with the disk hung: \(mp.stderr)")
-        _ = try Proc.run(try Tools.path("fsfreeze"), ["-u", disk.path], timeout: 30)
-        XCTAssertTrue(mp.waitForExit(timeout: 30))
-        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
-        XCTAssertEqual(outputStates("0").compactMap { $0["state"] as? String }, ["publishing", "stopped"], "RTMP never faltered")
-        let stream = try XCTUnwrap(rtmp.recordings(in: received).last, "the server recorded the stream")
-        let got = try assertH264AAC(stream.path)
-        XCTAssertEqual(got.duration ?? 0, 10, accuracy: 1.5, "the server got the whole run: \(got.rawJSON)")
-        try assertDecodesCleanly(stream.path)
     }
 
     /// A 2 MB tmpfs fills mid-run: that recording is reconnecting with a message naming its
@@ -124,8 +135,7 @@ final class DiskStallTests: XCTestCase {
     /// are reconnecting and the playlist is never emptied nor cut short; once the file is
     /// removed both start again by themselves (`publishing`), the recording in a new file
     /// beside the first. Everything written plays.
-    func testAFullDiskNeverEmptiesThePlaylistAndOutputsStartAgainOnceThereIsRoom() throws {
-        let dir = try makeTempDir()
+    private func aFullDiskNeverEmptiesThePlaylistAndOutputsStartAgainOnceThereIsRoom(in dir: URL) throws {
         guard let small = try mountFullableDisk(in: dir, megabytes: 4) else { return }
         let filler = small.appendingPathComponent("filler")
         XCTAssertTrue(FileManager.default.createFile(atPath: filler.path, contents: Data(count: 2_500_000)))
@@ -135,7 +145,8 @@ final class DiskStallTests: XCTestCase {
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440",
                                                                   outputs: ["hls://\(playlist.path)?segment=1s&window=3", recording.path],
                                                                   extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never}"))
-        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path])
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
         func states(_ id: String) -> [String] {
             ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" && $0["output"] as? String == id }
                 .compactMap { $0["state"] as? String }

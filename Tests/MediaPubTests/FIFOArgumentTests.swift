@@ -17,8 +17,30 @@ final class FIFOArgumentTests: XCTestCase {
         _ = try startTool("sh", ["-c", "cat \"$1\" > \"$2\"", "writer", file.path, fifo])
     }
 
-    func testAPresetFIFOIsReadFromItsWriterOrRefused() throws {
-        let dir = try makeTempDir()
+    /// `validate` of a FIFO nothing writes to, started: it waits 5 s for a writer.
+    /// Returned: its result once it has ended (30 s at most).
+    private func startValidate(_ path: String) throws -> () -> ProcessResult {
+        let run = try startMediaPub(["validate", path])
+        return {
+            let exited = run.waitForExit(timeout: 30)
+            return run.result(timedOut: !exited)
+        }
+    }
+
+    /// A preset FIFO and a playlist file FIFO, each read from its writer, and each refused
+    /// when nothing writes to it: the two refusals wait 5 s each, at once (each its own
+    /// validate, started first), then each is checked as its own test did.
+    func testAPresetFIFOAndAPlaylistFileFIFOAreReadFromTheirWriterOrRefused() throws {
+        let preset = try aPresetFIFOIsReadFromItsWriterOrRefused()
+        let playlist = try aPlaylistFileFIFOIsReadFromItsWriterOrRefused()
+        preset()
+        playlist()
+    }
+
+    private func aPresetFIFOIsReadFromItsWriterOrRefused() throws -> () -> Void {
+        let dir = try makeTempDir("presetfifo")
+        let silent = fifo(dir, "silent.yaml")
+        let refused = try startValidate(silent)
         let preset = try writeFile(dir, "p.yaml", E2EPreset.basic(name: "fromfifo", source: E2EPreset.testsrc))
         let written = fifo(dir, "written.yaml")
         try writer(preset, into: written)
@@ -26,32 +48,36 @@ final class FIFOArgumentTests: XCTestCase {
         XCTAssertEqual(ok.status, 0, ok.summary("validate a FIFO with a writer"))
         XCTAssertTrue(ok.stdout.contains("name: fromfifo"), ok.stdout)
 
-        let silent = fifo(dir, "silent.yaml")
-        let r = try CLI.run(["validate", silent], timeout: 30)
-        XCTAssertFalse(r.timedOut, r.summary("validate a FIFO nothing writes to"))
-        XCTAssertEqual(r.status, 2, r.summary("validate a FIFO nothing writes to"))
-        XCTAssertEqual(r.stderr, "mediapub: \(silent):0: preset: cannot read: it is a FIFO and nothing wrote to it within 5 s (start its writer first)\n")
+        return {
+            let r = refused()
+            XCTAssertFalse(r.timedOut, r.summary("validate a FIFO nothing writes to"))
+            XCTAssertEqual(r.status, 2, r.summary("validate a FIFO nothing writes to"))
+            XCTAssertEqual(r.stderr, "mediapub: \(silent):0: preset: cannot read: it is a FIFO and nothing wrote to it within 5 s (start its writer first)\n")
+        }
     }
 
-    func testAPlaylistFileFIFOIsReadFromItsWriterOrRefused() throws {
-        let dir = try makeTempDir()
-        let list = try writeFile(dir, "list.m3u", "#EXTM3U\ntestsrc:?freq=440\n")
-        let written = fifo(dir, "written.m3u")
-        try writer(list, into: written)
+    private func aPlaylistFileFIFOIsReadFromItsWriterOrRefused() throws -> () -> Void {
+        let dir = try makeTempDir("playlistfifo")
         let yaml = { (file: String) in
             "audio: {sample_rate: 44100, channels: 2}\nplayers:\n  - playlist: {file: \(file)}\noutputs: [null://]\n"
         }
+        let silent = fifo(dir, "silent.m3u")
+        let preset = try writeFile(dir, "silent.yaml", yaml(silent))
+        let refused = try startValidate(preset.path)
+        let list = try writeFile(dir, "list.m3u", "#EXTM3U\ntestsrc:?freq=440\n")
+        let written = fifo(dir, "written.m3u")
+        try writer(list, into: written)
         let ok = try CLI.run(["validate", try writeFile(dir, "ok.yaml", yaml(written)).path], timeout: 30)
         XCTAssertEqual(ok.status, 0, ok.summary("a playlist FIFO with a writer"))
         XCTAssertTrue(ok.stdout.contains("- \"testsrc:?freq=440\""), ok.stdout)
 
-        let silent = fifo(dir, "silent.m3u")
-        let preset = try writeFile(dir, "silent.yaml", yaml(silent))
-        let r = try CLI.run(["validate", preset.path], timeout: 30)
-        XCTAssertFalse(r.timedOut, r.summary("a playlist FIFO nothing writes to"))
-        XCTAssertEqual(r.status, 2, r.summary("a playlist FIFO nothing writes to"))
-        XCTAssertTrue(r.stderr.contains("\(preset.path):3: players[0].playlist.file: cannot read \(silent): it is a FIFO and nothing wrote"),
-                      r.stderr)
+        return {
+            let r = refused()
+            XCTAssertFalse(r.timedOut, r.summary("a playlist FIFO nothing writes to"))
+            XCTAssertEqual(r.status, 2, r.summary("a playlist FIFO nothing writes to"))
+            XCTAssertTrue(r.stderr.contains("\(preset.path):3: players[0].playlist.file: cannot read \(silent): it is a FIFO and nothing wrote"),
+                          r.stderr)
+        }
     }
 
     func testAnEventsFIFOIsWrittenToItsReaderOrRefused() throws {

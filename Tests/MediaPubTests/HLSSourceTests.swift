@@ -205,18 +205,24 @@ final class HLSSourceTests: XCTestCase {
         ((try? EventLog.read(url)) ?? []).filter { $0["event"] as? String == "player.progress" }
     }
 
-    /// Two live origins, each with its own run, folder, origin and server, at once: one
-    /// that dies for good and one that restarts. Both runs are realtime and mostly wait
-    /// on their origin, so their waits overlap; each is checked as its own test did.
-    func testLiveOriginThatDiesIsNeverReplayedAndOneThatRestartsIsJoinedAgainWithoutTheStaleWindow() throws {
+    /// Three live origins, each with its own run, folder, origin, server and control
+    /// socket, at once: one that closes its playlist, one that dies for good and one that
+    /// restarts. The runs are realtime and mostly wait on their origin, so their waits
+    /// overlap: the closing origin's run is started, the dying one's started and its origin
+    /// killed, the closing origin stopped (its run has played 3 s by then), the restarting
+    /// one followed through; then the other two are checked as their own tests did.
+    func testLiveOriginThatDiesIsNeverReplayedOneThatRestartsIsJoinedAgainAndOneThatClosesItsPlaylistHasNoDuration() throws {
         let dir = try makeTempDir()
         func folder(_ name: String) throws -> URL {
             let sub = dir.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
             return sub
         }
+        let stopTheClosingOrigin = try liveSourceHasNoDurationEvenWhenItsPlaylistCloses(in: try folder("closes"))
         let died = try liveOriginThatDiesIsNeverReplayedAndTheStandbyFills(in: try folder("dies"))
+        let closed = try stopTheClosingOrigin()
         try liveOriginThatRestartsIsJoinedAgainWithoutTheStaleWindow(in: try folder("restarts"))
+        try closed()
         try died()
     }
 
@@ -378,27 +384,35 @@ final class HLSSourceTests: XCTestCase {
     /// #EXT-X-ENDLIST): the player plays out the window and the item ends. It was
     /// live all along: no duration in any event, before or after the playlist closed
     /// (the window's 3.3 s showed up as its duration, under a position of 7 s).
-    func testLiveSourceHasNoDurationEvenWhenItsPlaylistCloses() throws {
-        let dir = try makeTempDir()
+    /// Its origin and run are started; returned: the origin's stop once the run has
+    /// played 3 s, which returns the checks that follow the run to its end.
+    private func liveSourceHasNoDurationEvenWhenItsPlaylistCloses(in dir: URL) throws -> () throws -> () throws -> Void {
         let (playlist, origin, server) = try servedLiveOrigin(dir, color: "red")
         let out = dir.appendingPathComponent("out.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: server.url("live.m3u8"), ["video: true"])],
                                       output: out)
         let preset = try writeFile(dir, "preset.yaml", yaml)
-        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "60s", "--events", events.path])
-        XCTAssertTrue(Ports.waitUntil(timeout: 30) { (progressEvents(events).last?["position_ms"] as? Int ?? 0) >= 3000 },
-                      "the live source plays:\n\(run.stderr)")
-        XCTAssertTrue(origin.stop(signal: SIGTERM, grace: 10), "the origin stops")
-        XCTAssertTrue((try String(contentsOf: playlist, encoding: .utf8)).contains("#EXT-X-ENDLIST"), "the origin closed its playlist")
-        let stopped = Ports.waitUntil(timeout: 30) {
-            ((try? EventLog.read(events)) ?? []).contains { $0["event"] as? String == "run.stopped" }
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "60s", "--events", events.path,
+                                     "--control", dir.appendingPathComponent("c.sock").path])
+        return { [self] in
+            XCTAssertTrue(Ports.waitUntil(timeout: 30) { (progressEvents(events).last?["position_ms"] as? Int ?? 0) >= 3000 },
+                          "the live source plays:\n\(run.stderr)")
+            XCTAssertTrue(origin.stop(signal: SIGTERM, grace: 10), "the origin stops")
+            XCTAssertTrue((try String(contentsOf: playlist, encoding: .utf8)).contains("#EXT-X-ENDLIST"), "the origin closed its playlist")
+            return { [self] in
+                let stopped = Ports.waitUntil(timeout: 30) {
+                    ((try? EventLog.read(events)) ?? []).contains { $0["event"] as? String == "run.stopped" }
+                }
+                XCTAssertTrue(stopped, "the item ends once the closed playlist has played:\n\(run.stderr)")
+                XCTAssertTrue(run.waitForExit(timeout: 20), "mediapub exits")
+                let all = try EventLog.read(events)
+                let withDuration = all.filter {
+                    ["player.track", "player.progress"].contains($0["event"] as? String ?? "") && !($0["duration_ms"] is NSNull)
+                }
+                XCTAssertTrue(withDuration.isEmpty, "a live source has no duration: \(withDuration.prefix(3))")
+                XCTAssertGreaterThan(progressEvents(events).count, 3, "progress was reported")
+            }
         }
-        XCTAssertTrue(stopped, "the item ends once the closed playlist has played:\n\(run.stderr)")
-        XCTAssertTrue(run.waitForExit(timeout: 20), "mediapub exits")
-        let all = try EventLog.read(events)
-        let withDuration = all.filter { ["player.track", "player.progress"].contains($0["event"] as? String ?? "") && !($0["duration_ms"] is NSNull) }
-        XCTAssertTrue(withDuration.isEmpty, "a live source has no duration: \(withDuration.prefix(3))")
-        XCTAssertGreaterThan(progressEvents(events).count, 3, "progress was reported")
     }
 }

@@ -8,8 +8,18 @@ import XCTest
 
 final class HTTPSourceTests: XCTestCase {
 
-    func testProgressiveMP4FromNginx() throws {
-        let dir = try makeTempDir()
+    /// A progressive MP4 from nginx, and a source whose first byte comes late, each its
+    /// own run, folder, server and control socket, at once: the slow source's run is
+    /// realtime and mostly waits. It is started, the progressive one followed through,
+    /// then the slow one checked: each as its own test did.
+    func testProgressiveMP4FromNginxAndASlowHTTPSourceGivesSlateFirstThenContentWithNoGap() throws {
+        let slow = try slowHTTPSourceGivesSlateFirstThenContentWithNoGap()
+        try progressiveMP4FromNginx()
+        try slow()
+    }
+
+    private func progressiveMP4FromNginx() throws {
+        let dir = try makeTempDir("progressive")
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         try TestMedia.makeColorVideo(in: www, name: "clip.mp4", seconds: 2, color: "red", freq: 440)
@@ -17,7 +27,7 @@ final class HTTPSourceTests: XCTestCase {
         let out = dir.appendingPathComponent("out.mp4")
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: server.url("clip.mp4"), ["video: true"])],
                                       output: out)
-        let r = try runPreset(yaml, in: dir)
+        let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--control", dir.appendingPathComponent("c.sock").path])
         XCTAssertEqual(r.status, 0, r.summary("mediapub with an HTTP source"))
         XCTAssertTrue(server.accessLog.contains("GET /clip.mp4"), "nginx served the source:\n\(server.accessLog)")
         let p = try assertH264AAC(out.path)
@@ -85,9 +95,10 @@ final class HTTPSourceTests: XCTestCase {
 
     /// A source whose first byte comes 2 s late, in realtime: the
     /// output starts on the standby slate at once, then shows the content,
-    /// one frame every 40 ms throughout.
-    func testSlowHTTPSourceGivesSlateFirstThenContentWithNoGap() throws {
-        let dir = try makeTempDir()
+    /// one frame every 40 ms throughout. Its run is started; returned: the checks once it
+    /// has ended.
+    private func slowHTTPSourceGivesSlateFirstThenContentWithNoGap() throws -> () throws -> Void {
+        let dir = try makeTempDir("slow")
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         try TestMedia.makeColorVideo(in: www, name: "late.mp4", seconds: 8, color: "red", freq: 440)
@@ -95,7 +106,17 @@ final class HTTPSourceTests: XCTestCase {
         let out = dir.appendingPathComponent("out.mp4")
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: server.url("late.mp4"), ["video: true"])],
                                       output: out, extra: "standby:\n  color: \"#0000FF\"")
-        let r = try runPreset(yaml, in: dir, args: ["--realtime", "--duration", "6s"], timeout: 40)
+        let preset = try writeFile(dir, "preset.yaml", yaml)
+        let began = Date()
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "6s",
+                                     "--control", dir.appendingPathComponent("c.sock").path])
+        return { [self] in try checkTheSlowHTTPSource(run, began: began, server: server, out: out) }
+    }
+
+    /// The run of `slowHTTPSourceGivesSlateFirstThenContentWithNoGap`, to its end (40 s from its start at most).
+    private func checkTheSlowHTTPSource(_ run: RunningProcess, began: Date, server: SlowHTTPServer, out: URL) throws {
+        let exited = run.waitForExit(timeout: max(0, 40 - Date().timeIntervalSince(began)))
+        let r = run.result(timedOut: !exited)
         XCTAssertEqual(r.status, 0, r.summary("mediapub with a slow HTTP source"))
         XCTAssertTrue(server.log.contains("GET /late.mp4"), "the slow server was asked:\n\(server.log)")
 

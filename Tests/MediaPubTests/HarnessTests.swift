@@ -143,7 +143,22 @@ final class HarnessTests: XCTestCase {
 
     // MARK: RTMP (nginx + rtmp module)
 
-    func testRTMPServerRelaysAnFFmpegPublisher() throws {
+    /// The RTMP relay and both SRT directions at once, each its own server, port and
+    /// folder: each waits on media at wall-clock pace (6 s, 4 s, 3 s), so their waits
+    /// overlap. The SRT caller is started, the RTMP publisher started and its stream
+    /// probed, the GStreamer listener pulled from, then the SRT caller's recording and the
+    /// RTMP publisher's end are checked: each as its own test did.
+    func testRTMPServerRelaysAnFFmpegPublisherAndSRTCarriesAnFFmpegCallerAndAGStreamerListener() throws {
+        let recorded = try srtListenerRecordsAnFFmpegCaller()
+        let relayed = try rtmpServerRelaysAnFFmpegPublisher()
+        try ffmpegCallerReadsFromAGStreamerSRTListener()
+        try recorded()
+        try relayed()
+    }
+
+    /// Its publisher is started and its stream probed while it publishes; returned: the
+    /// checks of the publisher's end.
+    private func rtmpServerRelaysAnFFmpegPublisher() throws -> () throws -> Void {
         let rtmp = try startRTMPServer()
         let url = rtmp.url(key: "harness")
         let publisher = try startTool("ffmpeg", [
@@ -159,9 +174,11 @@ final class HarnessTests: XCTestCase {
         XCTAssertEqual(p.video?.codecName, "h264", p.rawJSON)
         XCTAssertEqual(p.audio?.codecName, "aac", p.rawJSON)
         XCTAssertEqual(p.video?.width, 320)
-        XCTAssertTrue(publisher.waitForExit(timeout: 20), "publisher should finish its 6 s")
-        XCTAssertEqual(publisher.exitStatus, 0, publisher.stderr)
-        XCTAssertTrue(rtmp.errorLog.contains("harness") || !rtmp.errorLog.isEmpty, "nginx logs to its private error log")
+        return {
+            XCTAssertTrue(publisher.waitForExit(timeout: 20), "publisher should finish its 6 s")
+            XCTAssertEqual(publisher.exitStatus, 0, publisher.stderr)
+            XCTAssertTrue(rtmp.errorLog.contains("harness") || !rtmp.errorLog.isEmpty, "nginx logs to its private error log")
+        }
     }
 
     // MARK: HTTP (nginx)
@@ -201,8 +218,9 @@ final class HarnessTests: XCTestCase {
     // ffmpeg is the caller here: gst's srtsink drops the last datagrams at EOS
     // (SRT live mode closes without linger), which leaves a truncated final
     // AAC frame in the recording and would make this self-check flaky.
-    func testSRTListenerRecordsAnFFmpegCaller() throws {
-        let dir = try makeTempDir()
+    // Its caller is started; returned: the checks that follow it to its end.
+    private func srtListenerRecordsAnFFmpegCaller() throws -> () throws -> Void {
+        let dir = try makeTempDir("srtlistener")
         let out = dir.appendingPathComponent("received.ts")
         let srt = try startSRTListener(output: out)
         let ff = try startTool("ffmpeg", [
@@ -212,22 +230,24 @@ final class HarnessTests: XCTestCase {
             "-t", "4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p",
             "-c:a", "aac", "-b:a", "96k", "-f", "mpegts", srt.callerURL + "&pkt_size=1316",
         ])
-        XCTAssertTrue(ff.waitForExit(timeout: 30), "ffmpeg publisher did not finish")
-        XCTAssertEqual(ff.exitStatus, 0, ff.stderr)
-        // All it received is written once it has seen the caller go.
-        XCTAssertTrue(Ports.waitUntil(timeout: 10) { srt.log.contains("SRT source disconnected") }, srt.log)
-        srt.stop()
-        XCTAssertTrue(srt.log.contains("Accepted SRT source connection"), srt.log)
-        let p = try assertH264AAC(out.path)
-        XCTAssertEqual(p.duration ?? 0, 4, accuracy: 1.0)
-        let pcm = try MediaProbe.decodePCM(out.path)
-        XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 3)
-        let errors = try MediaProbe.decodeErrors(out.path)
-        XCTAssertEqual(MediaProbe.errorsAfterStart(errors), [], errors)
+        return { [self] in
+            XCTAssertTrue(ff.waitForExit(timeout: 30), "ffmpeg publisher did not finish")
+            XCTAssertEqual(ff.exitStatus, 0, ff.stderr)
+            // All it received is written once it has seen the caller go.
+            XCTAssertTrue(Ports.waitUntil(timeout: 10) { srt.log.contains("SRT source disconnected") }, srt.log)
+            srt.stop()
+            XCTAssertTrue(srt.log.contains("Accepted SRT source connection"), srt.log)
+            let p = try assertH264AAC(out.path)
+            XCTAssertEqual(p.duration ?? 0, 4, accuracy: 1.0)
+            let pcm = try MediaProbe.decodePCM(out.path)
+            XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 3)
+            let errors = try MediaProbe.decodeErrors(out.path)
+            XCTAssertEqual(MediaProbe.errorsAfterStart(errors), [], errors)
+        }
     }
 
-    func testFFmpegCallerReadsFromAGStreamerSRTListener() throws {
-        let dir = try makeTempDir()
+    private func ffmpegCallerReadsFromAGStreamerSRTListener() throws {
+        let dir = try makeTempDir("srtcaller")
         let port = try Ports.free()
         let gst = try startTool("gst-launch-1.0",
                                 gstTestPublisher(sinkURI: "srt://127.0.0.1:\(port)?mode=listener", seconds: nil))

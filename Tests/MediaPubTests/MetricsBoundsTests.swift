@@ -23,15 +23,28 @@ final class MetricsBoundsTests: XCTestCase {
         let events = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(name: "met", source: E2EPreset.testsrc, outputs: ["null://"]))
         let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "60s",
-                                     "--metrics", "127.0.0.1:\(port)", "--events", events.path])
+                                     "--metrics", "127.0.0.1:\(port)", "--events", events.path,
+                                     "--control", dir.appendingPathComponent("c.sock").path])
         XCTAssertTrue(waitForPublishing(events), run.stderr)
         return run
     }
 
+    /// A dribbling client, many idle connections and hundreds of scrapes, each its own
+    /// run, folder, metrics port and control socket: the dribbling client's wait for its
+    /// request to be overdue is spent on the other two. Each is checked as its own test did.
+    func testADribblingClientDoesNotHoldUpAScrapeAndManyIdleOrHundredsOfScrapesLeaveNothingBehind() throws {
+        let dribbling = try aDribblingClientDoesNotHoldUpAScrape()
+        try manyIdleConnectionsAreCapped()
+        try hundredsOfScrapesAreEachAnsweredAndLeaveNoConnectionBehind()
+        try dribbling()
+    }
+
     /// A client that sends one header line a second: another client's scrape
     /// is answered while it lingers (before: every scrape waited behind it),
-    /// and the server closes it once its request is overdue.
-    func testADribblingClientDoesNotHoldUpAScrape() throws {
+    /// and the server closes it once its request is overdue. Its run is started and
+    /// scraped while the client lingers; returned: the checks that it is closed and
+    /// of the run's end.
+    private func aDribblingClientDoesNotHoldUpAScrape() throws -> () throws -> Void {
         let port = try Ports.free()
         let run = try startRun(port: port)
 
@@ -46,7 +59,7 @@ final class MetricsBoundsTests: XCTestCase {
             }
         }
         dribbler.start()
-        defer { stop.set() }
+        addTeardownBlock { stop.set() }
 
         let fast = try scrape(port)
         XCTAssertEqual(fast.status, 0, fast.summary("GET /metrics while a slow client lingers"))
@@ -54,17 +67,20 @@ final class MetricsBoundsTests: XCTestCase {
         XCTAssertTrue(fast.stdout.contains("mediapub_uptime_seconds"), fast.stdout)
         XCTAssertFalse(slow.readable(timeout: 0), "the slow client is still connected and unanswered")
 
-        XCTAssertTrue(slow.closedByPeer(timeout: 30), "the dribbling client is closed once its request is overdue")
-        XCTAssertEqual(try scrape(port).status, 0)
-        run.terminate(SIGTERM)
-        XCTAssertTrue(run.waitForExit(timeout: 15))
-        XCTAssertEqual(run.result().status, 0, run.result().summary("mediapub"))
+        return { [self] in
+            defer { stop.set() }
+            XCTAssertTrue(slow.closedByPeer(timeout: 30), "the dribbling client is closed once its request is overdue")
+            XCTAssertEqual(try scrape(port).status, 0)
+            run.terminate(SIGTERM)
+            XCTAssertTrue(run.waitForExit(timeout: 15))
+            XCTAssertEqual(run.result().status, 0, run.result().summary("mediapub"))
+        }
     }
 
     /// 300 idle connections: a scrape is still answered and mediapub holds a
     /// bounded number of descriptors (before: the backlog filled and the scrape
     /// waited behind them).
-    func testManyIdleConnectionsAreCapped() throws {
+    private func manyIdleConnectionsAreCapped() throws {
         try allowDescriptors(400)
         let port = try Ports.free()
         let run = try startRun(port: port)
@@ -85,7 +101,7 @@ final class MetricsBoundsTests: XCTestCase {
     /// Scrapers that open a connection per scrape (curl, scripts): every one is answered,
     /// and no connection stays open after it (before: after 64 connections every other
     /// scrape got an empty reply, and each answered one left a CLOSE-WAIT descriptor).
-    func testHundredsOfScrapesAreEachAnsweredAndLeaveNoConnectionBehind() throws {
+    private func hundredsOfScrapesAreEachAnsweredAndLeaveNoConnectionBehind() throws {
         let port = try Ports.free()
         let run = try startRun(port: port)
         let before = fdCount(run.pid)

@@ -7,8 +7,18 @@ import XCTest
 
 final class OutputIndependenceTests: XCTestCase {
 
-    func testDeadRTMPServerNeverStallsTheRecordingAndIsReachedOnceItComesUp() throws {
-        let dir = try makeTempDir()
+    /// A dead RTMP server, and an output whose sink is not installed, each its own run,
+    /// folder and control socket, at once: both runs are realtime. The missing sink's run
+    /// is started, the dead server's followed through, then the missing sink's checked:
+    /// each as its own test did.
+    func testDeadRTMPServerNeverStallsTheRecordingAndAnOutputWhoseSinkIsNotInstalledFailsForGood() throws {
+        let missing = try anOutputWhoseSinkIsNotInstalledFailsForGoodAndTheRecordingGoesOn()
+        try deadRTMPServerNeverStallsTheRecordingAndIsReachedOnceItComesUp()
+        try missing()
+    }
+
+    private func deadRTMPServerNeverStallsTheRecordingAndIsReachedOnceItComesUp() throws {
+        let dir = try makeTempDir("deadrtmp")
         let out = dir.appendingPathComponent("rec.mp4")
         let port = try Ports.free()
         let key = "indepKey93xq"
@@ -93,25 +103,31 @@ final class OutputIndependenceTests: XCTestCase {
                 "GST_REGISTRY_1_0": dir.appendingPathComponent("registry.bin").path]
     }
 
-    func testAnOutputWhoseSinkIsNotInstalledFailsForGoodAndTheRecordingGoesOn() throws {
-        let dir = try makeTempDir()
+    /// Its run is started; returned: the checks once it has ended.
+    private func anOutputWhoseSinkIsNotInstalledFailsForGoodAndTheRecordingGoesOn() throws -> () throws -> Void {
+        let dir = try makeTempDir("missingsink")
         let env = try gstreamerWithout("rtmp2sink", in: dir)
         let out = dir.appendingPathComponent("rec.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let rtmp = "rtmp://127.0.0.1:\(try Ports.free())/live/missingKey42"
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [rtmp, "file://\(out.path)"],
                                                                   extra: "reconnect: { initial: 200ms, max: 500ms, give_up_after: 1m }"))
-        let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s", "--events", events.path], env: env, timeout: 90)
-        XCTAssertEqual(r.status, 0, r.summary("mediapub"))
-        XCTAssertTrue(r.stderr.contains("rtmp2sink") && r.stderr.contains("gstreamer1.0-plugins-bad"), r.stderr)
-        XCTAssertFalse(r.stderr.contains("reconnecting"), "no retry brings a missing element: \(r.stderr)")
-        XCTAssertFalse(r.stderr.contains("missingKey42"), r.stderr)
-        let states = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
-            .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .filter { $0["event"] as? String == "output.state" && ($0["url"] as? String ?? "").hasPrefix("rtmp:") }
-            .compactMap { $0["state"] as? String }
-        XCTAssertEqual(states, ["failed"], "failed at once, and reported once (not again when the run stops)")
-        let p = try assertH264AAC(out.path)
-        XCTAssertEqual(p.duration ?? 0, 3, accuracy: 0.3, "the recording ran the whole time")
+        let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "3s", "--events", events.path,
+                                     "--control", dir.appendingPathComponent("c.sock").path], env: env)
+        return { [self] in
+            let exited = run.waitForExit(timeout: 90)
+            let r = run.result(timedOut: !exited)
+            XCTAssertEqual(r.status, 0, r.summary("mediapub"))
+            XCTAssertTrue(r.stderr.contains("rtmp2sink") && r.stderr.contains("gstreamer1.0-plugins-bad"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("reconnecting"), "no retry brings a missing element: \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains("missingKey42"), r.stderr)
+            let states = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
+                .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { $0["event"] as? String == "output.state" && ($0["url"] as? String ?? "").hasPrefix("rtmp:") }
+                .compactMap { $0["state"] as? String }
+            XCTAssertEqual(states, ["failed"], "failed at once, and reported once (not again when the run stops)")
+            let p = try assertH264AAC(out.path)
+            XCTAssertEqual(p.duration ?? 0, 3, accuracy: 0.3, "the recording ran the whole time")
+        }
     }
 }

@@ -32,12 +32,18 @@ final class ProgressAndLogTests: XCTestCase {
         try TestMedia.makeAudio(in: dir, name: "a.wav", seconds: 1.5, ext: "wav")
         try TestMedia.makeAudio(in: dir, name: "b.wav", seconds: 2, freq: 660, ext: "wav")
         let audioOnly = "audio: {sample_rate: 44100, channels: 2}\noutputs: [null://]\n"
-        for (name, yaml) in [("stop.after", audioOnly + "players: [{source: \"testsrc:\"}]\nstop: {after: 3s}\n"),
-                             ("players", audioOnly + "players:\n  - playlist: {items: [a.wav, b.wav], mode: once}\n")] {
-            let preset = try writeFile(dir, "t.yaml", yaml)
-            let typescript = dir.appendingPathComponent("typescript")
-            let command = "\(try CLI.binary()) --preset \(preset.path) --realtime"
-            let r = try Proc.run(try Tools.path("script"), ["-q", "-e", "-c", command, typescript.path], env: CLI.environment(), timeout: 60)
+        // The two realtime runs go at once, each its own preset, typescript and control socket.
+        let cases = [("stop.after", audioOnly + "players: [{source: \"testsrc:\"}]\nstop: {after: 3s}\n"),
+                     ("players", audioOnly + "players:\n  - playlist: {items: [a.wav, b.wav], mode: once}\n")]
+        let runs = try cases.enumerated().map { n, c in
+            let preset = try writeFile(dir, "t\(n).yaml", c.1)
+            let typescript = dir.appendingPathComponent("typescript\(n)")
+            let command = "\(try CLI.binary()) --preset \(preset.path) --realtime --control \(dir.appendingPathComponent("c\(n).sock").path)"
+            return (typescript, try startTool("script", ["-q", "-e", "-c", command, typescript.path], env: CLI.environment()))
+        }
+        for ((name, _), (typescript, run)) in zip(cases, runs) {
+            let exited = run.waitForExit(timeout: 60)
+            let r = run.result(timedOut: !exited)
             XCTAssertEqual(r.status, 0, r.summary("mediapub under script: \(name)"))
             let screen = try String(contentsOf: typescript, encoding: .utf8)
             XCTAssertTrue(screen.contains("frame="), "\(name): \(screen.debugDescription)")

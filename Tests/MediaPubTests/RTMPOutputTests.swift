@@ -8,8 +8,21 @@ import Glibc
 
 final class RTMPOutputTests: XCTestCase {
 
-    func testTestsrcPublishesH264AndAACToNginxRTMP() throws {
-        let dir = try makeTempDir()
+    /// Three runs, each its own nginx, folder and control socket, at once: the 8 s run that
+    /// a viewer records is started and probed, and while it goes on to its end the
+    /// connection's Nagle and a server that stops reading are followed through; then the
+    /// 8 s run's end and its viewer's recording are checked. Each as its own test did.
+    func testTestsrcPublishesH264AndAACToNginxRTMPWithNaglesAlgorithmOffAndAServerThatStopsReadingIsReconnected() throws {
+        let published = try testsrcPublishesH264AndAACToNginxRTMP()
+        try theRTMPConnectionHasNaglesAlgorithmOff()
+        try aServerThatStopsReadingIsNoticedAndReconnected()
+        try published()
+    }
+
+    /// Its run is started, a viewer joins and the stream is probed; returned: the checks of
+    /// the run's end and of the viewer's recording.
+    private func testsrcPublishesH264AndAACToNginxRTMP() throws -> () throws -> Void {
+        let dir = try makeTempDir("testsrc")
         let rtmp = try startRTMPServer()
         let key = "mpkey7Qz91secret"   // distinctive, so a leak is detectable
         let url = rtmp.url(key: key)
@@ -17,7 +30,8 @@ final class RTMPOutputTests: XCTestCase {
 
         let events = dir.appendingPathComponent("events.jsonl")
         let mp = try startMediaPub(["--preset", preset.path, "--output", url, "--realtime",
-                                    "--duration", "8s", "--log-level", "debug", "--events", events.path])
+                                    "--duration", "8s", "--log-level", "debug", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
 
         // A viewer joins mid-stream (once the server has taken data) and records 4 s.
         XCTAssertTrue(EventLog.waitFor(events, of: mp, timeout: 20, EventLog.outputState("publishing")), mp.stderr)
@@ -30,33 +44,35 @@ final class RTMPOutputTests: XCTestCase {
         XCTAssertEqual(p.video?.width, 640)
         XCTAssertEqual(p.video?.height, 360)
 
-        XCTAssertTrue(viewer.waitForExit(timeout: 20), "viewer recording did not finish")
-        XCTAssertTrue(mp.waitForExit(timeout: 20), "mediapub did not stop after --duration 8s")
-        XCTAssertFalse(mp.exitedBySignal, "mediapub crashed: \(mp.stderr)")
-        XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        return { [self] in
+            XCTAssertTrue(viewer.waitForExit(timeout: 20), "viewer recording did not finish")
+            XCTAssertTrue(mp.waitForExit(timeout: 20), "mediapub did not stop after --duration 8s")
+            XCTAssertFalse(mp.exitedBySignal, "mediapub crashed: \(mp.stderr)")
+            XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
 
-        let rec = try assertH264AAC(recording.path)
-        XCTAssertEqual(rec.duration ?? 0, 4, accuracy: 1.0, "viewer got a continuous stream: \(rec.rawJSON)")
-        let errors = try MediaProbe.decodeErrors(recording.path)
-        XCTAssertEqual(MediaProbe.errorsAfterStart(errors), [], "a viewer joining mid-stream decodes it:\n\(errors)")
-        let pcm = try MediaProbe.decodePCM(recording.path)
-        XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 10, "testsrc tone")
+            let rec = try assertH264AAC(recording.path)
+            XCTAssertEqual(rec.duration ?? 0, 4, accuracy: 1.0, "viewer got a continuous stream: \(rec.rawJSON)")
+            let errors = try MediaProbe.decodeErrors(recording.path)
+            XCTAssertEqual(MediaProbe.errorsAfterStart(errors), [], "a viewer joining mid-stream decodes it:\n\(errors)")
+            let pcm = try MediaProbe.decodePCM(recording.path)
+            XCTAssertEqual(MediaProbe.dominantFrequency(pcm, rate: 16000) ?? 0, 440, accuracy: 10, "testsrc tone")
 
-        XCTAssertFalse(mp.stderr.contains(key), "stream key leaked on stderr:\n\(mp.stderr)")
-        XCTAssertFalse(mp.stdout.contains(key), "stream key leaked on stdout:\n\(mp.stdout)")
+            XCTAssertFalse(mp.stderr.contains(key), "stream key leaked on stderr:\n\(mp.stderr)")
+            XCTAssertFalse(mp.stdout.contains(key), "stream key leaked on stdout:\n\(mp.stdout)")
+        }
     }
 
     /// The RTMP connection has Nagle's algorithm off (TCP_NODELAY, as librtmp and OBS
     /// set it): its handshake and commands are small writes that otherwise each wait
     /// for the server's delayed ACK. Read from the running process's own socket
     /// (pidfd_getfd duplicates it here), not from anything mediapub says.
-    func testTheRTMPConnectionHasNaglesAlgorithmOff() throws {
-        let dir = try makeTempDir()
+    private func theRTMPConnectionHasNaglesAlgorithmOff() throws {
+        let dir = try makeTempDir("nagle")
         let rtmp = try startRTMPServer()
         let preset = try writeFile(dir, "live.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
         let events = dir.appendingPathComponent("events.jsonl")
         let mp = try startMediaPub(["--preset", preset.path, "--output", rtmp.url(key: "nagle"), "--realtime", "--duration", "20s",
-                                    "--events", events.path])
+                                    "--events", events.path, "--control", dir.appendingPathComponent("c.sock").path])
         XCTAssertTrue(EventLog.waitFor(events, of: mp, timeout: 20, EventLog.outputState("publishing")), mp.stderr)
         let script = """
         import ctypes, os, socket, sys
@@ -92,8 +108,8 @@ final class RTMPOutputTests: XCTestCase {
     /// A server that stops reading (nginx stopped with SIGSTOP) is noticed from its TCP
     /// acknowledgements after reconnect.stall, and the output reconnects (reason: stalled);
     /// once the server goes on, the output publishes again. Status shows the acknowledged bytes.
-    func testAServerThatStopsReadingIsNoticedAndReconnected() throws {
-        let dir = try makeTempDir()
+    private func aServerThatStopsReadingIsNoticedAndReconnected() throws {
+        let dir = try makeTempDir("stopsreading")
         let rtmp = try startRTMPServer()
         let events = dir.appendingPathComponent("events.jsonl")
         let socket = dir.appendingPathComponent("c.sock").path

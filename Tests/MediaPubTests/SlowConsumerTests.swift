@@ -40,14 +40,30 @@ final class SlowConsumerTests: XCTestCase {
         return r.stderr.split(separator: "\n").map(String.init).filter { $0.contains("freeze_start") || $0.contains("black_start") }
     }
 
+    /// A pipe nobody reads, and everything slow at once: two runs, each its own process,
+    /// folder, pipe and control socket, at once. Both are realtime and mostly wait (on
+    /// their pipe to fill, on five seconds of progress, on a load's 10 s), so their waits
+    /// overlap: the second's load is started and asked about, the first is followed
+    /// through while that load is pending, then the second's end is checked. Each is
+    /// checked as its own test did.
+    func testAPipeNobodyReadsHoldsNothingUpAndStatusAnswersWhileALoadTheEventsAndTheWebhookAllStall() throws {
+        let hook = try Ports.listener(in: self), origin = try Ports.listener(in: self)
+        let everything = try startIntoPipe(extra: "events:\n  webhook: \"http://127.0.0.1:\(hook.port)/hook\"")
+        let alone = try startIntoPipe()
+        let (load, checkTheLoadsEnd) = try statusAnswersWhileALoadTheEventsAndTheWebhookAllStall(everything, hook: hook, origin: origin)
+        defer { load.cleanUp() }
+        try aPipeNobodyReadsHoldsNothingUp(alone)
+        try checkTheLoadsEnd()
+    }
+
     /// `--events -` and stderr into one pipe of 4096 bytes that nobody reads, progress
     /// every 100 ms: the pipe is full within seconds, and then the run goes on. The
     /// recording is unbroken (its length the run's, no frozen or black stretch), `ctl`
     /// answers during the stall (`status`, and `publish on`, which emits an event), and
     /// SIGTERM ends the run with exit 0. Before: the recording froze, `ctl publish`
     /// timed out and SIGTERM was ignored.
-    func testAPipeNobodyReadsHoldsNothingUp() throws {
-        let (process, pipe, events, socket, rec) = try startIntoPipe()
+    private func aPipeNobodyReadsHoldsNothingUp(_ run: PipedRun) throws {
+        let (process, pipe, events, socket, rec) = run
 
         func progressCount() -> Int {
             ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "player.progress" }.count
@@ -71,12 +87,14 @@ final class SlowConsumerTests: XCTestCase {
         try stopAndCheck(process, events: events, recording: rec)
     }
 
+    /// A run `startIntoPipe` started: its process, its pipe, its events file, its control socket, its recording.
+    private typealias PipedRun = (process: Process, pipe: (read: Int32, write: Int32), events: URL, socket: String, rec: URL)
+
     /// A realtime run of one player (a moving, colourful testsrc2 picture, so a frozen or
     /// black stretch shows; progress every 100 ms) recording to `rec`, whose `--events -`
     /// and log go into a pipe of 4096 bytes nobody reads; its events also to `events`,
     /// controlled at `socket`. `extra`: preset lines added.
-    private func startIntoPipe(extra: String = "") throws
-        -> (process: Process, pipe: (read: Int32, write: Int32), events: URL, socket: String, rec: URL) {
+    private func startIntoPipe(extra: String = "") throws -> PipedRun {
         let dir = try makeTempDir()
         let source = try TestMedia.makeVideo(in: dir, seconds: 6, size: "320x180")
         let rec = dir.appendingPathComponent("rec.mp4")
@@ -128,16 +146,17 @@ final class SlowConsumerTests: XCTestCase {
     /// and a webhook that accepts and never answers. `ctl status` is answered each time
     /// while the load is still pending (its answer comes first, 5 times over; the
     /// latencies are printed), and the recording plays on unbroken. Before: `status`
-    /// waited behind the load, whose answer came first.
-    func testStatusAnswersWhileALoadTheEventsAndTheWebhookAllStall() throws {
-        let hook = try Ports.listener(in: self), origin = try Ports.listener(in: self)
-        let (process, pipe, events, socket, rec) = try startIntoPipe(extra: "events:\n  webhook: \"http://127.0.0.1:\(hook.port)/hook\"")
+    /// waited behind the load, whose answer came first. Returns the load, and the checks
+    /// of its answer and of the run's end, for when the load has had its time.
+    private func statusAnswersWhileALoadTheEventsAndTheWebhookAllStall(
+        _ run: PipedRun, hook: (fd: Int32, port: UInt16), origin: (fd: Int32, port: UInt16)
+    ) throws -> (RunningProcess, () throws -> Void) {
+        let (process, pipe, events, socket, rec) = run
 
         XCTAssertTrue(Ports.waitUntil(timeout: 60, watching: events) { waiting(pipe.read) >= 4096 - 256 || !process.isRunning },
                       "the pipe fills (\(waiting(pipe.read)) bytes waiting)")
         XCTAssertTrue(reached(hook.fd), "the webhook was reached, and never answers")
         let load = try CLI.start(["ctl", "--socket", socket, "load", "main", "http://127.0.0.1:\(origin.port)/stalls.mp4"])
-        defer { load.cleanUp() }
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { reached(origin.fd) || !load.isRunning }, "the load reaches its server")
         var latencies: [String] = []
         for n in 0..<5 {
@@ -149,11 +168,13 @@ final class SlowConsumerTests: XCTestCase {
             XCTAssertTrue(load.isRunning, "status \(n) is answered while the load is pending")
         }
         print("ctl status while a load, the events and the webhook stall: \(latencies.joined(separator: ", "))")
-        XCTAssertTrue(load.waitForExit(timeout: 30), "the load is answered in the end")
-        XCTAssertTrue(((try? String(contentsOf: load.stdoutURL, encoding: .utf8)) ?? "").contains(#""ok""#), "its answer")
-        XCTAssertGreaterThanOrEqual(waiting(pipe.read), 4096 - 256, "the pipe is still full")
+        return (load, { [self] in
+            XCTAssertTrue(load.waitForExit(timeout: 30), "the load is answered in the end")
+            XCTAssertTrue(((try? String(contentsOf: load.stdoutURL, encoding: .utf8)) ?? "").contains(#""ok""#), "its answer")
+            XCTAssertGreaterThanOrEqual(waiting(pipe.read), 4096 - 256, "the pipe is still full")
 
-        try stopAndCheck(process, events: events, recording: rec)
+            try stopAndCheck(process, events: events, recording: rec)
+        })
     }
 
     /// Events into a pipe that is full and not read, with room for 8 lines queued: `emit`

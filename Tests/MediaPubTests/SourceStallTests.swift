@@ -209,7 +209,8 @@ final class SourceStallTests: XCTestCase {
     /// most of each run is a source waited for (10 s at a time), so the waits overlap.
     /// The server that sends nothing and the other failures beside it, the FIFOs, and
     /// the as-fast-as-possible run with --duration go in the background; the HTTP
-    /// source that stalls mid-way, whose status is asked mid-run, goes meanwhile.
+    /// source that stalls mid-way, whose status is asked mid-run, goes meanwhile, and
+    /// then the `memory: true` failures (their own runs, their own folder).
     /// Each run is then checked as its own test did.
     func testSourcesThatSendNothingAreReportedAndPassedAndOtherFailuresSayWhatHappened() throws {
         let dir = try makeTempDir()
@@ -217,6 +218,7 @@ final class SourceStallTests: XCTestCase {
                       try fifosWithNoWriterAndOneThatStallsMidway(in: try folder(dir, "fifo")),
                       try durationEndingAnAsFastAsPossibleRunWhoseSourceStalls(in: try folder(dir, "duration"))]
         try httpSourceThatStallsMidwayIsRetriedFromWhereItStoppedAndStatusIsAnsweredMeanwhile(in: try folder(dir, "midway"))
+        try memoryTrueSaysWhatHappenedToo(in: try folder(dir, "memory"))
         for check in checks { try check() }
     }
 
@@ -363,22 +365,25 @@ final class SourceStallTests: XCTestCase {
 
     /// `memory: true` (libcurl) says the same as a streamed source (before: curl's
     /// "SSL certificate problem: …" and "Could not resolve host: …" as they came).
-    func testMemoryTrueSaysWhatHappenedToo() throws {
-        let dir = try makeTempDir()
+    /// The two runs go at once, each its own folder, events file and control socket.
+    private func memoryTrueSaysWhatHappenedToo(in dir: URL) throws {
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         try TestMedia.makeAudio(in: www, name: "tone.mp3", seconds: 1, freq: 440, ext: "mp3")
         let pki = try TestPKI(in: dir)
         let tls = try startServer(ScriptServer.tls, in: dir, args: [www.path, pki.cert.path, pki.key.path])
-        let out = dir.appendingPathComponent("out.mp4")
-        for (url, expected) in [(tls.url("tone.mp3", scheme: "https"), "TLS certificate not trusted ("),
-                                ("http://no-such-host.invalid/x.mp3", "host not found")] {
-            let preset = try writeFile(dir, "preset.yaml", PlayerPreset.audioOnly(
-                players: [PlayerPreset.player("music", source: url, ["memory: true"])], output: out))
-            let events = dir.appendingPathComponent("events-\(UUID().uuidString.prefix(4)).jsonl")
-            let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], timeout: 60)
+        let cases = [(tls.url("tone.mp3", scheme: "https"), "TLS certificate not trusted ("),
+                     ("http://no-such-host.invalid/x.mp3", "host not found")]
+        let runs = try cases.enumerated().map { n, source in
+            let sub = try folder(dir, "run\(n)")
+            let preset = try writeFile(sub, "preset.yaml", PlayerPreset.audioOnly(
+                players: [PlayerPreset.player("music", source: source.0, ["memory: true"])], output: sub.appendingPathComponent("out.mp4")))
+            return try start(["--preset", preset.path, "--no-realtime"], in: sub)
+        }
+        for ((url, expected), run) in zip(cases, runs) {
+            let (r, events, _) = run.finish(within: 60)
             XCTAssertEqual(r.status, 1, r.summary("nothing playable"))
-            let errors = try EventLog.read(events).filter { $0["event"] as? String == "player.state" }.compactMap { $0["error"] as? String }
+            let errors = events.filter { $0["event"] as? String == "player.state" }.compactMap { $0["error"] as? String }
             XCTAssertEqual(errors.count, 1, "\(errors)")
             XCTAssertTrue(errors.first?.hasPrefix("\(url): \(expected)") == true, "\(errors)")
         }
