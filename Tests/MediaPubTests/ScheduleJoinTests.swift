@@ -63,4 +63,47 @@ final class ScheduleJoinContentTests: XCTestCase {
         XCTAssertTrue(said.allSatisfy { $0.hasPrefix("schedule: remote: ") && $0.contains("could not be probed") && $0.hasSuffix(", skipped") },
                       "\(said)")
     }
+
+    /// A wall-clock step (realtime) onto a block whose items' lengths are not known: the clock's
+    /// check on the timeline thread (marked as such, as `Capture.run` marks it) puts the filler on
+    /// air without probing anything, and the lengths are looked for off the thread (for their 3 s
+    /// deadline: the server holds every answer), then the block is joined. Before, the step probed both items on the timeline thread, waiting out the deadline.
+    func testAWallClockStepOntoABlockOfUnknownLengthsProbesNothingOnTheTimeline() throws {
+        let server = try startSlowHTTPServer(root: try makeTempDir(), delay: 600)
+        let format = MediaFormat(sampleRate: 48000, channels: 2, video: nil)
+        let player = MediaPlayer(config: PlayerConfig(id: "p"), format: format, feedsVideo: false)
+        let start = ZoneRules.utc.local(Date().addingTimeInterval(60)).local
+        let block = ScheduleBlock(id: "remote", at: .once(start), end: .duration(3600),
+                                  playlist: PlaylistConfig(items: [server.url("a.mp4"), server.url("b.mp4")], mode: .loop))
+        let programme = Programme(ScheduleConfig(filler: PlaylistConfig(items: ["/srv/filler.mp4"], mode: .loop), blocks: [block]))
+        let shift = Mutex<TimeInterval>(0)
+        let waiting = Mutex<[ScheduleRunner.Timeline: @Sendable () -> Void]>([:])
+        let commits = DispatchSemaphore(value: 0)
+        let warnings = Mutex<[String]>([])
+        let runner = ScheduleRunner(programme: programme, player: player, realtime: true, tickClock: format.tickClock,
+                                    emit: { if case .warning(let m) = $0 { warnings.withLock { $0.append(m) } } },
+                                    onTimeline: { _, key, action in
+                                        waiting.withLock { $0[key] = action }
+                                        if key == .commit { commits.signal() }
+                                    },
+                                    outputSeconds: { 0 }, probeDeadline: 3,
+                                    wallClock: { Date().addingTimeInterval(shift.withLock { $0 }) })
+        runner.prime(start: Date())
+        runner.begin()
+        XCTAssertEqual(commits.wait(timeout: .now()), .success, "the block's switch planned, a minute ahead")
+        // The clock jumps 90 s: the block started 30 s ago.
+        shift.withLock { $0 = 90 }
+        let check = try XCTUnwrap(waiting.withLock { $0[.clock] })
+        TimelineThread.run { check() }
+        XCTAssertEqual(runner.durations.probes, 0, "nothing probed on the timeline thread")
+        XCTAssertEqual(commits.wait(timeout: .now()), .success, "a switch on the next tick")
+        let toFiller = try XCTUnwrap(waiting.withLock { $0[.commit] })
+        TimelineThread.run { toFiller() }
+        XCTAssertNil(try XCTUnwrap(runner.onAir).entry, "the filler on air meanwhile")
+        XCTAssertTrue(warnings.withLock { $0 }.contains { $0.contains("wall clock moved by +90") }, "\(warnings.withLock { $0 })")
+        // Off the thread: the probes are given their deadline, then the block is joined (its
+        // lengths unknown: from its top).
+        XCTAssertEqual(commits.wait(timeout: .now() + 60), .success, "the block joined once its lengths are looked for")
+        print("ScheduleJoinContentTests: the step probed nothing on the timeline; the block joined off it")
+    }
 }

@@ -34,6 +34,7 @@ final class ItemDurations: Sendable {
     /// The duration of each of `items`, in seconds, nil where it cannot be known. Items
     /// not known yet are probed, a few at a time; waits up to about `deadline` each.
     func durations(of items: [String]) -> [TimeInterval?] {
+        assert(!TimelineThread.isCurrent, "ItemDurations.durations(of:) waits for probes: never on the timeline thread")
         let wanted = Array(Set(items.filter { known($0) == nil }))
         let found = Mutex<[String: Entry]>([:])
         DispatchQueue.concurrentPerform(iterations: wanted.count) { i in

@@ -74,20 +74,24 @@ final class ScheduleRunner: Sendable {
     /// `play_volume`) went on air, given back when it ends (nil: no such block on air).
     private let savedLevels = Mutex<(publish: Int, play: Int)?>(nil)
     /// Items' lengths, probed once each for the run (joining a block in progress).
-    private let durations: ItemDurations
+    let durations: ItemDurations
+    /// The wall clock (tests give one they can step).
+    private let wallClock: @Sendable () -> Date
 
     init(programme: Programme, player: MediaPlayer, realtime: Bool, tickClock: TickClock,
          emit: @escaping @Sendable (Event) -> Void,
          onTimeline: @escaping @Sendable (Double, Timeline, @escaping @Sendable () -> Void) -> Void,
-         outputSeconds: @escaping @Sendable () -> Double, probeDeadline: TimeInterval = 10) {
+         outputSeconds: @escaping @Sendable () -> Double, probeDeadline: TimeInterval = 10,
+         wallClock: @escaping @Sendable () -> Date = { Date() }) {
         durations = ItemDurations(deadline: probeDeadline)
+        self.wallClock = wallClock
         self.player = player
         self.realtime = realtime
         self.tickClock = tickClock
         self.emit = emit
         self.onTimeline = onTimeline
         self.outputSeconds = outputSeconds
-        state = Mutex(State(programme: programme, anchor: Date()))
+        state = Mutex(State(programme: programme, anchor: wallClock()))
     }
 
     var programme: Programme { state.withLock { $0.programme } }
@@ -119,7 +123,7 @@ final class ScheduleRunner: Sendable {
         if let e = entry, start.timeIntervalSince(e.start) >= 0.001 {
             // Local files are probed now (milliseconds each); a network item is not waited for.
             _ = durations.durations(of: e.items.filter { ["file", nil].contains(PathResolution.sourceScheme(of: $0)) })
-            if e.items.contains(where: { durations.known($0) == nil && durations.failure($0) == nil }) {
+            if lengthsPending(e, at: start) {
                 state.withLock { $0.joinLater = e }
                 entry = nil
             }
@@ -142,6 +146,13 @@ final class ScheduleRunner: Sendable {
         plan()
         if realtime { watchClock() }
         if let entry = state.withLock({ s in defer { s.joinLater = nil }; return s.joinLater }) { joinWhenKnown(entry) }
+    }
+
+    /// Whether `entry` joined at `instant` (after its start) needs lengths not found yet: it is
+    /// joined once they are (`joinWhenKnown`), never by waiting for them.
+    private func lengthsPending(_ entry: ProgrammeEntry, at instant: Date) -> Bool {
+        instant.timeIntervalSince(entry.start) >= 0.001
+            && entry.items.contains { durations.known($0) == nil && durations.failure($0) == nil }
     }
 
     /// In the background (`programme-join`): the lengths of `entry`'s items are found, for
@@ -181,17 +192,17 @@ final class ScheduleRunner: Sendable {
     /// Seconds the wall clock gained on the monotonic clock since the mark (nil: no mark, or
     /// no clean reading this tick).
     private func clockMoved() -> TimeInterval? {
-        guard let mark = state.withLock({ $0.clockMark }), let now = Self.clocks() else { return nil }
+        guard let mark = state.withLock({ $0.clockMark }), let now = clocks() else { return nil }
         return now.wall.timeIntervalSince(mark.wall) - Double(Int64(bitPattern: now.uptime &- mark.uptime)) / 1e9
     }
 
     /// The wall clock and the monotonic clock (ns) read together: the wall clock between two
     /// monotonic readings, taken again if the thread was held between them (a loaded machine
     /// would otherwise look like a moved clock); nil after three tries.
-    private static func clocks() -> (wall: Date, uptime: UInt64)? {
+    private func clocks() -> (wall: Date, uptime: UInt64)? {
         for _ in 0..<3 {
             let before = DispatchTime.now().uptimeNanoseconds
-            let wall = Date()
+            let wall = wallClock()
             let after = DispatchTime.now().uptimeNanoseconds
             if after &- before < 2_000_000 { return (wall, before / 2 + after / 2) }
         }
@@ -200,15 +211,23 @@ final class ScheduleRunner: Sendable {
 
     /// The wall clock moved: what the programme has on air now (by the clock as it is) goes
     /// on air on the next tick, unless it is already; the switches after are planned anew.
+    /// On the timeline thread, which never waits: a block joined whose items' lengths are not
+    /// found yet leaves the filler on air until they are, found off the thread as at the start.
     private func follow(_ moved: TimeInterval) {
         emit(.warning(String(format: "schedule: the wall clock moved by %+.3f s: the programme follows it", moved)))
         let generation = state.withLock { s in
             s.generation += 1
-            s.anchor = Date().addingTimeInterval(-outputSeconds())
-            s.clockMark = Self.clocks() ?? s.clockMark
+            s.anchor = wallClock().addingTimeInterval(-outputSeconds())
+            s.clockMark = clocks() ?? s.clockMark
             return s.generation
         }
-        replan(generation)
+        let now = self.now
+        if let entry = programme.onAir(at: now), !isOnAir(entry), lengthsPending(entry, at: now) {
+            switchNow(to: nil, joining: true, generation: generation, knownOnly: true)
+            joinWhenKnown(entry)
+        } else {
+            replan(generation, knownOnly: true)
+        }
     }
 
     // MARK: Planning
@@ -217,8 +236,8 @@ final class ScheduleRunner: Sendable {
     private func plan() {
         let (generation, anchor, programme, onAir) = state.withLock { s in
             if realtime {
-                s.anchor = Date().addingTimeInterval(-outputSeconds())
-                s.clockMark = Self.clocks() ?? s.clockMark
+                s.anchor = wallClock().addingTimeInterval(-outputSeconds())
+                s.clockMark = clocks() ?? s.clockMark
             }
             return (s.generation, s.anchor, s.programme, s.onAir)
         }
@@ -306,6 +325,12 @@ final class ScheduleRunner: Sendable {
 
     private func isCurrent(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }
 
+    /// Whether `entry` (that occurrence of its block) is what is on air.
+    private func isOnAir(_ entry: ProgrammeEntry) -> Bool {
+        let current = onAir?.entry
+        return entry.block == current?.block && entry.start == current?.start
+    }
+
     /// The levels of what goes on air: a block's own while it plays; the player's as they
     /// were before it (its preset's, or what `ctl volume` set) once it ends.
     private func setLevels(for entry: ProgrammeEntry?) {
@@ -365,8 +390,7 @@ final class ScheduleRunner: Sendable {
     /// lengths known already count (`content`): on the timeline thread, which never waits.
     private func replan(_ generation: Int, knownOnly: Bool = false) {
         let entry = programme.onAir(at: now)
-        let current = onAir?.entry
-        if entry?.block == current?.block, entry?.start == current?.start {
+        if entry.map(isOnAir) ?? (onAir?.entry == nil) {
             plan()
         } else {
             switchNow(to: entry, joining: true, generation: generation, knownOnly: knownOnly)
