@@ -64,6 +64,34 @@ final class ScheduleJoinContentTests: XCTestCase {
                       "\(said)")
     }
 
+    /// A run started inside a block of 8 items on a server that holds every answer, each probe's
+    /// deadline 1 s: the block is joined after that second, and the probes, one at a time on the
+    /// runner's own queue, stop once the join has changed the plan: fewer than 8 are made. Before,
+    /// they ran on the global queue, two at a time, to the last item whatever happened meanwhile
+    /// (200 dead items: two global threads held for some 17 minutes).
+    func testTheProbesOfAJoinedBlockStopOnceItIsJoined() throws {
+        let server = try startSlowHTTPServer(root: try makeTempDir(), delay: 600)
+        let format = MediaFormat(sampleRate: 48000, channels: 2, video: nil)
+        let player = MediaPlayer(config: PlayerConfig(id: "p"), format: format, feedsVideo: false)
+        let start = try XCTUnwrap(LocalDateTime(year: 2026, month: 12, day: 24, hour: 10, minute: 0))
+        let items = (0..<8).map { server.url("item\($0).mp4") }
+        let block = ScheduleBlock(id: "remote", at: .once(start), end: .duration(3600), playlist: PlaylistConfig(items: items, mode: .loop))
+        let programme = Programme(ScheduleConfig(filler: PlaylistConfig(items: ["/srv/filler.mp4"], mode: .loop), blocks: [block]))
+        let commits = DispatchSemaphore(value: 0)
+        let runner = ScheduleRunner(programme: programme, player: player, realtime: false, tickClock: format.tickClock,
+                                    emit: { _ in }, onTimeline: { _, key, _ in if key == .commit { commits.signal() } },
+                                    outputSeconds: { 0 }, probeDeadline: 1)
+        XCTAssertTrue(runner.prime(start: ZoneRules.utc.instant(start).addingTimeInterval(30)), "the filler from the start")
+        XCTAssertNil(try XCTUnwrap(runner.onAir).entry, "the block waits for its lengths")
+        runner.begin()
+        XCTAssertEqual(commits.wait(timeout: .now() + 60), .success, "the block joined after its probes' second")
+        runner.probeQueue.sync {}
+        let probes = runner.durations.probes
+        print("ScheduleJoinContentTests: \(probes) of \(items.count) items probed before the probing stopped")
+        XCTAssertGreaterThanOrEqual(probes, 1)
+        XCTAssertLessThan(probes, items.count, "the probing stops once the block is joined")
+    }
+
     /// A wall-clock step (realtime) onto a block whose items' lengths are not known: the clock's
     /// check on the timeline thread (marked as such, as `Capture.run` marks it) puts the filler on
     /// air without probing anything, and the lengths are looked for off the thread (for their 3 s

@@ -75,6 +75,11 @@ final class ScheduleRunner: Sendable {
     private let savedLevels = Mutex<(publish: Int, play: Int)?>(nil)
     /// Items' lengths, probed once each for the run (joining a block in progress).
     let durations: ItemDurations
+    /// Waits for a joined block's lengths (`joinWhenKnown`), then joins it: one thread at most.
+    private let joinQueue = DispatchQueue(label: "programme-join")
+    /// Probes a joined block's items, one at a time (one thread at most, each probe bounded by
+    /// its deadline), until a reload, skip, step or join changes the plan or the run ends.
+    let probeQueue = DispatchQueue(label: "programme-probe")
     /// The wall clock (tests give one they can step).
     private let wallClock: @Sendable () -> Date
 
@@ -155,17 +160,24 @@ final class ScheduleRunner: Sendable {
             && entry.items.contains { durations.known($0) == nil && durations.failure($0) == nil }
     }
 
-    /// In the background (`programme-join`): the lengths of `entry`'s items are found, for
-    /// `durations.deadline` at most (those not found by then count as unknown: docs/presets.md,
-    /// Joining a block in progress); then what the programme has on air goes on air, joined
-    /// where it is, unless a reload or skip came meanwhile.
+    /// In the background (`programme-join`): the lengths of `entry`'s items are looked for on
+    /// `programme-probe`, one at a time, for `durations.deadline` at most (those not found by
+    /// then count as unknown: docs/presets.md, Joining a block in progress; probing stops once
+    /// the plan changes); then what the programme has on air goes on air, joined where it is,
+    /// unless a reload or skip came meanwhile.
     private func joinWhenKnown(_ entry: ProgrammeEntry) {
         let generation = state.withLock { $0.generation }
-        DispatchQueue(label: "programme-join").async { [weak self] in
+        let probed = DispatchGroup()
+        probeQueue.async(group: probed) { [weak self] in
+            for item in entry.items {
+                guard let self, self.isCurrent(generation) else { return }
+                if self.durations.known(item) == nil { _ = self.durations.durations(of: [item]) }
+            }
+        }
+        joinQueue.async { [weak self] in
+            guard let deadline = self?.durations.deadline else { return }
+            _ = probed.wait(timeout: .now() + deadline)
             guard let self else { return }
-            let probed = DispatchGroup()
-            DispatchQueue.global().async(group: probed) { [durations] in _ = durations.durations(of: entry.items) }
-            _ = probed.wait(timeout: .now() + self.durations.deadline)
             let next = self.state.withLock { s -> Int? in
                 guard s.generation == generation else { return nil }
                 s.generation += 1
