@@ -9,7 +9,7 @@ import XCTest
 final class ScheduleJoinTests: XCTestCase {
     /// 20 items on a server that holds every answer for 10 minutes, joined 30 s after the block's
     /// start, as fast as possible for 4 s: the run starts at once and every frame is the filler's
-    /// (no standby). Before, the run probed each item (10 s each, two at a time) before its first
+    /// (no standby), whether or not the probes' deadline passes within the run's wall time. Before, the run probed each item (10 s each, two at a time) before its first
     /// frame: ~100 s of nothing, then the standby.
     func testARunJoiningABlockOfDeadItemsStartsAtOnceOnTheFiller() throws {
         let dir = try makeTempDir()
@@ -29,8 +29,10 @@ final class ScheduleJoinTests: XCTestCase {
         let frames = try assertUnbrokenTimeline(out.path, seconds: 4)
         let red = frames.filter { $0.vavg > 200 && $0.uavg < 120 }.count
         XCTAssertEqual(red, frames.count, "the filler on every frame, no standby")
+        // However fast the run went (its 4 s may outlast the probes' 10 s on a loaded machine):
+        // the block, if it went on air, was joined where it was by the clock, never from its top.
         let started = try EventLog.read(eventsFile).filter { $0["event"] as? String == "schedule.block" && $0["state"] as? String == "started" }
-        XCTAssertTrue(started.isEmpty, "the block is not on air before its items are known: \(started)")
+        XCTAssertTrue(started.allSatisfy { $0["block"] as? String == "remote" && ($0["joined_at_ms"] as? Int ?? 0) >= 30_000 }, "\(started)")
         print("ScheduleJoinTests: \(red) of \(frames.count) frames the filler's")
     }
 }
