@@ -66,6 +66,51 @@ final class ScheduleJoinContentTests: XCTestCase {
                       "\(said)")
     }
 
+    /// Realtime, a block whose one item is not media: its commit does not wait for the cue, which
+    /// fails after it. The runner is told (the cue's outcome): the block is not on air (status),
+    /// `schedule.block` says it ended, with a warning, and the filler is cued. Before, status and
+    /// the events said the block was on air while the filler played.
+    func testABlockWhoseCueFailsAfterItsCommitIsNotOnAir() throws {
+        let dir = try makeTempDir()
+        let garbage = try writeFile(dir, "bad.mp4", String(repeating: "not media ", count: 100)).path
+        let format = MediaFormat(sampleRate: 48000, channels: 2, video: nil)
+        let player = MediaPlayer(config: PlayerConfig(id: "p"), format: format, feedsVideo: false)
+        let start = ZoneRules.utc.local(Date().addingTimeInterval(3)).local
+        let block = ScheduleBlock(id: "bad", at: .once(start), end: .duration(3600), playlist: PlaylistConfig(items: [garbage], mode: .loop))
+        let programme = Programme(ScheduleConfig(filler: PlaylistConfig(items: ["/srv/filler.mp4"], mode: .loop), blocks: [block]))
+        let waiting = Mutex<[ScheduleRunner.Timeline: @Sendable () -> Void]>([:])
+        let events = Mutex<[String]>([])
+        let failed = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)
+        let runner = ScheduleRunner(programme: programme, player: player, realtime: true, tickClock: format.tickClock,
+                                    emit: { event in
+                                        switch event {
+                                        case .warning(let m) where m.contains("could not start"):
+                                            events.withLock { $0.append("warning") }
+                                            failed.signal()
+                                        case .scheduleBlock(let id, let state, _, _, _):
+                                            events.withLock { $0.append("\(id) \(state)") }
+                                            if state == .ended { ended.signal() }
+                                        default: break
+                                        }
+                                    },
+                                    onTimeline: { _, key, action in waiting.withLock { $0[key] = action } },
+                                    outputSeconds: { 0 })
+        runner.prime(start: Date())
+        runner.begin()
+        let cue = try XCTUnwrap(waiting.withLock { $0.removeValue(forKey: .cue) })
+        let commit = try XCTUnwrap(waiting.withLock { $0.removeValue(forKey: .commit) })
+        TimelineThread.run { cue(); commit() }
+        XCTAssertEqual(failed.wait(timeout: .now() + 30), .success, "the cue fails: \(events.withLock { $0 })")
+        if events.withLock({ $0.contains("bad started") }) {
+            XCTAssertEqual(ended.wait(timeout: .now() + 30), .success, "said to have started: said to have ended")
+        }
+        XCTAssertNil(try XCTUnwrap(runner.onAir).entry, "the block is not on air")
+        let said = events.withLock { $0 }
+        XCTAssertTrue(said == ["warning"] || said == ["bad started", "warning", "bad ended"], "\(said)")
+        XCTAssertNotNil(waiting.withLock { $0[.filler] }, "the filler cued for the next tick")
+        print("ScheduleJoinContentTests: a failed cue: \(said)")
+    }
+
     /// A run started inside a block of 8 items on a server that holds every answer, each probe's
     /// deadline 1 s: the block is joined after that second, and the probes, one at a time on the
     /// runner's own queue, stop once the join has changed the plan: fewer than 8 are made. Before,

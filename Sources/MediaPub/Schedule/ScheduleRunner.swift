@@ -266,7 +266,8 @@ final class ScheduleRunner: Sendable {
             guard let self, self.isCurrent(generation) else { return }
             let (playlist, offset) = self.content(entry, at: at, programme: programme, onTimeline: true)
             guard let playlist else { return }
-            let t = self.player.cue(playlist, startAt: offset, at: self.tickClock.tick(at: due))
+            let t = self.player.cue(playlist, startAt: offset, at: self.tickClock.tick(at: due),
+                                    onSettled: self.whenSettled(entry, generation: generation))
             ticket.withLock { $0 = t }
         }
         onTimeline(due, .commit) { [weak self] in
@@ -308,11 +309,15 @@ final class ScheduleRunner: Sendable {
         if ticket == nil, entry == nil { player.stop() }
         let outcome = ticket.map { player.commitCue($0, wait: realtime ? 0 : Self.commitWait) }
         let lateMs: Int
+        var entry = entry
         switch outcome {
         case .landed(_, let late)?: lateMs = late
         case .failed(let why)?:
-            emit(.warning("schedule: \(entry?.blockID ?? "filler") could not start: \(why)"))
             lateMs = 0
+            // The block is not on air: the filler is (what played goes on without one).
+            if entry != nil { fillerNextTick(generation: generation) }
+            emit(.warning("schedule: \(entry?.blockID ?? "filler") could not start: \(why)"))
+            entry = nil
         default: lateMs = max(0, Int(((outputSeconds() - due) * 1000).rounded()))
         }
         let previous = state.withLock { s -> OnAir? in
@@ -331,8 +336,36 @@ final class ScheduleRunner: Sendable {
         if let entry {
             emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
                                 lateMs: lateMs, joinedAtMs: joinedMs))
+            // A cue that failed while this commit was being recorded: told now.
+            if let ticket, case .failed(let why) = player.cueOutcome(ticket) { cueFailed(entry, why: why, generation: generation) }
         }
         plan()
+    }
+
+    /// What a cue for `entry` tells the runner once it is settled (on the player's queue).
+    private func whenSettled(_ entry: ProgrammeEntry?, generation: Int) -> @Sendable (MediaPlayer.CueOutcome) -> Void {
+        { [weak self] outcome in
+            if case .failed(let why) = outcome, let entry { self?.cueFailed(entry, why: why, generation: generation) }
+        }
+    }
+
+    /// `entry`'s cue failed after its commit said it was on air (realtime: the commit does not
+    /// wait): it is not; the filler is, from the next tick, and status and `schedule.block` say
+    /// so. A cue that failed before its commit is the commit's to tell.
+    private func cueFailed(_ entry: ProgrammeEntry, why: String, generation: Int) {
+        let since = outputSeconds()
+        let wasOnAir = state.withLock { s -> Bool in
+            guard s.generation == generation, let current = s.onAir?.entry,
+                  current.block == entry.block, current.start == entry.start else { return false }
+            s.onAir = OnAir(entry: nil, since: since, lateMs: 0)
+            return true
+        }
+        guard wasOnAir else { return }
+        setLevels(for: nil)
+        fillerNextTick(generation: generation)
+        emit(.warning("schedule: \(entry.blockID) could not start: \(why)"))
+        emit(.scheduleBlock(block: entry.blockID, state: .ended, scheduledAt: entry.startClock.description,
+                            lateMs: 0, joinedAtMs: nil))
     }
 
     private func isCurrent(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }
@@ -373,7 +406,11 @@ final class ScheduleRunner: Sendable {
     func playerEnded(_ ended: MediaPlayer) {
         guard ended === player, let onAir, onAir.entry != nil, programme.config.filler != nil,
               !state.withLock({ $0.switchWaiting }) else { return }
-        let generation = state.withLock { $0.generation }
+        fillerNextTick(generation: state.withLock { $0.generation })
+    }
+
+    /// The filler (if there is one) goes on air on the next tick, unless the plan changes first.
+    private func fillerNextTick(generation: Int) {
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
         guard let playlist = content(nil, at: now, programme: programme).0 else { return }
         let ticket = player.cue(playlist, startAt: 0, at: tickClock.tick(at: due))
@@ -432,7 +469,9 @@ final class ScheduleRunner: Sendable {
                                          onTimeline: knownOnly)
         // A block joined where it is says how far in (a reload, a wall-clock step).
         let joined = joining ? entry.map { Int((now.timeIntervalSince($0.start) * 1000).rounded()) }.flatMap { $0 > 0 ? $0 : nil } : nil
-        let ticket = playlist.map { player.cue($0, startAt: offset, at: tickClock.tick(at: due)) }
+        let ticket = playlist.map {
+            player.cue($0, startAt: offset, at: tickClock.tick(at: due), onSettled: whenSettled(entry, generation: generation))
+        }
         onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else {
                 if let ticket { self?.player.cancelCue(ticket) }
