@@ -4,6 +4,7 @@
 // within its deadline too. Media made by ffmpeg; durations as ffmpeg wrote them.
 
 import Foundation
+import Synchronization
 import XCTest
 @testable import MediaPub
 
@@ -36,6 +37,27 @@ final class ItemDurationsTests: XCTestCase {
         XCTAssertNil(durations.known(wav), "changed: no longer known")
         XCTAssertEqual(durations.duration(of: wav) ?? 0, 1, accuracy: 0.05, "the new version's 1 s")
         XCTAssertEqual(durations.probes, 5)
+    }
+
+    /// A failed probe (a port nothing listens on: refused at once) counts for a minute of the
+    /// monotonic clock (a test clock here), then is forgotten: a server that was down at the
+    /// start is asked again and its items play again. Before, a failure stayed until a later
+    /// success, which nothing asked for: the item was skipped at every occurrence for the run.
+    func testAFailedProbeIsForgottenAfterAMinute() throws {
+        let item = "http://127.0.0.1:\(try Ports.free())/a.mp4"
+        let clock = Mutex<TimeInterval>(1000)
+        let durations = ItemDurations(deadline: 5, uptime: { clock.withLock { $0 } })
+        XCTAssertNil(durations.duration(of: item))
+        XCTAssertEqual(durations.probes, 1)
+        XCTAssertNotNil(durations.failure(item), "nothing answers: failed")
+        clock.withLock { $0 += 59 }
+        XCTAssertNotNil(durations.failure(item), "still failed a second before the minute")
+        clock.withLock { $0 += 2 }
+        XCTAssertNil(durations.failure(item), "forgotten after the minute")
+        XCTAssertNil(durations.known(item), "so its length is wanted again")
+        _ = durations.duration(of: item)
+        XCTAssertEqual(durations.probes, 2, "and probed again")
+        XCTAssertNotNil(durations.failure(item), "failed again, from now")
     }
 
     /// A server that holds its answer past the item's deadline: unknown, and asked again next time.

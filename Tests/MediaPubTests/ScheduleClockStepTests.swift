@@ -61,11 +61,13 @@ final class ScheduleClockStepTests: XCTestCase {
         }
         """
 
-    /// Two steps between switches: back 20 s (a block 8 s ahead is then 28 s ahead: it must not
-    /// air at its old time), then forward 35 s (that block's time is then behind, past its end:
-    /// it never airs; a block 24 s ahead is then 9 s ahead: it airs then, for its own 3 s, on
-    /// its frame). Before, the programme kept its old plan: the first block aired at its old
-    /// time and the second came only at its old time, after the run's end.
+    /// Two steps between switches, each set from the instant it is made (so the test does not
+    /// depend on how long mediapub takes to start): the run starts with its clock 1000 s ahead
+    /// (both blocks long past: the filler); back to 28 s before block a (it must not air before
+    /// its time), then forward to 6 s before block b, 16 s after a (a's time is then behind,
+    /// past its end: it never airs; b airs 6 s later, for its own 3 s, on its frame). The run
+    /// is stopped once b has ended. Before, the programme kept its old plan: a would have aired
+    /// at its time as the clock was before the step, and b not before its own.
     func testTheProgrammeFollowsAWallClockSteppedBackThenForward() throws {
         let dir = try makeTempDir()
         let source = try writeFile(dir, "shift.c", Self.shimSource)
@@ -73,7 +75,8 @@ final class ScheduleClockStepTests: XCTestCase {
         try Proc.check(try Tools.path("gcc"), ["-shared", "-fPIC", "-O2", "-o", shim.path, source.path, "-ldl"])
         let shiftFile = dir.appendingPathComponent("shift")
         func step(to seconds: Double) throws { try "\(seconds)\n".write(to: shiftFile, atomically: true, encoding: .utf8) }
-        try step(to: 0)
+        let ahead = 1000.0
+        try step(to: ahead)
 
         try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 20, color: "red", freq: 440, size: "64x36")
         try TestMedia.makeColorVideo(in: dir, name: "a.mp4", seconds: 10, color: "green", freq: 660, size: "64x36")
@@ -82,14 +85,16 @@ final class ScheduleClockStepTests: XCTestCase {
         day.timeZone = TimeZone(identifier: "UTC")
         day.dateFormat = "yyyy-MM-dd HH:mm:ss"
         let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.up))
-        let a = day.string(from: t0.addingTimeInterval(8)), b = day.string(from: t0.addingTimeInterval(24))
+        let (aAt, bAt) = (t0.addingTimeInterval(60), t0.addingTimeInterval(76))
+        let a = day.string(from: aAt), b = day.string(from: bAt)
         let out = dir.appendingPathComponent("out.mp4")
         let eventsFile = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "p.yaml", PlayerPreset.tinyProgramme(output: out, blocks: [
             "{ id: a, at: \"\(a)\", duration: 3s, source: a.mp4 }", "{ id: b, at: \"\(b)\", duration: 3s, source: b.mp4 }",
         ]))
-        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "14s", "--events", eventsFile.path],
+        let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "60s", "--events", eventsFile.path],
                                    env: ["LD_PRELOAD": shim.path, "CLOCK_SHIFT_FILE": shiftFile.path])
+        defer { mp.kill9() }
         func moved(by seconds: Double) -> ([String: Any]) -> Bool {
             { e in
                 guard e["event"] as? String == "warning", let m = e["message"] as? String, m.contains("wall clock moved by"),
@@ -99,23 +104,33 @@ final class ScheduleClockStepTests: XCTestCase {
         }
         XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp) { $0["event"] as? String == "run.state" && $0["state"] as? String == "running" },
                       mp.stderr)
-        try step(to: -20)
-        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, moved(by: -20)), "the step back is seen: \(mp.stderr)")
-        try step(to: 15)
-        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, moved(by: 35)), "the step forward is seen: \(mp.stderr)")
-        XCTAssertTrue(mp.waitForExit(timeout: 60), "the run ends after 14 s")
+        // The shift that puts mediapub's clock `before` seconds before `instant` now.
+        func shift(toBefore instant: Date, by before: Double) -> Double { instant.timeIntervalSinceNow - before }
+        let back = shift(toBefore: aAt, by: 28)
+        try step(to: back)
+        XCTAssertLessThan(back - ahead, 0, "a step back")
+        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, moved(by: back - ahead)), "the step back is seen: \(mp.stderr)")
+        let forward = shift(toBefore: bAt, by: 6)
+        try step(to: forward)
+        XCTAssertGreaterThan(forward - back, 16 + 3, "a step forward past a's end")
+        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, moved(by: forward - back)), "the step forward is seen: \(mp.stderr)")
+        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp) { $0["event"] as? String == "schedule.block" && $0["state"] as? String == "ended" },
+                      "b airs and ends: \(mp.stderr)")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 30), "the run stops on SIGTERM")
         XCTAssertEqual(mp.process.terminationStatus, 0, mp.stderr)
 
         let blocks = try EventLog.read(eventsFile).filter { $0["event"] as? String == "schedule.block" }.map {
             "\($0["block"] as? String ?? "?") \($0["state"] as? String ?? "?") \($0["scheduled_at"] as? String ?? "?") \($0["late_ms"] as? Int ?? -1)"
         }
         XCTAssertEqual(blocks, ["b started \(b) +00:00 0", "b ended \(b) +00:00 0"], "a's time was stepped over; b on its frame")
-        let frames = try assertUnbrokenTimeline(out.path, seconds: 14)
+        let recorded = try MediaProbe.frameStats(out.path).count
+        let frames = try assertUnbrokenTimeline(out.path, seconds: Double(recorded) / 25)
         let colours = frames.map { f -> String in f.uavg > 200 ? "blue" : f.uavg < 100 && f.vavg < 100 ? "green" : f.vavg > 200 ? "red" : "other" }
         XCTAssertFalse(colours.contains("green"), "block a never airs")
         let blue = colours.indices.filter { colours[$0] == "blue" }
         XCTAssertEqual(blue.count, 75, accuracy: 1, "block b airs its 3 s: \(blue.first ?? -1)...\(blue.last ?? -1)")
         XCTAssertEqual((blue.last ?? 0) - (blue.first ?? 0) + 1, blue.count, "in one piece")
-        print("ScheduleClockStepTests: b on air from frame \(blue.first ?? -1) for \(blue.count) frames")
+        print("ScheduleClockStepTests: b on air from frame \(blue.first ?? -1) for \(blue.count) frames of \(frames.count)")
     }
 }

@@ -131,8 +131,11 @@ public final class Capture: Sendable {
     }
 
 
-    /// Runs the timeline on the calling thread until a stop condition; sends EOS.
-    func run() -> CaptureStop {
+    /// Runs the timeline on the calling thread until a stop condition; sends EOS. The thread is
+    /// marked as the timeline's meanwhile (`TimelineThread`).
+    func run() -> CaptureStop { TimelineThread.run { runTicks() } }
+
+    private func runTicks() -> CaptureStop {
         let channels = format.channels
         var mix = [Float](), scratch = [Float](), local = [Float](), feed = [Float]()
         var slateFrame = slate.map { Slate.Frame($0, format: format) }

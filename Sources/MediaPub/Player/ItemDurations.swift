@@ -17,23 +17,32 @@ final class ItemDurations: Sendable {
 
     private struct State {
         var entries = ItemCache<TimeInterval?>()
-        /// Items whose last probe failed (no answer within the deadline, or not media), with why.
-        var failed: [String: String] = [:]
+        /// Items whose last probe failed (no answer within the deadline, or not media), with why
+        /// and when (`uptime`): forgotten after `failureKept`.
+        var failed: [String: (why: String, at: TimeInterval)] = [:]
         /// Probes made so far (tests tell a cached answer by it).
         var probes = 0
     }
 
     /// How long one item's probe may take.
     let deadline: TimeInterval
+    /// How long a failed probe counts (the item skipped, not probed again): a server down for a
+    /// while is asked again after it, and its items play again once it answers.
+    static let failureKept: TimeInterval = 60
+    /// The monotonic clock, in seconds (tests give one they can move).
+    private let uptime: @Sendable () -> TimeInterval
     private let state = Mutex(State())
 
-    init(deadline: TimeInterval = 10) {
+    init(deadline: TimeInterval = 10,
+         uptime: @escaping @Sendable () -> TimeInterval = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }) {
         self.deadline = deadline.isFinite ? min(max(0.1, deadline), 300) : 10
+        self.uptime = uptime
     }
 
     /// The duration of each of `items`, in seconds, nil where it cannot be known. Items
     /// not known yet are probed, a few at a time; waits up to about `deadline` each.
     func durations(of items: [String]) -> [TimeInterval?] {
+        assert(!TimelineThread.isCurrent, "ItemDurations.durations(of:) waits for probes: never on the timeline thread")
         let wanted = Array(Set(items.filter { known($0) == nil }))
         let found = Mutex<[String: Entry]>([:])
         DispatchQueue.concurrentPerform(iterations: wanted.count) { i in
@@ -44,7 +53,7 @@ final class ItemDurations: Sendable {
                 case .success(let entry):
                     s.failed[wanted[i]] = nil
                     if let entry { s.entries.keep(entry.seconds, for: wanted[i], version: entry.version) }
-                case .failure(let why): s.failed[wanted[i]] = why.message
+                case .failure(let why): s.failed[wanted[i]] = (why.message, uptime())
                 }
             }
             if case .success(let entry?) = outcome { found.withLock { $0[wanted[i]] = entry } }
@@ -72,8 +81,20 @@ final class ItemDurations: Sendable {
     var probes: Int { state.withLock { $0.probes } }
 
     /// Why `item`'s last probe failed (it could not be opened within the deadline: a server
-    /// that never answers, not media); nil when it has not failed.
-    func failure(_ item: String) -> String? { state.withLock { $0.failed[item] } }
+    /// that never answers, not media); nil when it has not failed, or failed more than
+    /// `failureKept` ago (then it is forgotten: probed again when its length is wanted, played
+    /// when its turn comes).
+    func failure(_ item: String) -> String? {
+        let now = uptime()
+        return state.withLock { s in
+            guard let failed = s.failed[item] else { return nil }
+            guard now - failed.at < Self.failureKept else {
+                s.failed[item] = nil
+                return nil
+            }
+            return failed.why
+        }
+    }
 
     /// Why a probe failed.
     private struct ProbeFailure: Error {

@@ -71,20 +71,29 @@ final class ScheduleRunner: Sendable {
     /// `play_volume`) went on air, given back when it ends (nil: no such block on air).
     private let savedLevels = Mutex<(publish: Int, play: Int)?>(nil)
     /// Items' lengths, probed once each for the run (joining a block in progress).
-    private let durations: ItemDurations
+    let durations: ItemDurations
+    /// Waits for a joined block's lengths (`joinWhenKnown`), then joins it: one thread at most.
+    private let joinQueue = DispatchQueue(label: "programme-join")
+    /// Probes a joined block's items, one at a time (one thread at most, each probe bounded by
+    /// its deadline), until a reload, skip, step or join changes the plan or the run ends.
+    let probeQueue = DispatchQueue(label: "programme-probe")
+    /// The wall clock (tests give one they can step).
+    private let wallClock: @Sendable () -> Date
 
     init(programme: Programme, player: MediaPlayer, realtime: Bool, tickClock: TickClock,
          emit: @escaping @Sendable (Event) -> Void,
          onTimeline: @escaping @Sendable (Double, Timeline, @escaping @Sendable () -> Void) -> Void,
-         outputSeconds: @escaping @Sendable () -> Double, probeDeadline: TimeInterval = 10) {
+         outputSeconds: @escaping @Sendable () -> Double, probeDeadline: TimeInterval = 10,
+         wallClock: @escaping @Sendable () -> Date = { Date() }) {
         durations = ItemDurations(deadline: probeDeadline)
+        self.wallClock = wallClock
         self.player = player
         self.realtime = realtime
         self.tickClock = tickClock
         self.emit = emit
         self.onTimeline = onTimeline
         self.outputSeconds = outputSeconds
-        state = Mutex(State(programme: programme, anchor: Date()))
+        state = Mutex(State(programme: programme, anchor: wallClock()))
     }
 
     var programme: Programme { state.withLock { $0.programme } }
@@ -116,7 +125,7 @@ final class ScheduleRunner: Sendable {
         if let e = entry, start.timeIntervalSince(e.start) >= 0.001 {
             // Local files are probed now (milliseconds each); a network item is not waited for.
             _ = durations.durations(of: e.items.filter { ["file", nil].contains(PathResolution.sourceScheme(of: $0)) })
-            if e.items.contains(where: { durations.known($0) == nil && durations.failure($0) == nil }) {
+            if lengthsPending(e, at: start) {
                 state.withLock { $0.joinLater = e }
                 entry = nil
             }
@@ -141,17 +150,31 @@ final class ScheduleRunner: Sendable {
         if let entry = state.withLock({ s in defer { s.joinLater = nil }; return s.joinLater }) { joinWhenKnown(entry) }
     }
 
-    /// In the background (`programme-join`): the lengths of `entry`'s items are found, for
-    /// `durations.deadline` at most (those not found by then count as unknown: docs/presets.md,
-    /// Joining a block in progress); then what the programme has on air goes on air, joined
-    /// where it is, unless a reload or skip came meanwhile.
+    /// Whether `entry` joined at `instant` (after its start) needs lengths not found yet: it is
+    /// joined once they are (`joinWhenKnown`), never by waiting for them.
+    private func lengthsPending(_ entry: ProgrammeEntry, at instant: Date) -> Bool {
+        instant.timeIntervalSince(entry.start) >= 0.001
+            && entry.items.contains { durations.known($0) == nil && durations.failure($0) == nil }
+    }
+
+    /// In the background (`programme-join`): the lengths of `entry`'s items are looked for on
+    /// `programme-probe`, one at a time, for `durations.deadline` at most (those not found by
+    /// then count as unknown: docs/presets.md, Joining a block in progress; probing stops once
+    /// the plan changes); then what the programme has on air goes on air, joined where it is,
+    /// unless a reload or skip came meanwhile.
     private func joinWhenKnown(_ entry: ProgrammeEntry) {
         let generation = state.withLock { $0.generation }
-        DispatchQueue(label: "programme-join").async { [weak self] in
+        let probed = DispatchGroup()
+        probeQueue.async(group: probed) { [weak self] in
+            for item in entry.items {
+                guard let self, self.isCurrent(generation) else { return }
+                if self.durations.known(item) == nil { _ = self.durations.durations(of: [item]) }
+            }
+        }
+        joinQueue.async { [weak self] in
+            guard let deadline = self?.durations.deadline else { return }
+            _ = probed.wait(timeout: .now() + deadline)
             guard let self else { return }
-            let probed = DispatchGroup()
-            DispatchQueue.global().async(group: probed) { [durations] in _ = durations.durations(of: entry.items) }
-            _ = probed.wait(timeout: .now() + self.durations.deadline)
             let next = self.state.withLock { s -> Int? in
                 guard s.generation == generation else { return nil }
                 s.generation += 1
@@ -178,17 +201,17 @@ final class ScheduleRunner: Sendable {
     /// Seconds the wall clock gained on the monotonic clock since the mark (nil: no mark, or
     /// no clean reading this tick).
     private func clockMoved() -> TimeInterval? {
-        guard let mark = state.withLock({ $0.clockMark }), let now = Self.clocks() else { return nil }
+        guard let mark = state.withLock({ $0.clockMark }), let now = clocks() else { return nil }
         return now.wall.timeIntervalSince(mark.wall) - Double(Int64(bitPattern: now.uptime &- mark.uptime)) / 1e9
     }
 
     /// The wall clock and the monotonic clock (ns) read together: the wall clock between two
     /// monotonic readings, taken again if the thread was held between them (a loaded machine
     /// would otherwise look like a moved clock); nil after three tries.
-    private static func clocks() -> (wall: Date, uptime: UInt64)? {
+    private func clocks() -> (wall: Date, uptime: UInt64)? {
         for _ in 0..<3 {
             let before = DispatchTime.now().uptimeNanoseconds
-            let wall = Date()
+            let wall = wallClock()
             let after = DispatchTime.now().uptimeNanoseconds
             if after &- before < 2_000_000 { return (wall, before / 2 + after / 2) }
         }
@@ -197,15 +220,23 @@ final class ScheduleRunner: Sendable {
 
     /// The wall clock moved: what the programme has on air now (by the clock as it is) goes
     /// on air on the next tick, unless it is already; the switches after are planned anew.
+    /// On the timeline thread, which never waits: a block joined whose items' lengths are not
+    /// found yet leaves the filler on air until they are, found off the thread as at the start.
     private func follow(_ moved: TimeInterval) {
         emit(.warning(String(format: "schedule: the wall clock moved by %+.3f s: the programme follows it", moved)))
         let generation = state.withLock { s in
             s.generation += 1
-            s.anchor = Date().addingTimeInterval(-outputSeconds())
-            s.clockMark = Self.clocks() ?? s.clockMark
+            s.anchor = wallClock().addingTimeInterval(-outputSeconds())
+            s.clockMark = clocks() ?? s.clockMark
             return s.generation
         }
-        replan(generation)
+        let now = self.now
+        if let entry = programme.onAir(at: now), !isOnAir(entry), lengthsPending(entry, at: now) {
+            switchNow(to: nil, joining: true, generation: generation, knownOnly: true)
+            joinWhenKnown(entry)
+        } else {
+            replan(generation, knownOnly: true)
+        }
     }
 
     // MARK: Planning
@@ -214,8 +245,8 @@ final class ScheduleRunner: Sendable {
     private func plan() {
         let (generation, anchor, programme, onAir) = state.withLock { s in
             if realtime {
-                s.anchor = Date().addingTimeInterval(-outputSeconds())
-                s.clockMark = Self.clocks() ?? s.clockMark
+                s.anchor = wallClock().addingTimeInterval(-outputSeconds())
+                s.clockMark = clocks() ?? s.clockMark
             }
             return (s.generation, s.anchor, s.programme, s.onAir)
         }
@@ -233,7 +264,8 @@ final class ScheduleRunner: Sendable {
             let (playlist, offset) = self.content(entry, at: at, programme: programme, onTimeline: true)
             guard let playlist else { return }
             let t = self.player.cue(playlist, startAt: offset, at: self.tickClock.tick(at: due),
-                                    then: self.followOn(entry, programme: programme))
+                                    then: self.followOn(entry, programme: programme),
+                                    onSettled: self.whenSettled(entry, generation: generation))
             ticket.withLock { $0 = t }
         }
         onTimeline(due, .commit) { [weak self] in
@@ -277,11 +309,15 @@ final class ScheduleRunner: Sendable {
         if ticket == nil, entry == nil { player.stop() }
         let outcome = ticket.map { player.commitCue($0, wait: realtime ? 0 : Self.commitWait) }
         let lateMs: Int
+        var entry = entry
         switch outcome {
         case .landed(_, let late)?: lateMs = late
         case .failed(let why)?:
-            emit(.warning("schedule: \(entry?.blockID ?? "filler") could not start: \(why)"))
             lateMs = 0
+            // The block is not on air: the filler is (what played goes on without one).
+            if entry != nil { fillerNextTick(generation: generation) }
+            emit(.warning("schedule: \(entry?.blockID ?? "filler") could not start: \(why)"))
+            entry = nil
         default: lateMs = max(0, Int(((outputSeconds() - due) * 1000).rounded()))
         }
         let previous = state.withLock { s -> OnAir? in
@@ -299,11 +335,45 @@ final class ScheduleRunner: Sendable {
         if let entry {
             emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
                                 lateMs: lateMs, joinedAtMs: joinedMs))
+            // A cue that failed while this commit was being recorded: told now.
+            if let ticket, case .failed(let why) = player.cueOutcome(ticket) { cueFailed(entry, why: why, generation: generation) }
         }
         plan()
     }
 
+    /// What a cue for `entry` tells the runner once it is settled (on the player's queue).
+    private func whenSettled(_ entry: ProgrammeEntry?, generation: Int) -> @Sendable (MediaPlayer.CueOutcome) -> Void {
+        { [weak self] outcome in
+            if case .failed(let why) = outcome, let entry { self?.cueFailed(entry, why: why, generation: generation) }
+        }
+    }
+
+    /// `entry`'s cue failed after its commit said it was on air (realtime: the commit does not
+    /// wait): it is not; the filler is, from the next tick, and status and `schedule.block` say
+    /// so. A cue that failed before its commit is the commit's to tell.
+    private func cueFailed(_ entry: ProgrammeEntry, why: String, generation: Int) {
+        let since = outputSeconds()
+        let wasOnAir = state.withLock { s -> Bool in
+            guard s.generation == generation, let current = s.onAir?.entry,
+                  current.block == entry.block, current.start == entry.start else { return false }
+            s.onAir = OnAir(entry: nil, since: since, lateMs: 0)
+            return true
+        }
+        guard wasOnAir else { return }
+        setLevels(for: nil)
+        fillerNextTick(generation: generation)
+        emit(.warning("schedule: \(entry.blockID) could not start: \(why)"))
+        emit(.scheduleBlock(block: entry.blockID, state: .ended, scheduledAt: entry.startClock.description,
+                            lateMs: 0, joinedAtMs: nil))
+    }
+
     private func isCurrent(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }
+
+    /// Whether `entry` (that occurrence of its block) is what is on air.
+    private func isOnAir(_ entry: ProgrammeEntry) -> Bool {
+        let current = onAir?.entry
+        return entry.block == current?.block && entry.start == current?.start
+    }
 
     /// The levels of what goes on air: a block's own while it plays; the player's as they
     /// were before it (its preset's, or what `ctl volume` set) once it ends.
@@ -336,6 +406,17 @@ final class ScheduleRunner: Sendable {
         entry == nil ? nil : content(nil, at: Date(), programme: programme).0
     }
 
+    /// The filler (if there is one) goes on air on the next tick, unless the plan changes first.
+    private func fillerNextTick(generation: Int) {
+        let due = outputSeconds() + 1 / Double(tickClock.tickRate)
+        guard let playlist = content(nil, at: now, programme: programme).0 else { return }
+        let ticket = player.cue(playlist, startAt: 0, at: tickClock.tick(at: due))
+        onTimeline(due, .filler) { [weak self] in
+            guard let self, self.isCurrent(generation) else { return }
+            _ = self.player.commitCue(ticket, wait: self.realtime ? 0 : Self.commitWait)
+        }
+    }
+
     // MARK: Steering
 
     /// A new programme (`ctl schedule reload`, its file changed), checked in full before:
@@ -355,8 +436,7 @@ final class ScheduleRunner: Sendable {
     /// lengths known already count (`content`): on the timeline thread, which never waits.
     private func replan(_ generation: Int, knownOnly: Bool = false) {
         let entry = programme.onAir(at: now)
-        let current = onAir?.entry
-        if entry?.block == current?.block, entry?.start == current?.start {
+        if entry.map(isOnAir) ?? (onAir?.entry == nil) {
             plan()
         } else {
             switchNow(to: entry, joining: true, generation: generation, knownOnly: knownOnly)
@@ -386,7 +466,10 @@ final class ScheduleRunner: Sendable {
                                          onTimeline: knownOnly)
         // A block joined where it is says how far in (a reload, a wall-clock step).
         let joined = joining ? entry.map { Int((now.timeIntervalSince($0.start) * 1000).rounded()) }.flatMap { $0 > 0 ? $0 : nil } : nil
-        let ticket = playlist.map { player.cue($0, startAt: offset, at: tickClock.tick(at: due), then: followOn(entry, programme: programme)) }
+        let ticket = playlist.map {
+            player.cue($0, startAt: offset, at: tickClock.tick(at: due), then: followOn(entry, programme: programme),
+                       onSettled: whenSettled(entry, generation: generation))
+        }
         onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else {
                 if let ticket { self?.player.cancelCue(ticket) }
