@@ -109,6 +109,58 @@ final class IcecastOutputTests: XCTestCase {
         XCTAssertTrue(mp.stderr.contains("setting password: ****"), "shout2send's debug log, masked: \(mp.stderr.prefix(2000))")
     }
 
+    /// A wrong password at an MP3 and an Opus mount, retried every 200 ms, leaves nothing
+    /// behind: mediapub's open descriptors are the same after 16 more refusals (one
+    /// attempt of each output may be under way at either count: 2 at most). Before, each
+    /// refusal left libshout's socket open (shout2send's libshout 2.4 does not close it at
+    /// a refused login): 16 more descriptors. Now the login is tried by us first, its
+    /// socket closed at once, and a refused one never reaches libshout.
+    func testAWrongPasswordRetriedLeavesNoSocketBehind() throws {
+        let dir = try makeTempDir()
+        let server = try startIcecastServer(password: "srcpw-4Kd8Lm")
+        try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 4, freq: 440, ext: "mp3")
+        let events = dir.appendingPathComponent("events.jsonl")
+        let preset = try writeFile(dir, "wrong.yaml", """
+        name: wrong
+        audio: { sample_rate: 44100, channels: 2, bitrate: 96k }
+        players:
+          - id: music
+            playlist: { items: [tone.mp3], mode: loop }
+        outputs:
+          - { id: mp3, url: "\(server.url(mount: "w.mp3", password: "wrongpw-8Rf2Qs"))" }
+          - { id: opus, url: "\(server.url(mount: "w.opus", password: "wrongpw-8Rf2Qs"))" }
+        reconnect: { initial: 200ms, max: 200ms, give_up_after: never }
+        """)
+        let mp = try startMediaPub(["--preset", preset.path, "--events", events.path], cwd: dir)
+        defer { mp.terminate() }
+        func states() -> [[String: Any]] { ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "output.state" } }
+        func refusals() -> Int {
+            states().filter { $0["state"] as? String == "reconnecting"
+                && ($0["error"] as? String)?.hasPrefix("rejected: the server refused the source login: ") == true }.count
+        }
+        func descriptors() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(mp.pid)/fd")) ?? []).map {
+                "\($0)=" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(mp.pid)/fd/\($0)")) ?? "gone")
+            }.sorted()
+        }
+        func waitForRefusals(_ n: Int) -> Bool {
+            Ports.waitUntil(timeout: 60, watching: events) { refusals() >= n || !mp.isRunning } && refusals() >= n
+        }
+        // Counted once the run is under way (its player has opened its file and plays) and refused a few times.
+        XCTAssertTrue(EventLog.waitFor(events, of: mp, EventLog.progressed(1)), "playing: \(mp.stderr.suffix(2000))")
+        XCTAssertTrue(waitForRefusals(refusals() + 4), "refused: \(states().suffix(4)) \(mp.stderr.suffix(2000))")
+        let (first, at) = (descriptors(), refusals())
+        XCTAssertTrue(waitForRefusals(at + 16), "refused again: \(states().suffix(4)) \(mp.stderr.suffix(2000))")
+        let (last, then) = (descriptors(), refusals())
+        print("open descriptors: \(first.count) at refusal \(at), \(last.count) at refusal \(then)")
+        XCTAssertGreaterThanOrEqual(then - at, 16)
+        XCTAssertLessThanOrEqual(abs(last.count - first.count), 2,
+                                 "over \(then - at) refusals, gone: \(Set(first).subtracting(last).sorted()), new: \(Set(last).subtracting(first).sorted())")
+        XCTAssertFalse(states().contains { $0["state"] as? String == "publishing" }, "\(states())")
+        mp.terminate()
+        XCTAssertTrue(mp.waitForExit(timeout: 30))
+    }
+
     /// icecast2 frozen (SIGSTOP) while it takes an MP3 mount: its kernel goes on
     /// acknowledging into its receive buffer (minutes at a radio bitrate: the kernel grows
     /// that buffer as it fills), but the window it advertises, once it shrinks, never opens

@@ -8,7 +8,8 @@ import Glibc
 /// knows MP3, Ogg and WebM only, and its MP3 parser cuts out what it takes for broken
 /// MP3 frames: ADTS went to listeners with bytes missing and frames broken. Here the
 /// stream goes as it is, under its own type (`audio/aac`); the titles go as libshout
-/// sends them (`IcecastRequest`, Output+Icecast.swift).
+/// sends them (`IcecastRequest`, Output+Icecast.swift). An MP3 or Opus mount's login is
+/// tried here too before shout2send's (`tryOut`).
 enum IcecastLogin {
     /// Why a login got no answer to go by: said as it is, retried with the backoff.
     struct Failed: Error, CustomStringConvertible {
@@ -40,6 +41,22 @@ enum IcecastLogin {
         if answer.isEmpty, closed { throw MountRefused(why: "the server closed the connection without answering the mount's request") }
         throw Failed(description: answer.isEmpty ? "connect: the server answered nothing for \(MediaTime.formatDuration(deadline))"
                                                  : "connect: the server answered no HTTP")
+    }
+
+    /// Logs in as `open` does and lets the mount go again at once, for a login libshout
+    /// then makes (Output+Icecast.swift): throws as `open` does. Icecast (2.4) frees the
+    /// mount as its source thread ends, once it has seen our end of the connection and
+    /// closed its own (the two steps follow each other on that thread): so our side is shut
+    /// down for writing and the server's close is awaited (within `deadline`), else
+    /// libshout's login that follows could be told "Mountpoint in use".
+    static func tryOut(_ endpoint: IcecastEndpoint, deadline: TimeInterval) throws {
+        let fd = try open(endpoint, deadline: deadline)
+        defer { close(fd) }
+        _ = shutdown(fd, Int32(SHUT_WR))
+        let until = Date().addingTimeInterval(deadline)
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var scrap = [UInt8](repeating: 0, count: 512)
+        while poll(&p, 1, Int32(max(0, until.timeIntervalSinceNow * 1000))) == 1, recv(fd, &scrap, scrap.count, 0) > 0 {}
     }
 
     /// The now-playing title (`artist - title`) of `endpoint`'s mount, as libshout sets it

@@ -20,13 +20,17 @@ extension Output {
     /// Before an Icecast output's pipeline is made: the server is asked whether it takes
     /// the mount at all (MP3, Opus: shout2send logs in, and its libshout would try again
     /// at once, dozens of times a second, at a refusal), or (AAC) we log in ourselves and
-    /// the socket is the connection's. Throws the server's refusal (`MountRefused`) or why
-    /// the login got nowhere; nil for other outputs.
+    /// the socket is the connection's. MP3 and Opus: the login is then tried by us too and
+    /// let go at once (`IcecastLogin.tryOut`), so that only a login the server takes
+    /// reaches libshout (2.4), which leaves its socket open at a refused one: one
+    /// descriptor more for each retry of a wrong password. Throws the server's refusal
+    /// (`MountRefused`) or why the login got nowhere; nil for other outputs.
     func icecastLogin() throws -> Int32? {
         guard case .icecast(let endpoint) = target else { return nil }
         let deadline = min(state.withLock { $0.link.stallLimit }, 5)
         if endpoint.codec == .aac { return try IcecastLogin.open(endpoint, deadline: deadline) }
         if case .refused(let why) = IcecastMountCheck.ask(endpoint, deadline: deadline) { throw MountRefused(why: why) }
+        try IcecastLogin.tryOut(endpoint, deadline: deadline)
         return nil
     }
 
