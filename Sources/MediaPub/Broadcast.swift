@@ -24,7 +24,7 @@ public final class Broadcast: Sendable {
     /// `run` was called (it runs once).
     private let ran = Atomic<Bool>(false)
     /// What the Icecast mounts announce as playing (StreamTitle.swift).
-    private let streamTitle = StreamTitle()
+    let streamTitle = StreamTitle()
 
     struct State {
         var phase: BroadcastPhase
@@ -336,20 +336,5 @@ public final class Broadcast: Sendable {
     /// (errors from GStreamer sinks can quote a URL).
     private func masked(_ text: String) -> String {
         outputURLs.reduce(text) { SecretMask.scrub($0, secretsOf: $1) }
-    }
-
-    /// A player's new item: the now-playing title when it is the player that names it (StreamTitle).
-    private func trackChanged(_ player: MediaPlayer, source: String, _ tags: NowPlaying) {
-        guard let index = players.firstIndex(where: { $0 === player }),
-              StreamTitle.isAnnounced(index, videoIndex: preset.videoPlayerIndex, playing: players.map { $0.currentState == .playing })
-        else { return }
-        streamTitle.set(StreamTitle.tags(tags, source: source))
-        state.withLock { $0.phase.publisher }?.titleChanged()
-    }
-
-    /// Waits, up to `timeout`, while some player is loading (each wakes it as its state changes).
-    private func waitForPlayers(timeout: TimeInterval) {
-        let deadline = Date().addingTimeInterval(timeout)
-        for player in players { player.waitWhileLoading(until: deadline) }
     }
 }

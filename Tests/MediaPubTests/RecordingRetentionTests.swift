@@ -180,11 +180,9 @@ final class RecordingRetentionTests: XCTestCase {
         var info = stat()
         XCTAssertEqual(fstat(fd, &info), 0)
         let inode = ":\(info.st_ino) "   // /proc/locks names a file MAJOR:MINOR:INODE
-        var breaking = false
-        for _ in 0..<1000 where !breaking {
+        let breaking = Ports.waitUntil(timeout: 10) {
             let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
-            breaking = locks.split(separator: "\n").contains { $0.contains("BREAKING") && $0.contains(inode) }
-            if !breaking { usleep(10_000) }
+            return locks.split(separator: "\n").contains { $0.contains("BREAKING") && $0.contains(inode) }
         }
         XCTAssertTrue(breaking, "the writer's open broke the lease")
         close(fd)

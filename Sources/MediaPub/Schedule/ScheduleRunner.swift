@@ -18,12 +18,12 @@ final class ScheduleRunner: Sendable {
     let player: MediaPlayer
     let realtime: Bool
     /// Output ticks per second.
-    private let tickClock: TickClock
-    private let emit: @Sendable (Event) -> Void
+    let tickClock: TickClock
+    let emit: @Sendable (Event) -> Void
     /// Puts an action on the timeline, at an output second, in place of the one waiting under
     /// its key (`Broadcast.schedule`, `TimelineActions`): a plan replaces its predecessor's
     /// actions, so that reloads and skips leave no more waiting than one plan's.
-    private let onTimeline: @Sendable (Double, Timeline, @escaping @Sendable () -> Void) -> Void
+    let onTimeline: @Sendable (Double, Timeline, @escaping @Sendable () -> Void) -> Void
 
     /// The runner's actions on the timeline, one of each waiting at most.
     enum Timeline: String, Sendable {
@@ -37,7 +37,7 @@ final class ScheduleRunner: Sendable {
         case clock = "programme.clock"
     }
     /// The output seconds so far (the capture's).
-    private let outputSeconds: @Sendable () -> Double
+    let outputSeconds: @Sendable () -> Double
 
     /// How far ahead of its instant a switch is prepared.
     static let lead: TimeInterval = 5
@@ -52,7 +52,7 @@ final class ScheduleRunner: Sendable {
         var lateMs: Int
     }
 
-    private struct State {
+    struct State {
         var programme: Programme
         var generation = 0
         /// The wall instant of output second 0.
@@ -66,7 +66,7 @@ final class ScheduleRunner: Sendable {
         /// The block on air at the start, joined once its items' lengths are found.
         var joinLater: ProgrammeEntry?
     }
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// The player's levels from before a block with levels of its own (`publish_volume`,
     /// `play_volume`) went on air, given back when it ends (nil: no such block on air).
     private let savedLevels = Mutex<(publish: Int, play: Int)?>(nil)
@@ -78,7 +78,7 @@ final class ScheduleRunner: Sendable {
     /// its deadline), until a reload, skip, step or join changes the plan or the run ends.
     let probeQueue = DispatchQueue(label: "programme-probe")
     /// The wall clock (tests give one they can step).
-    private let wallClock: @Sendable () -> Date
+    let wallClock: @Sendable () -> Date
 
     init(programme: Programme, player: MediaPlayer, realtime: Bool, tickClock: TickClock,
          emit: @escaping @Sendable (Event) -> Void,
@@ -152,7 +152,7 @@ final class ScheduleRunner: Sendable {
 
     /// Whether `entry` joined at `instant` (after its start) needs lengths not found yet: it is
     /// joined once they are (`joinWhenKnown`), never by waiting for them.
-    private func lengthsPending(_ entry: ProgrammeEntry, at instant: Date) -> Bool {
+    func lengthsPending(_ entry: ProgrammeEntry, at instant: Date) -> Bool {
         instant.timeIntervalSince(entry.start) >= 0.001
             && entry.items.contains { durations.known($0) == nil && durations.failure($0) == nil }
     }
@@ -162,7 +162,7 @@ final class ScheduleRunner: Sendable {
     /// then count as unknown: docs/presets.md, Joining a block in progress; probing stops once
     /// the plan changes); then what the programme has on air goes on air, joined where it is,
     /// unless a reload or skip came meanwhile.
-    private func joinWhenKnown(_ entry: ProgrammeEntry) {
+    func joinWhenKnown(_ entry: ProgrammeEntry) {
         let generation = state.withLock { $0.generation }
         let probed = DispatchGroup()
         probeQueue.async(group: probed) { [weak self] in
@@ -181,61 +181,6 @@ final class ScheduleRunner: Sendable {
                 return s.generation
             }
             if let next { self.replan(next, knownOnly: true) }
-        }
-    }
-
-    // MARK: The wall clock
-
-    /// Every tick, on the timeline: whether the wall clock moved by more than a frame against
-    /// the monotonic clock since the anchor was taken (a step, or a slew that added up); if it
-    /// did, the programme follows it at once (docs/presets.md, On air: wall clock). Two clock
-    /// readings and a subtraction.
-    private func watchClock() {
-        onTimeline(outputSeconds() + 1 / Double(tickClock.tickRate), .clock) { [weak self] in
-            guard let self else { return }
-            if let moved = self.clockMoved(), abs(moved) > 1 / Double(self.tickClock.tickRate) { self.follow(moved) }
-            self.watchClock()
-        }
-    }
-
-    /// Seconds the wall clock gained on the monotonic clock since the mark (nil: no mark, or
-    /// no clean reading this tick).
-    private func clockMoved() -> TimeInterval? {
-        guard let mark = state.withLock({ $0.clockMark }), let now = clocks() else { return nil }
-        return now.wall.timeIntervalSince(mark.wall) - Double(Int64(bitPattern: now.uptime &- mark.uptime)) / 1e9
-    }
-
-    /// The wall clock and the monotonic clock (ns) read together: the wall clock between two
-    /// monotonic readings, taken again if the thread was held between them (a loaded machine
-    /// would otherwise look like a moved clock); nil after three tries.
-    private func clocks() -> (wall: Date, uptime: UInt64)? {
-        for _ in 0..<3 {
-            let before = DispatchTime.now().uptimeNanoseconds
-            let wall = wallClock()
-            let after = DispatchTime.now().uptimeNanoseconds
-            if after &- before < 2_000_000 { return (wall, before / 2 + after / 2) }
-        }
-        return nil
-    }
-
-    /// The wall clock moved: what the programme has on air now (by the clock as it is) goes
-    /// on air on the next tick, unless it is already; the switches after are planned anew.
-    /// On the timeline thread, which never waits: a block joined whose items' lengths are not
-    /// found yet leaves the filler on air until they are, found off the thread as at the start.
-    private func follow(_ moved: TimeInterval) {
-        emit(.warning(String(format: "schedule: the wall clock moved by %+.3f s: the programme follows it", moved)))
-        let generation = state.withLock { s in
-            s.generation += 1
-            s.anchor = wallClock().addingTimeInterval(-outputSeconds())
-            s.clockMark = clocks() ?? s.clockMark
-            return s.generation
-        }
-        let now = self.now
-        if let entry = programme.onAir(at: now), !isOnAir(entry), lengthsPending(entry, at: now) {
-            switchNow(to: nil, joining: true, generation: generation, knownOnly: true)
-            joinWhenKnown(entry)
-        } else {
-            replan(generation, knownOnly: true)
         }
     }
 
@@ -367,10 +312,10 @@ final class ScheduleRunner: Sendable {
                             lateMs: 0, joinedAtMs: nil))
     }
 
-    private func isCurrent(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }
+    func isCurrent(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }
 
     /// Whether `entry` (that occurrence of its block) is what is on air.
-    private func isOnAir(_ entry: ProgrammeEntry) -> Bool {
+    func isOnAir(_ entry: ProgrammeEntry) -> Bool {
         let current = onAir?.entry
         return entry.block == current?.block && entry.start == current?.start
     }
@@ -434,7 +379,7 @@ final class ScheduleRunner: Sendable {
     /// What the programme has on air now goes on air on the next tick (joined where it is),
     /// unless that is already on air; the switches after are planned anew. `knownOnly`: only
     /// lengths known already count (`content`): on the timeline thread, which never waits.
-    private func replan(_ generation: Int, knownOnly: Bool = false) {
+    func replan(_ generation: Int, knownOnly: Bool = false) {
         let entry = programme.onAir(at: now)
         if entry.map(isOnAir) ?? (onAir?.entry == nil) {
             plan()
@@ -459,7 +404,7 @@ final class ScheduleRunner: Sendable {
 
     /// Cues `entry` (nil: filler) now and commits it on the next tick. `joining`: where
     /// it is by the clock, else from its top.
-    private func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int, knownOnly: Bool = false) {
+    func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int, knownOnly: Bool = false) {
         let (programme, now) = (self.programme, self.now)
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
         let (playlist, offset) = content(entry, at: joining ? now : entry?.start ?? now, programme: programme,
@@ -477,56 +422,6 @@ final class ScheduleRunner: Sendable {
             }
             self.commit(ticket, entry: entry, scheduled: entry?.start ?? now, due: due, generation: generation, joinedMs: joined)
         }
-    }
-
-    // MARK: Content
-
-    /// What the player plays for `entry` (nil: filler) from `instant` on, and the offset
-    /// into its first item: a block joined where it is (`BlockCursor`), filler from its top.
-    /// `onTimeline`: on the timeline thread, which never waits for a probe: only lengths
-    /// known already count (an unknown one opens the block at that item's start).
-    func content(_ entry: ProgrammeEntry?, at instant: Date, programme: Programme,
-                 onTimeline: Bool = false) -> (Playlist?, TimeInterval) {
-        guard let entry else {
-            guard let filler = programme.config.filler else { return (nil, 0) }
-            var playlist = Playlist(items: filler.items, mode: filler.mode)
-            playlist.crossfade = filler.crossfade
-            return (playlist, 0)
-        }
-        let items = entry.items
-        let elapsed = max(0, instant.timeIntervalSince(entry.start))
-        let durations: [TimeInterval?] = elapsed < 0.001 ? items.map { _ in nil }
-            : onTimeline ? items.map { self.durations.known($0) ?? nil } : self.durations.durations(of: items)
-        guard let position = BlockCursor.position(durations: durations, mode: entry.mode, occurrenceKey: entry.occurrenceKey,
-                                                  elapsed: elapsed,
-                                                  crossfade: entry.block.playlist?.crossfade.seconds ?? 0) else {
-            // A block that has played all it had: filler until it ends.
-            return content(nil, at: instant, programme: programme, onTimeline: onTimeline)
-        }
-        let (key, mode, count) = (entry.occurrenceKey, entry.mode, items.count)
-        var playlist = Playlist(items: items, mode: mode, order: position.order, position: position.position, pass: position.pass,
-                                passOrder: { BlockCursor.order(count: count, mode: mode, occurrenceKey: key, pass: $0) })
-            ?? Playlist(items: items, mode: mode)
-        playlist.crossfade = entry.block.playlist?.crossfade ?? CrossfadeConfig()
-        var offset = position.offset
-        // A local item missing when its turn comes, or one whose probe got no answer (a server
-        // that never answers), is named and skipped; none left: the filler.
-        var skipped = 0
-        while let why = Self.unreadable(playlist.current) ?? self.durations.failure(playlist.current), skipped < items.count {
-            emit(.warning("schedule: \(entry.blockID): \(why), skipped"))
-            skipped += 1
-            offset = 0
-            guard playlist.advance() else { return content(nil, at: instant, programme: programme, onTimeline: onTimeline) }
-        }
-        if skipped >= items.count { return content(nil, at: instant, programme: programme, onTimeline: onTimeline) }
-        return (playlist, offset)
-    }
-
-    /// Why `source` cannot be read when it is a local file that is missing or unreadable
-    /// (`SourceSpec.checkReadable`, as `ctl load` checks it); nil otherwise.
-    static func unreadable(_ source: String) -> String? {
-        do { try SourceSpec(source).checkReadable(source) } catch { return SecretMask.scrub("\(error)", secretsOf: source) }
-        return nil
     }
 
 }
