@@ -21,12 +21,23 @@ let package = Package(
         .systemLibrary(name: "CEbur128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // A logo's image decoded at the size it is drawn (docs/presets.md, overlays).
         .systemLibrary(name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0", providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
-        .target(name: "CShim", dependencies: ["CGStreamer", "CCurl"]),
+        // Whether an overlay's font family is installed (docs/presets.md, overlays).
+        .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
+        // glibc's malloc tuning (mallopt, malloc_trim), which the Glibc module leaves out.
+        .systemLibrary(name: "CMalloc"),
+        // One shim per library, each named for it (curl's is in CCurl.h, libsoup's in CSoup.h):
+        // GStreamer's and GObject's macros and variadic calls,
+        .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
+        // a TCP socket's kernel state (TCP_INFO, SIOCOUTQ),
+        .target(name: "CSocketShim"),
+        // an overlay's picture blended on I420 frames.
+        .target(name: "COverlayBlend", dependencies: ["CGStreamer"]),
         // The executable's own: TCP_NODELAY on every TCP connect (see its header).
         .target(name: "CTCPNoDelay"),
         .target(
             name: "MediaPub",
-            dependencies: ["CGStreamer", "CShim", "CYAML", "CCurl", "CSRT", "CSoup", "CEbur128", "CGdkPixbuf"]
+            dependencies: ["CGStreamer", "CGStreamerShim", "CSocketShim", "COverlayBlend", "CYAML", "CCurl", "CSRT", "CSoup",
+                           "CEbur128", "CGdkPixbuf", "CFontconfig", "CMalloc"]
         ),
         .executableTarget(
             name: "mediapub", dependencies: ["MediaPub", "CTCPNoDelay"],

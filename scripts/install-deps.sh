@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
-  libcurl4-openssl-dev libsrt-gnutls-dev libyaml-dev libsoup-3.0-dev libebur128-dev libgdk-pixbuf-2.0-dev
+  libcurl4-openssl-dev libsrt-gnutls-dev libyaml-dev libsoup-3.0-dev libebur128-dev libgdk-pixbuf-2.0-dev libfontconfig-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools
   gstreamer1.0-x fontconfig fonts-dejavu-core

@@ -2,7 +2,7 @@
 // arithmetic that never traps on outside input, and GST_TIME_FORMAT printing.
 
 import CGStreamer
-import CShim
+import CGStreamerShim
 import XCTest
 @testable import MediaPub
 

@@ -4,7 +4,7 @@
 
 import CCurl
 import CGStreamer
-import CShim
+import CGStreamerShim
 import XCTest
 @testable import MediaPub
 

@@ -1,5 +1,4 @@
 import CCurl
-import CShim
 import Foundation
 
 /// The one place libcurl is used: a typed wrapper of one easy handle (`CURL *`).
@@ -25,7 +24,7 @@ final class EasyHandle {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         do {
-            try check(cshim_curl_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
+            try check(ccurl_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
             try set(.noSignal, 1)
             try set(.userAgent, "mediapub")
             if let caFile = TLSTrust.caFile { try set(.caFile, caFile) }
@@ -67,11 +66,11 @@ final class EasyHandle {
     }
 
     func set(_ option: LongOption, _ value: Int) throws {
-        try check(cshim_curl_setopt_long(raw, option.raw, value), option.raw)
+        try check(ccurl_setopt_long(raw, option.raw, value), option.raw)
     }
 
     func set(_ option: StringOption, _ value: String) throws {
-        try check(cshim_curl_setopt_string(raw, option.raw, value), option.raw)
+        try check(ccurl_setopt_string(raw, option.raw, value), option.raw)
     }
 
     /// The request's header lines ("Content-Type: application/json").
@@ -85,7 +84,7 @@ final class EasyHandle {
             list = longer
         }
         do {
-            try check(cshim_curl_setopt_pointer(raw, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)), CURLOPT_HTTPHEADER)
+            try check(ccurl_setopt_pointer(raw, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)), CURLOPT_HTTPHEADER)
         } catch {
             curl_slist_free_all(list)
             throw error
@@ -108,22 +107,22 @@ final class EasyHandle {
         let code: CURLcode = try withoutActuallyEscaping(receive) { receive in
             let receiver = Receiver(receive)
             return try withExtendedLifetime(receiver) {
-                try check(cshim_curl_setopt_pointer(raw, CURLOPT_WRITEDATA, Unmanaged.passUnretained(receiver).toOpaque()),
+                try check(ccurl_setopt_pointer(raw, CURLOPT_WRITEDATA, Unmanaged.passUnretained(receiver).toOpaque()),
                           CURLOPT_WRITEDATA)
-                try check(cshim_curl_setopt_write_function(raw) { data, size, count, context in
+                try check(ccurl_setopt_write_function(raw) { data, size, count, context in
                     guard let context else { return 0 }
                     let n = size * count
                     let bytes = UnsafeRawBufferPointer(start: data.map(UnsafeRawPointer.init), count: data == nil ? 0 : n)
                     return Unmanaged<Receiver>.fromOpaque(context).takeUnretainedValue().body(bytes) ? n : 0
                 }, CURLOPT_WRITEFUNCTION)
-                defer { _ = cshim_curl_setopt_pointer(raw, CURLOPT_WRITEDATA, nil) }
+                defer { _ = ccurl_setopt_pointer(raw, CURLOPT_WRITEDATA, nil) }
                 return curl_easy_perform(raw)
             }
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             throw TransferError(code: code, detail: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail,
-                                httpStatus: cshim_curl_response_code(raw))
+                                httpStatus: ccurl_response_code(raw))
         }
     }
 

@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 import Foundation
 
 /// An appsink: samples are pulled by the caller, or pushed to a handler on the

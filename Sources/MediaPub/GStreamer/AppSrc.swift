@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 import Foundation
 
 /// An appsrc the caller pushes buffers into.

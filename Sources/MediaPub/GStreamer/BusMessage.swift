@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 
 /// A message from a pipeline's bus, in Swift terms.
 enum BusMessage: Sendable {

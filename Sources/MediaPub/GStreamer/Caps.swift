@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 
 /// Owns one reference to a GstCaps.
 /// @unchecked Sendable: wraps a GstCaps (immutable once shared); no Swift state.

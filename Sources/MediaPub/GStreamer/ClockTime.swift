@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 
 /// A GstClockTime: nanoseconds, never GST_CLOCK_TIME_NONE (an unknown time is a
 /// nil `ClockTime?`). Arithmetic saturates: it never traps on outside input.

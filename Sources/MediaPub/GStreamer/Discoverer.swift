@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 
 /// What GstDiscoverer finds out about a URI: duration, streams, tags.
 struct DiscoveredMedia {

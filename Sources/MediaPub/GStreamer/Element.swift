@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 import Foundation
 
 /// Owns exactly one reference to a GstElement and drops it in deinit.

@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 
 /// A GError's domain and code as GStreamer's error domains name them
 /// (GST_RESOURCE_ERROR_NOT_FOUND is `.resource(.notFound)`).

@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CMalloc
 import Foundation
 import Synchronization
 
@@ -22,7 +22,7 @@ public enum GStreamer {
     /// glibc's per-thread arenas keep each one's high-water mark of video frames
     /// (bgm for 300 s as fast as possible: 1.1 GB peak RSS with the default, 0.6 GB with 2).
     public static func limitMallocArenas(_ count: Int = 2) {
-        _ = cshim_limit_malloc_arenas(Int32(count))
+        _ = mallopt(M_ARENA_MAX, Int32(count))
     }
 
     private static let trimQueue = DispatchQueue(label: "malloc-trim", qos: .utility)
@@ -41,7 +41,7 @@ public enum GStreamer {
         guard first else { return }
         trimQueue.asyncAfter(deadline: .now() + 0.2) {
             trimPending.withLock { $0 = false }
-            _ = cshim_malloc_trim()
+            _ = malloc_trim(0)
         }
     }
 

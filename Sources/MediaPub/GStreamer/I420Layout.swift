@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 
 /// Where GStreamer puts the three planes of an I420 frame of a given size
 /// (rows padded to 4 bytes), from GstVideoInfo itself.

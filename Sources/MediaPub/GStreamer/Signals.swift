@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 import Foundation
 
 /// The one place where GObject signals reach Swift: each handler is boxed,

@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 
 /// An element's state (GstState).
 enum State: Sendable, CustomStringConvertible {

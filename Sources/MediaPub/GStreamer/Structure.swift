@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 
 /// Owns one GstStructure (a copy GStreamer handed over) and frees it in deinit:
 /// typed reads by field name, nil when the field is missing or of another type.

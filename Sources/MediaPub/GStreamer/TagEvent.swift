@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 
 extension AppSrc {
     /// Sends a tag event downstream, in order with the buffers (before the next one):

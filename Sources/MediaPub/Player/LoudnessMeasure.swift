@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 import Foundation
 
 /// One item's integrated loudness (docs/presets.md, audio.loudness): its R128 or ReplayGain

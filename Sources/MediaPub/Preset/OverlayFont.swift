@@ -1,4 +1,3 @@
-import CShim
 import Foundation
 
 /// An overlay's font, a Pango font description ("Sans Bold 24"): its families are
@@ -41,7 +40,7 @@ enum OverlayFont {
         if let size, size <= 0 || size > 1000 { return "\"\(description.clipped())\": a size of 1 to 1000" }
         guard !families.isEmpty else { return "\"\(description.clipped())\" names no font family (\"Sans Bold 24\")" }
         for family in families where !generic.contains(family.lowercased()) {
-            if cshim_font_family_known(family) == 0 {
+            if InstalledFonts.has(family: family) == false {
                 return "no font \"\(family.clipped())\" is installed (fc-list lists them; Sans, Serif and Monospace always are)"
             }
         }

@@ -1,6 +1,6 @@
 import CGStreamer
 import CGdkPixbuf
-import CShim
+import COverlayBlend
 import Foundation
 import Synchronization
 
@@ -79,7 +79,7 @@ struct LogoPixels: Sendable {
     }
 }
 
-/// A logo's premultiplied planes at its place on a picture (CShimBlendPicture's arrays).
+/// A logo's premultiplied planes at its place on a picture (OverlayBlendPicture's arrays).
 final class BlendPicture: Sendable {
     let x: Int, y: Int, width: Int, height: Int
     let alpha: [UInt8], luma: [UInt8]
@@ -137,11 +137,11 @@ final class BlendPicture: Sendable {
     fileprivate func draw(_ info: UnsafeMutablePointer<GstPadProbeInfo>, width W: Int, height H: Int) {
         alpha.withUnsafeBufferPointer { a in luma.withUnsafeBufferPointer { l in
             calpha.withUnsafeBufferPointer { ca in u.withUnsafeBufferPointer { u in v.withUnsafeBufferPointer { v in
-                var p = CShimBlendPicture(x: Int32(x), y: Int32(y), width: Int32(width), height: Int32(height),
+                var p = OverlayBlendPicture(x: Int32(x), y: Int32(y), width: Int32(width), height: Int32(height),
                                           alpha: a.baseAddress, luma: l.baseAddress,
                                           cx: Int32(cx), cy: Int32(cy), cwidth: Int32(cwidth), cheight: Int32(cheight),
                                           calpha: ca.baseAddress, u: u.baseAddress, v: v.baseAddress)
-                _ = cshim_probe_blend_i420(info, Int32(W), Int32(H), &p)
+                _ = overlay_blend_probe_i420(info, Int32(W), Int32(H), &p)
             } } }
         } }
     }

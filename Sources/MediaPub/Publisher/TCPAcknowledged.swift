@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import CShim
+import CSocketShim
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -105,7 +105,7 @@ struct TCPAcknowledged: Sendable {
         Self.ownedSockets().compactMap { socket in
             var family: Int32 = 0, port: Int32 = 0, unacked: Int32 = 0
             var address = [UInt8](repeating: 0, count: 16)
-            guard cshim_tcp_peer(socket.fd, &family, &address, &port, &unacked) == 1 else { return nil }
+            guard csocket_tcp_peer(socket.fd, &family, &address, &port, &unacked) == 1 else { return nil }
             let peer = family == AF_INET ? Array(address[0..<4]) : address
             // Still the socket listed: a descriptor closed and reused meanwhile is another socket.
             guard isServer(address: peer, port: Int(port)), Self.socketInode(of: socket.fd) == socket.inode else { return nil }
@@ -136,14 +136,14 @@ extension TCPAcknowledged {
     /// The receive window the server advertises on `connection` (TCP_INFO), nil when the
     /// kernel does not tell it or its descriptor is another socket by now.
     static func window(of connection: Connection) -> Int? {
-        let window = cshim_tcp_send_window(connection.fd)
+        let window = csocket_tcp_send_window(connection.fd)
         return window >= 0 && isOpen(connection) ? Int(window) : nil
     }
 
     /// Whether our side of `connection` is recovering lost data (TCP_INFO: segments the
     /// server SACKed, lost or retransmitted); false when the kernel does not tell.
     static func recovering(_ connection: Connection) -> Bool {
-        cshim_tcp_recovering(connection.fd) == 1 && isOpen(connection)
+        csocket_tcp_recovering(connection.fd) == 1 && isOpen(connection)
     }
 }
 

@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 import Foundation
 
 /// A text overlay's picture (docs/presets.md, overlays), rendered by GStreamer's own

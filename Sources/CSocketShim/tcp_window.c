@@ -1,3 +1,4 @@
+#include "CSocketShim.h"
 /* The peer's advertised receive window of a TCP socket, from the kernel's own struct
    tcp_info: glibc's netinet/tcp.h stops before tcpi_snd_wnd (Linux 5.4), so this file
    reads linux/tcp.h, and only it (the two headers cannot be included together). */
@@ -15,7 +16,7 @@ static int tcp_info_of(int fd, struct tcp_info *info, socklen_t *length) {
     return getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, length);
 }
 
-int cshim_tcp_send_window(int fd) {
+int csocket_tcp_send_window(int fd) {
     struct tcp_info info;
     socklen_t length;
     if (tcp_info_of(fd, &info, &length) != 0) return -1;
@@ -27,7 +28,7 @@ int cshim_tcp_send_window(int fd) {
 /* Whether the sender is recovering lost data: segments the peer SACKed (it holds them
    out of order, which narrows its window while it reads), segments taken for lost, or
    retransmitted and not acknowledged yet. 1 or 0; -1 when the kernel does not tell. */
-int cshim_tcp_recovering(int fd) {
+int csocket_tcp_recovering(int fd) {
     struct tcp_info info;
     socklen_t length;
     if (tcp_info_of(fd, &info, &length) != 0) return -1;

@@ -1,7 +1,5 @@
-#include "CShim.h"
+#include "COverlayBlend.h"
 #include <gst/video/video.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /* Premultiplied "over": p + d * (255 - a) / 255, rounded (p <= a, so it never passes 255). */
 static inline guint8 over(guint8 p, guint8 a, guint8 d) {
@@ -26,7 +24,7 @@ static void blend_plane(guint8 *plane, int stride, int pw, int ph, int x, int y,
     }
 }
 
-int cshim_probe_blend_i420(GstPadProbeInfo *info, int width, int height, const CShimBlendPicture *picture) {
+int overlay_blend_probe_i420(GstPadProbeInfo *info, int width, int height, const OverlayBlendPicture *picture) {
     if (!(info->type & GST_PAD_PROBE_TYPE_BUFFER) || GST_PAD_PROBE_INFO_BUFFER(info) == NULL) return 0;
     /* The one copy, only when another holds the picture (a frame tap, the capture's last frame). */
     GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
@@ -35,7 +33,7 @@ int cshim_probe_blend_i420(GstPadProbeInfo *info, int width, int height, const C
     if (!gst_video_info_set_format(&vinfo, GST_VIDEO_FORMAT_I420, (guint)width, (guint)height)) return 0;
     GstVideoFrame frame;
     if (!gst_video_frame_map(&frame, &vinfo, buffer, GST_MAP_READWRITE)) return 0;
-    const CShimBlendPicture *p = picture;
+    const OverlayBlendPicture *p = picture;
     blend_plane(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0), GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0), width, height,
                 p->x, p->y, p->width, p->height, p->alpha, p->luma);
     int cw = (width + 1) / 2, ch = (height + 1) / 2;
@@ -45,43 +43,4 @@ int cshim_probe_blend_i420(GstPadProbeInfo *info, int width, int height, const C
                 p->cx, p->cy, p->cwidth, p->cheight, p->calpha, p->v);
     gst_video_frame_unmap(&frame);
     return 1;
-}
-
-static void unmap_zeroed(gpointer data) {
-    gsize *block = data;
-    munmap(block, block[0]);
-}
-
-GstBuffer *cshim_buffer_new_zeroed(gsize size) {
-    /* Fresh anonymous pages read as zero and take no memory until written: a text's canvas
-       costs the rows the text is drawn on, not the whole picture (malloc would reuse and clear
-       heap memory, every page of it). The first page holds the mapping's length. */
-    gsize page = (gsize)sysconf(_SC_PAGESIZE), length = size + page;
-    void *block = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (block == MAP_FAILED) return NULL;
-    ((gsize *)block)[0] = length;
-    return gst_buffer_new_wrapped_full(0, (guint8 *)block + page, size, 0, size, block, unmap_zeroed);
-}
-
-int cshim_app_src_push_zeroed(GstElement *appsrc, gsize size, GstClockTime pts) {
-    GstBuffer *buffer = cshim_buffer_new_zeroed(size);
-    if (buffer == NULL) return 0;
-    GST_BUFFER_PTS(buffer) = pts;
-    /* The appsrc takes the only reference: the element after it draws on it in place. */
-    return gst_app_src_push_buffer(GST_APP_SRC(appsrc), buffer) == GST_FLOW_OK;
-}
-
-int cshim_object_get_int(gpointer object, const char *name) {
-    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
-    if (spec != NULL && G_IS_PARAM_SPEC_INT(spec)) {
-        gint value = 0;
-        g_object_get(object, name, &value, NULL);
-        return value;
-    }
-    if (spec != NULL && G_IS_PARAM_SPEC_UINT(spec)) {
-        guint value = 0;
-        g_object_get(object, name, &value, NULL);
-        return value > G_MAXINT ? G_MAXINT : (int)value;
-    }
-    return 0;
 }

@@ -1,11 +1,11 @@
-#ifndef CSHIM_H
-#define CSHIM_H
-/* Wrappers for the GObject/GStreamer macros and variadic calls Swift cannot import.
+#ifndef CGSTREAMERSHIM_H
+#define CGSTREAMERSHIM_H
+/* GStreamer and GObject: wrappers for the macros and variadic calls Swift cannot import,
+   and the little C that must run in a streaming thread (gapless MP3, zeroed canvases).
    Every function is prefixed cshim_ and does exactly what the macro it names does. */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
-#include <curl/curl.h>
 
 /* GstBuffer timing fields (GST_BUFFER_PTS and friends). */
 static inline GstClockTime cshim_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
@@ -76,69 +76,20 @@ const gchar *cshim_enum_property_nick(gpointer object, const char *property, gui
 /* A tag string (title/artist/album) or NULL; caller frees with g_free. */
 gchar *cshim_tag_list_get_string(const GstTagList *list, const char *tag);
 
-/* glibc: cap the number of malloc arenas (mallopt M_ARENA_MAX); returns 1 on success. */
-int cshim_limit_malloc_arenas(int count);
-
-/* glibc: give freed heap memory back to the system (malloc_trim(0)); returns 1 if any was. */
-int cshim_malloc_trim(void);
-
 /* Gapless MP3 (what ffmpeg does with the LAME/Info tag): on an MP3 decoder (avdec_mp3,
    mpg123audiodec), reads the encoder delay and padding from the stream's first frame and
    cuts them, plus the decoder's own delay (529 samples), out of the decoded audio, sample
    exact. Without a LAME tag, or when the parser already marks the padding (clipping meta),
-   nothing is cut. Returns 1 when the probes were installed. */
+   nothing is cut. Returns 1 when the probes were installed (mp3_gapless.c). */
 int cshim_mp3_gapless(GstElement *decoder);
 
-/* libcurl's variadic curl_easy_setopt, split by argument type. */
-typedef size_t (*cshim_curl_write_fn)(char *data, size_t size, size_t count, void *context);
-CURLcode cshim_curl_setopt_long(CURL *curl, CURLoption option, long value);
-CURLcode cshim_curl_setopt_string(CURL *curl, CURLoption option, const char *value);
-CURLcode cshim_curl_setopt_pointer(CURL *curl, CURLoption option, void *value);
-CURLcode cshim_curl_setopt_write_function(CURL *curl, cshim_curl_write_fn fn);
-/* The last response's HTTP status (curl_easy_getinfo CURLINFO_RESPONSE_CODE), 0 if none. */
-long cshim_curl_response_code(CURL *curl);
-
-/* A socket of this process (fd): 1 when it is an established TCP connection, with its
-   peer's family (AF_INET or AF_INET6), address (4 or 16 bytes into address[16]) and port,
-   and the bytes it sent that the peer has not acknowledged yet (SIOCOUTQ); else 0.
-   Cheap syscalls: no scan of the kernel's connection tables (/proc/net/tcp walks every
-   bucket of the host's hash table, some 15 ms a read here). */
-int cshim_tcp_peer(int fd, int *family, unsigned char address[16], int *port, int *unacked);
-
-/* The receive window the peer of TCP socket `fd` last advertised (TCP_INFO's tcpi_snd_wnd,
-   Linux 5.4), in bytes; -1 when the kernel does not tell it (tcp_window.c). */
-int cshim_tcp_send_window(int fd);
-
-/* Whether TCP socket `fd` is recovering lost data (segments SACKed, lost or retransmitted
-   and not acknowledged yet): 1 or 0; -1 when the kernel does not tell (tcp_window.c). */
-int cshim_tcp_recovering(int fd);
-
-/* Whether fontconfig knows a font of `family`: 1 yes, 0 no, -1 cannot tell (shim.c). */
-int cshim_font_family_known(const char *family);
-
-/* A picture to blend on I420 frames (overlay_blend.c): premultiplied Y, U, V with their
-   alpha, worked out once; `x`, `y`, `width`, `height` place the luma on the frame, `cx`..`cheight`
-   the chroma on the frame's half-size chroma planes. Each array is width x height (or
-   cwidth x cheight), row after row. */
-typedef struct {
-    int x, y, width, height;
-    const guint8 *alpha, *luma;
-    int cx, cy, cwidth, cheight;
-    const guint8 *calpha, *u, *v;
-} CShimBlendPicture;
-
-/* In a buffer probe: makes the probe's buffer writable (copied only when another holds it,
-   and replaced in `info`), maps it as an I420 frame of width x height and blends `picture`
-   on it, over its own rectangle only. Returns 1 when it was drawn. */
-int cshim_probe_blend_i420(GstPadProbeInfo *info, int width, int height, const CShimBlendPicture *picture);
-
 /* A buffer of `size` bytes, all zero, whose pages take memory only once written (a
-   transparent BGRA canvas; overlay_blend.c); NULL when it cannot be mapped. */
+   transparent BGRA canvas; zeroed_buffer.c); NULL when it cannot be mapped. */
 GstBuffer *cshim_buffer_new_zeroed(gsize size);
 /* Pushes such a zeroed buffer of `size` bytes stamped `pts` into `appsrc`, keeping no
    reference to it (so it stays writable downstream); 1 when it was taken. */
 int cshim_app_src_push_zeroed(GstElement *appsrc, gsize size, GstClockTime pts);
-/* An int or uint property (textoverlay's "text-x", "text-width"), 0 when `object` has none (overlay_blend.c). */
+/* An int or uint property (textoverlay's "text-x", "text-width"), 0 when `object` has none. */
 int cshim_object_get_int(gpointer object, const char *name);
 
 #endif
