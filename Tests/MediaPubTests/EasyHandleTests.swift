@@ -24,6 +24,18 @@ final class EasyHandleTests: XCTestCase {
         XCTAssertNoThrow(try handle.set(.maxRedirects, 5), "the handle stays usable")
     }
 
+    /// curl_global_init's answer is checked: a failure is one line naming libcurl and its
+    /// reason, and no handle is made (before: the answer was dropped, and every transfer
+    /// then failed without saying why). A real run's answer is CURLE_OK: handles are made.
+    func testAFailedGlobalInitIsOneClearLine() throws {
+        XCTAssertNoThrow(try EasyHandle.checkInitialised(CURLE_OK))
+        XCTAssertThrowsError(try EasyHandle.checkInitialised(CURLE_FAILED_INIT)) { error in
+            XCTAssertEqual(error as? CurlError, .globalInit(CURLE_FAILED_INIT))
+            XCTAssertEqual("\(error)", "libcurl: cannot initialise (curl_global_init: Failed initialization)")
+        }
+        XCTAssertNoThrow(try EasyHandle(), "libcurl initialised in this process")
+    }
+
     /// Transfers through the wrapper: a body whole, a body cut at its limit, an
     /// HTTP error status; hundreds of handles made and dropped leave no descriptor open.
     func testTransfersAndEveryHandleFreed() throws {

@@ -9,7 +9,8 @@ import Foundation
 /// trusts the certificate authorities of `TLSTrust` (`SSL_CERT_FILE`).
 /// Not Sendable: one thread at a time uses a handle (libcurl's rule too).
 final class EasyHandle {
-    private static let global: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+    /// curl_global_init's answer, asked once (before the first handle).
+    private static let global: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
     private let raw: UnsafeMutableRawPointer
     /// CURLOPT_ERRORBUFFER: libcurl writes its detailed reason here during a transfer.
@@ -18,7 +19,7 @@ final class EasyHandle {
     private var headers: UnsafeMutablePointer<curl_slist>?
 
     init() throws {
-        _ = EasyHandle.global
+        try Self.checkInitialised(EasyHandle.global)
         guard let raw = curl_easy_init() else { throw CurlError.noHandle }
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -137,6 +138,12 @@ final class EasyHandle {
         var general: String { String(cString: curl_easy_strerror(code)) }
     }
 
+    /// Throws when libcurl could not be initialised (`code`: curl_global_init's answer):
+    /// no handle works then.
+    static func checkInitialised(_ code: CURLcode) throws {
+        guard code == CURLE_OK else { throw CurlError.globalInit(code) }
+    }
+
     private func check(_ code: CURLcode, _ option: CURLoption) throws {
         guard code != CURLE_OK else { return }
         throw CurlError.option(name: Self.name(of: option), code)
@@ -152,11 +159,15 @@ final class EasyHandle {
 /// What went wrong setting up libcurl: one line naming the option at fault.
 enum CurlError: Error, Equatable, CustomStringConvertible {
     case noHandle
+    /// curl_global_init failed.
+    case globalInit(CURLcode)
     case option(name: String, CURLcode)
 
     var description: String {
         switch self {
         case .noHandle: return "libcurl: cannot create a handle"
+        case .globalInit(let code):
+            return "libcurl: cannot initialise (curl_global_init: \(String(cString: curl_easy_strerror(code))))"
         case .option(let name, let code):
             return "libcurl: cannot set CURLOPT_\(name) (\(String(cString: curl_easy_strerror(code))))"
         }
