@@ -1,9 +1,38 @@
 import CGStreamer
 import CGStreamerShim
 import Foundation
+import Synchronization
+
+/// The handlers `Signals` connected on one object: `disconnect()` removes them (their
+/// boxes are released then). Holds a reference to the object until it is dropped, so
+/// that a disconnect never reaches a finalized object; dropped without a disconnect,
+/// the handlers stay as long as the object.
+final class SignalHandler: @unchecked Sendable {
+    private let instance: UnsafeMutableRawPointer
+    private let ids: [gulong]
+    private let disconnected = Atomic<Bool>(false)
+
+    init(_ instance: UnsafeMutableRawPointer, ids: [gulong]) {
+        _ = g_object_ref(instance)
+        self.instance = instance
+        self.ids = ids.filter { $0 != 0 }
+    }
+
+    deinit { g_object_unref(instance) }
+
+    /// Removes the handlers, once (again: nothing).
+    func disconnect() {
+        guard !disconnected.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for id in ids { g_signal_handler_disconnect(instance, id) }
+    }
+
+    /// Whether GLib still has any of them connected.
+    var isConnected: Bool { ids.contains { g_signal_handler_is_connected(instance, $0) != 0 } }
+}
 
 /// The one place where GObject signals reach Swift: each handler is boxed,
 /// passed to C as an Unmanaged pointer, and released by the closure's destroy notify.
+/// Each connection returns its `SignalHandler`, which can disconnect it.
 enum Signals {
     private final class PadHandler {
         let body: @Sendable (Pad) -> Void
@@ -37,10 +66,16 @@ enum Signals {
 
     /// Calls `body` for every element added anywhere inside the bin (decodebin's
     /// decoders among them), on the thread that adds it, before it starts.
-    static func onDeepElementAdded(_ bin: Element, _ body: @escaping @Sendable (Element) -> Void) {
-        let box = Unmanaged.passRetained(ElementHandler(body)).toOpaque()
-        cshim_signal_connect(UnsafeMutableRawPointer(bin.raw), "deep-element-added",
-                             unsafeBitCast(deepElementAdded, to: GCallback.self), box, releaseElementHandler)
+    @discardableResult
+    static func onDeepElementAdded(_ bin: Element, _ body: @escaping @Sendable (Element) -> Void) -> SignalHandler {
+        connect(UnsafeMutableRawPointer(bin.raw), "deep-element-added", unsafeBitCast(deepElementAdded, to: GCallback.self),
+                Unmanaged.passRetained(ElementHandler(body)).toOpaque(), releaseElementHandler)
+    }
+
+    /// g_signal_connect, and the handler's id wrapped to disconnect it.
+    private static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: GCallback,
+                                _ box: UnsafeMutableRawPointer, _ release: GClosureNotify) -> SignalHandler {
+        SignalHandler(instance, ids: [cshim_signal_connect(instance, signal, handler, box, release)])
     }
 
     private static let sourceSetup: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?, UnsafeMutableRawPointer?) -> Void = { _, element, data in
@@ -50,14 +85,16 @@ enum Signals {
 
     /// Calls `body` with the source element uridecodebin made (souphttpsrc, filesrc…),
     /// before it starts, so its properties can be set.
-    static func onSourceSetup(_ bin: Element, _ body: @escaping @Sendable (Element) -> Void) {
+    @discardableResult
+    static func onSourceSetup(_ bin: Element, _ body: @escaping @Sendable (Element) -> Void) -> SignalHandler {
         onSourceSetup(object: UnsafeMutableRawPointer(bin.raw), body)
     }
 
     /// The same for any object with a `source-setup` signal (GstDiscoverer's).
-    static func onSourceSetup(object: UnsafeMutableRawPointer, _ body: @escaping @Sendable (Element) -> Void) {
-        let box = Unmanaged.passRetained(ElementHandler(body)).toOpaque()
-        cshim_signal_connect(object, "source-setup", unsafeBitCast(sourceSetup, to: GCallback.self), box, releaseElementHandler)
+    @discardableResult
+    static func onSourceSetup(object: UnsafeMutableRawPointer, _ body: @escaping @Sendable (Element) -> Void) -> SignalHandler {
+        connect(object, "source-setup", unsafeBitCast(sourceSetup, to: GCallback.self),
+                Unmanaged.passRetained(ElementHandler(body)).toOpaque(), releaseElementHandler)
     }
 
     private final class LocationHandler {
@@ -79,10 +116,10 @@ enum Signals {
 
     /// splitmuxsink's `format-location-full`: `body` gives the path of file `fragment`
     /// (0, 1, …), told the timestamp of its first buffer; called on a streaming thread.
-    static func onFormatLocation(_ splitmux: Element, _ body: @escaping @Sendable (Int, ClockTime?) -> String) {
-        let box = Unmanaged.passRetained(LocationHandler(body)).toOpaque()
-        cshim_signal_connect(UnsafeMutableRawPointer(splitmux.raw), "format-location-full",
-                             unsafeBitCast(formatLocation, to: GCallback.self), box, releaseLocationHandler)
+    @discardableResult
+    static func onFormatLocation(_ splitmux: Element, _ body: @escaping @Sendable (Int, ClockTime?) -> String) -> SignalHandler {
+        connect(UnsafeMutableRawPointer(splitmux.raw), "format-location-full", unsafeBitCast(formatLocation, to: GCallback.self),
+                Unmanaged.passRetained(LocationHandler(body)).toOpaque(), releaseLocationHandler)
     }
 
     private final class CallerHandler {
@@ -90,12 +127,14 @@ enum Signals {
         init(_ body: @escaping @Sendable (Bool) -> Void) { self.body = body }
     }
 
-    private static let callerAdded: @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _, _, data in
+    private typealias CallerCallback = @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+
+    private static let callerAdded: CallerCallback = { _, _, _, data in
         guard let data else { return }
         Unmanaged<CallerHandler>.fromOpaque(data).takeUnretainedValue().body(true)
     }
 
-    private static let callerRemoved: @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _, _, data in
+    private static let callerRemoved: CallerCallback = { _, _, _, data in
         guard let data else { return }
         Unmanaged<CallerHandler>.fromOpaque(data).takeUnretainedValue().body(false)
     }
@@ -107,23 +146,46 @@ enum Signals {
 
     /// An srtsink listening for callers: `body(true)` when one connects (its handshake
     /// done), `body(false)` when one goes (closed, or lost), on srtsink's own thread.
-    static func onSRTCaller(_ srtsink: Element, _ body: @escaping @Sendable (Bool) -> Void) {
-        for (signal, handler) in [("caller-added", callerAdded), ("caller-removed", callerRemoved)] {
-            let box = Unmanaged.passRetained(CallerHandler(body)).toOpaque()
-            cshim_signal_connect(UnsafeMutableRawPointer(srtsink.raw), signal,
-                                 unsafeBitCast(handler, to: GCallback.self), box, releaseCallerHandler)
+    @discardableResult
+    static func onSRTCaller(_ srtsink: Element, _ body: @escaping @Sendable (Bool) -> Void) -> SignalHandler {
+        let instance = UnsafeMutableRawPointer(srtsink.raw)
+        let signals: [(String, CallerCallback)] = [("caller-added", callerAdded), ("caller-removed", callerRemoved)]
+        let ids = signals.map { signal, handler in
+            cshim_signal_connect(instance, signal, unsafeBitCast(handler, to: GCallback.self),
+                                 Unmanaged.passRetained(CallerHandler(body)).toOpaque(), releaseCallerHandler)
         }
+        return SignalHandler(instance, ids: ids)
     }
 
     /// Calls `body` on the streaming thread for each pad the element adds.
-    static func onPadAdded(_ element: Element, _ body: @escaping @Sendable (Pad) -> Void) {
-        let box = Unmanaged.passRetained(PadHandler(body)).toOpaque()
-        cshim_signal_connect(UnsafeMutableRawPointer(element.raw), "pad-added",
-                             unsafeBitCast(padAdded, to: GCallback.self), box, release)
+    @discardableResult
+    static func onPadAdded(_ element: Element, _ body: @escaping @Sendable (Pad) -> Void) -> SignalHandler {
+        connect(UnsafeMutableRawPointer(element.raw), "pad-added", unsafeBitCast(padAdded, to: GCallback.self),
+                Unmanaged.passRetained(PadHandler(body)).toOpaque(), release)
     }
 }
 
-/// Pad probes, with the same boxing as signals.
+/// A probe `Probes` added to a pad: `remove()` takes it off (its box is released then).
+/// Holds the pad until it is dropped; dropped without a removal, the probe stays as long
+/// as the pad.
+final class PadProbe: @unchecked Sendable {
+    let pad: Pad
+    private let id: gulong
+    private let removed = Atomic<Bool>(false)
+
+    init(_ pad: Pad, id: gulong) {
+        self.pad = pad
+        self.id = id
+    }
+
+    /// Takes the probe off, once (again: nothing).
+    func remove() {
+        guard id != 0, !removed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        gst_pad_remove_probe(pad.raw, id)
+    }
+}
+
+/// Pad probes, with the same boxing as signals. Each returns its `PadProbe`, which can remove it.
 enum Probes {
     private final class Handler {
         let body: @Sendable () -> Void
@@ -131,23 +193,25 @@ enum Probes {
     }
 
     /// Calls `body` on the streaming thread for each buffer (or buffer list) that
-    /// passes `pad`. The probe stays; it only watches.
-    static func onData(_ pad: Pad, _ body: @escaping @Sendable () -> Void) {
+    /// passes `pad`. The probe stays until removed; it only watches.
+    @discardableResult
+    static func onData(_ pad: Pad, _ body: @escaping @Sendable () -> Void) -> PadProbe {
         let box = Unmanaged.passRetained(Handler(body)).toOpaque()
         let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
-        gst_pad_add_probe(pad.raw, mask, { _, _, data in
+        return PadProbe(pad, id: gst_pad_add_probe(pad.raw, mask, { _, _, data in
             if let data { Unmanaged<Handler>.fromOpaque(data).takeUnretainedValue().body() }
             return GST_PAD_PROBE_OK
         }, box) { data in
             if let data { Unmanaged<Handler>.fromOpaque(data).release() }
-        }
+        })
     }
 
     /// Calls `body` with each buffer's PTS (ns; nil: none) on the streaming thread, before
-    /// the element behind `pad` takes the buffer. The probe stays; it only watches.
-    static func onBuffer(_ pad: Pad, _ body: @escaping @Sendable (UInt64?) -> Void) {
+    /// the element behind `pad` takes the buffer. The probe stays until removed; it only watches.
+    @discardableResult
+    static func onBuffer(_ pad: Pad, _ body: @escaping @Sendable (UInt64?) -> Void) -> PadProbe {
         let box = Unmanaged.passRetained(BufferHandler(body)).toOpaque()
-        gst_pad_add_probe(pad.raw, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
+        return PadProbe(pad, id: gst_pad_add_probe(pad.raw, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
             if let info, let data {
                 let pts = UInt64(cshim_probe_buffer_pts(info))
                 Unmanaged<BufferHandler>.fromOpaque(data).takeUnretainedValue().body(pts == UInt64.max ? nil : pts)
@@ -155,7 +219,7 @@ enum Probes {
             return GST_PAD_PROBE_OK
         }, box) { data in
             if let data { Unmanaged<BufferHandler>.fromOpaque(data).release() }
-        }
+        })
     }
 
     private final class BufferHandler {
@@ -164,10 +228,11 @@ enum Probes {
     }
 
     /// As `onData`, with the bytes of what passes (a buffer, or a buffer list's total).
-    static func onBytes(_ pad: Pad, _ body: @escaping @Sendable (Int) -> Void) {
+    @discardableResult
+    static func onBytes(_ pad: Pad, _ body: @escaping @Sendable (Int) -> Void) -> PadProbe {
         let box = Unmanaged.passRetained(ByteHandler(body)).toOpaque()
         let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
-        gst_pad_add_probe(pad.raw, mask, { _, info, data in
+        return PadProbe(pad, id: gst_pad_add_probe(pad.raw, mask, { _, info, data in
             guard let info, let data else { return GST_PAD_PROBE_OK }
             var bytes = 0
             if let buffer = gst_pad_probe_info_get_buffer(info) {
@@ -179,7 +244,7 @@ enum Probes {
             return GST_PAD_PROBE_OK
         }, box) { data in
             if let data { Unmanaged<ByteHandler>.fromOpaque(data).release() }
-        }
+        })
     }
 
     private final class ByteHandler {
@@ -188,16 +253,17 @@ enum Probes {
     }
 
     /// Calls `body` on the streaming thread when EOS reaches `pad` (before the
-    /// element behind it handles it). The probe stays; it only passes events through.
-    static func onEndOfStream(_ pad: Pad, _ body: @escaping @Sendable () -> Void) {
+    /// element behind it handles it). The probe stays until removed; it only passes events through.
+    @discardableResult
+    static func onEndOfStream(_ pad: Pad, _ body: @escaping @Sendable () -> Void) -> PadProbe {
         let box = Unmanaged.passRetained(Handler(body)).toOpaque()
-        gst_pad_add_probe(pad.raw, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, data in
+        return PadProbe(pad, id: gst_pad_add_probe(pad.raw, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, data in
             if let info, let data, cshim_probe_event_type(info) == GST_EVENT_EOS {
                 Unmanaged<Handler>.fromOpaque(data).takeUnretainedValue().body()
             }
             return GST_PAD_PROBE_OK
         }, box) { data in
             if let data { Unmanaged<Handler>.fromOpaque(data).release() }
-        }
+        })
     }
 }

@@ -23,14 +23,15 @@ extension Probes {
     /// Drops, at `pad`, every tag event that carries no title: what parsers say of the
     /// stream (its bitrate, its codec) is not a title, and shout2send would make each one
     /// a metadata update of the mount ("Unknown - Unknown"), over the title sent before.
-    static func dropUntitledTags(_ pad: Pad) {
-        gst_pad_add_probe(pad.raw, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, _ in
+    @discardableResult
+    static func dropUntitledTags(_ pad: Pad) -> PadProbe {
+        PadProbe(pad, id: gst_pad_add_probe(pad.raw, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, _ in
             guard let info, cshim_probe_event_type(info) == GST_EVENT_TAG,
                   let event = info.pointee.data?.assumingMemoryBound(to: GstEvent.self) else { return GST_PAD_PROBE_OK }
             var list: UnsafeMutablePointer<GstTagList>? = nil
             gst_event_parse_tag(event, &list)
             guard let list, gst_tag_list_get_tag_size(list, "title") > 0 else { return GST_PAD_PROBE_DROP }
             return GST_PAD_PROBE_OK
-        }, nil, nil)
+        }, nil, nil))
     }
 }

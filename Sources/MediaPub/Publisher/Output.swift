@@ -154,9 +154,8 @@ final class Output: Sendable {
             connection.stop()
             return
         }
-        if isSRTListener, let sink = connection.sink {
-            // Told before the pipeline starts, so that no caller comes unseen.
-            Signals.onSRTCaller(sink) { [weak self] added in self?.callerCounted(added, connection: generation) }
+        if isSRTListener {
+            connection.watchCallers { [weak self] added in self?.callerCounted(added, connection: generation) }
         }
         if let why = connection.start(onMessage: { [weak self] message in self?.handle(message, connection: generation) }) {
             teardown()

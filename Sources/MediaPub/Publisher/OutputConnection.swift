@@ -27,6 +27,8 @@ final class OutputConnection: Sendable {
     /// The socket an AAC mount's fdsink writes to (IcecastLogin.swift): the connection's
     /// own, shut down as it stops, closed once its pipeline is down.
     private let socket: Int32?
+    /// An SRT listener's caller signals (`watchCallers`), disconnected as it stops.
+    private let callerSignals = Mutex<SignalHandler?>(nil)
     /// A recording that must not hold the encoder back (a paced run): the bytes it may
     /// have waiting for its disk before it is given up (nil: it holds the encoder back).
     let backlogLimit: UInt64?
@@ -133,6 +135,13 @@ final class OutputConnection: Sendable {
     /// The sink (rtmp2sink, srtsink, filesink…), for its statistics.
     var sink: Element? { pipeline.element(named: "sink") }
 
+    /// An srtsink listening for callers: `body(true)` when one connects, `body(false)`
+    /// when one goes, until the connection stops. Before it starts, so that no caller comes unseen.
+    func watchCallers(_ body: @escaping @Sendable (Bool) -> Void) {
+        guard let sink else { return }
+        callerSignals.withLock { $0 = Signals.onSRTCaller(sink, body) }
+    }
+
     /// Encoder streaming thread: places the sample on this connection's timeline and pushes
     /// it, moved back by its shift. `accepted` is called for each sample that goes out,
     /// before it is pushed; false stops it. For audio (and the keyframe that fixes the
@@ -191,6 +200,8 @@ final class OutputConnection: Sendable {
             return !stopped
         }
         guard first else { return true }
+        // What srtsink says of its callers while it closes is about a connection that is over.
+        callerSignals.withLock { handler in defer { handler = nil }; return handler }?.disconnect()
         let done = DispatchSemaphore(value: 0)
         let pipeline = self.pipeline
         let socket = self.socket
