@@ -226,7 +226,7 @@ final class SRTOutputTests: XCTestCase {
         XCTAssertTrue(srt.process.waitForExit(timeout: 10))
         XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) { states().last?["state"] as? String == "reconnecting" || !mp.isRunning },
                       "\(states()) \(mp.stderr)")
-        XCTAssertEqual(states().last?["error"] as? String, Output.srtConnectionBroke)
+        XCTAssertEqual(states().last?["error"] as? String, SRTRejection.connectionBroke)
         let again = try SRTListener(output: dir.appendingPathComponent("received-again.ts"), port: srt.port)
         addTeardownBlock { again.stop() }
         XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) { states().last?["state"] as? String == "publishing" || !mp.isRunning },

@@ -31,6 +31,17 @@ struct DiskSpace: Error, CustomStringConvertible {
         error.code == .resource(.noSpaceLeft)
     }
 
+    /// What an ERROR of a recording's or HLS output's pipeline comes to: a full disk (its
+    /// own code, or a resource error on a disk that is short of room), else GStreamer's
+    /// words, naming the file written.
+    static func failure(of error: ErrorMessage, _ context: OutputErrorContext) -> OutputFailure {
+        if let folder = context.folder, isFull(error) || (error.code.isResource && context.diskShort) {
+            return OutputFailure("writing \(context.written ?? folder) failed: \(error.message)", .diskFull)
+        }
+        guard let written = context.written else { return OutputTarget.libraryFailure(error) }
+        return OutputFailure("writing \(written) failed: \(error.message)", .library(error.code))
+    }
+
     /// Whether `folder`'s disk has less room than a start needs: an error of another code
     /// (hlssink2's playlist write gives another RESOURCE code, with ENOSPC only in its text)
     /// on a disk that is full is that disk being full.

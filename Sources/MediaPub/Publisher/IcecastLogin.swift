@@ -11,17 +11,15 @@ import Glibc
 /// sends them (`IcecastRequest`, Output+Icecast.swift). An MP3 or Opus mount's login is
 /// tried here too before shout2send's (`tryOut`).
 enum IcecastLogin {
-    /// Why a login got no answer to go by: said as it is, retried with the backoff.
-    struct Failed: Error, CustomStringConvertible {
-        let description: String
-    }
+    /// The server refused the mount or the login (`why`, in its words): retried on the slow end of the backoff.
+    static func refused(_ why: String) -> OutputFailure { OutputFailure("rejected: \(why)", .refused) }
 
     /// A socket to `endpoint`'s server logged in as a source at its mount, within
-    /// `deadline`; throws `MountRefused` when the server refused (its words), else `Failed`.
+    /// `deadline`; throws the server's refusal (`refused`) or why the login got no answer to go by.
     static func open(_ endpoint: IcecastEndpoint, deadline: TimeInterval) throws -> Int32 {
         let until = Date().addingTimeInterval(deadline)
         guard let fd = IcecastRequest.connect(endpoint, until: until) else {
-            throw Failed(description: "connect: no TCP connection to the server for \(MediaTime.formatDuration(deadline))")
+            throw OutputFailure("connect: no TCP connection to the server for \(MediaTime.formatDuration(deadline))", .connectTimeout)
         }
         var head = "SOURCE \(IcecastRequest.path(endpoint.mount)) HTTP/1.0\r\n"
             + "Authorization: \(IcecastRequest.basic(endpoint.user, endpoint.password))\r\n"
@@ -31,16 +29,16 @@ enum IcecastLogin {
         }
         guard let (answer, closed) = IcecastRequest.exchange(fd, head + "\r\n", until: until, headOnly: true) else {
             close(fd)
-            throw Failed(description: "connect: the server took no request")
+            throw OutputFailure("connect: the server took no request", .connectTimeout)
         }
         if let (code, words) = IcecastMountCheck.status(of: answer), (200..<300).contains(code) { return fd }
         close(fd)
         if let (code, words) = IcecastMountCheck.status(of: answer) {
-            throw MountRefused(why: code == 401 ? "the server refused the source login: \(words)" : "the server refused the mount: \(words)")
+            throw refused(code == 401 ? "the server refused the source login: \(words)" : "the server refused the mount: \(words)")
         }
-        if answer.isEmpty, closed { throw MountRefused(why: "the server closed the connection without answering the mount's request") }
-        throw Failed(description: answer.isEmpty ? "connect: the server answered nothing for \(MediaTime.formatDuration(deadline))"
-                                                 : "connect: the server answered no HTTP")
+        if answer.isEmpty, closed { throw refused("the server closed the connection without answering the mount's request") }
+        throw answer.isEmpty ? OutputFailure("connect: the server answered nothing for \(MediaTime.formatDuration(deadline))", .connectTimeout)
+                             : OutputFailure("connect: the server answered no HTTP", .badAnswer)
     }
 
     /// Logs in as `open` does and lets the mount go again at once, for a login libshout

@@ -65,8 +65,3 @@ enum IcecastMountCheck {
         return outcome(of: answer, closed: closed)
     }
 }
-
-/// An Icecast server refused the mount before the login (`IcecastMountCheck`): why, in its words.
-struct MountRefused: Error {
-    let why: String
-}

@@ -11,4 +11,11 @@ enum IcecastRefusal {
         let why = message + (detail.map { ": \($0)" } ?? "")
         return (why, detail?.hasSuffix("err=Login failed") == true)
     }
+
+    /// What an ERROR of shout2send's pipeline comes to: a refused login, or libshout's words.
+    static func failure(of error: ErrorMessage) -> OutputFailure {
+        let (why, refused) = describe(error)
+        return refused ? OutputFailure("rejected: the server refused the source login: \(why)", .refused)
+                       : OutputFailure(why, .library(error.code))
+    }
 }

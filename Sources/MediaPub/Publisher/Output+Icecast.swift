@@ -24,12 +24,12 @@ extension Output {
     /// let go at once (`IcecastLogin.tryOut`), so that only a login the server takes
     /// reaches libshout (2.4), which leaves its socket open at a refused one: one
     /// descriptor more for each retry of a wrong password. Throws the server's refusal
-    /// (`MountRefused`) or why the login got nowhere; nil for other outputs.
+    /// or why the login got nowhere (an `OutputFailure`); nil for other outputs.
     func icecastLogin() throws -> Int32? {
         guard case .icecast(let endpoint) = target else { return nil }
         let deadline = min(state.withLock { $0.link.stallLimit }, 5)
         if endpoint.codec == .aac { return try IcecastLogin.open(endpoint, deadline: deadline) }
-        if case .refused(let why) = IcecastMountCheck.ask(endpoint, deadline: deadline) { throw MountRefused(why: why) }
+        if case .refused(let why) = IcecastMountCheck.ask(endpoint, deadline: deadline) { throw IcecastLogin.refused(why) }
         try IcecastLogin.tryOut(endpoint, deadline: deadline)
         return nil
     }
@@ -61,13 +61,12 @@ extension Output {
             return (verdict.acknowledged && connecting, verdict.stalled, overdue)
         }
         if let overdue {
-            fail(overdue, connection: generation)
+            fail(OutputFailure(overdue, .connectTimeout), connection: generation)
         } else if loggedIn {
             markPublishing(connection: generation)
             sendTitle(to: connection)
         } else if stalled {
-            fail("stalled: the server read nothing for \(MediaTime.formatDuration(state.withLock { $0.link.stallLimit }))",
-                 connection: generation)
+            fail(.serverStalled(for: MediaTime.formatDuration(state.withLock { $0.link.stallLimit })), connection: generation)
         }
     }
 

@@ -192,7 +192,8 @@ final class Output: Sendable {
         guard let written else { return }
         let megabytes = OutputConnection.diskBacklog / 1_000_000
         queue.async { [self] in
-            fail("writing \(written) stalled: the disk took nothing while \(megabytes) MB waited", connection: connection)
+            fail(OutputFailure("writing \(written) stalled: the disk took nothing while \(megabytes) MB waited", .stalled),
+                 connection: connection)
         }
     }
 
@@ -255,30 +256,19 @@ final class Output: Sendable {
             try connect()
             return nil
         } catch {
-            switch error {
-            case MediaPubError.missingElement:
-                fail("\(error)", forGood: true)   // no retry brings an element that is not installed
-            case MediaPubError.output(_, let why):
-                fail(why)   // the state report names the output already
-            case let full as DiskSpace:
-                fail(full.description, diskFull: true)
-            case let refused as MountRefused:
-                fail("rejected: \(refused.why)", rejected: true)
-            default:
-                fail("\(error)")
-            }
+            fail(OutputFailure(thrown: error))
             return error
         }
     }
 
-    /// Reports a failure and retries with backoff (network outputs) or gives up.
-    /// `rejected`: the server refused us (key, passphrase). `connection`: the
-    /// connection it is about (a later one makes it stale).
-    func fail(_ why: String, forGood: Bool = false, rejected: Bool = false, diskFull: Bool = false, connection: Int? = nil) {
-        let message = SecretMask.scrub(why, secretsOf: url)
+    /// Reports a failure and retries with backoff (network outputs) or gives up, as its
+    /// cause decides (a refusal is retried on the slow end of the backoff, a missing element
+    /// never; a full disk is retried like a network output). `connection`: the connection
+    /// it is about (a later one makes it stale).
+    func fail(_ failure: OutputFailure, connection: Int? = nil) {
+        let message = SecretMask.scrub(failure.text, secretsOf: url)
         let outcome = state.withLock {
-            $0.supervision.fail(message, forGood: forGood, rejected: rejected, diskFull: diskFull, connection: connection,
-                                random: Double.random(in: 0..<1))
+            $0.supervision.fail(OutputFailure(message, failure.cause), connection: connection, random: Double.random(in: 0..<1))
         }
         switch outcome {
         case .stale:

@@ -26,7 +26,7 @@ extension Output {
 
     /// The disk filled while `connection` wrote: retried with the backoff; the file it wrote is
     /// finished as it stands (the next one is made beside it), HLS segments get the new start's names.
-    func diskFilled(_ why: String, connection: Int) {
+    func diskFilled(_ failure: OutputFailure, connection: Int) {
         let file = state.withLock { s -> RecordingFile? in
             guard s.supervision.isCurrent(connection) else { return nil }
             let file = s.recording
@@ -34,7 +34,7 @@ extension Output {
             s.openedAt = Date()
             return file
         }
-        fail(why, diskFull: true, connection: connection)
+        fail(failure, connection: connection)
         if let file { finished(file.path) }
     }
 

@@ -75,7 +75,7 @@ extension Output {
             recordTo(file)
             return file.path
         } catch {
-            fail(MediaPubError.reason(of: error))
+            fail(OutputFailure(MediaPubError.reason(of: error), .setup))
             return nil
         }
     }

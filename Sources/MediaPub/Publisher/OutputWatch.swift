@@ -100,7 +100,8 @@ extension Output {
         guard stalled else { return }
         var written = file ?? "?"
         if case .hls(let hls) = target { written = hls.playlist }
-        fail("writing \(written) stalled: the disk took nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
+        fail(OutputFailure("writing \(written) stalled: the disk took nothing for \(MediaTime.formatDuration(stallLimit))", .stalled),
+             connection: generation)
     }
 
     /// The current connection and its generation, unless finishing, or unless it failed
@@ -129,7 +130,7 @@ extension Output {
         }
         if firstAck { markPublishing(connection: generation) }
         if stalled {
-            fail("stalled: the peer acknowledged nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
+            fail(.peerStalled(for: MediaTime.formatDuration(stallLimit)), connection: generation)
         }
     }
 
@@ -145,7 +146,7 @@ extension Output {
         if let critical = LibraryLog.critical(on: sink) {
             // rtmp2sink failed an assertion on what the server sent (garbage in place of RTMP):
             // it goes on failing it thousands of times a second. The connection is given up.
-            fail("the server's answer broke rtmp2sink: \(critical)", connection: generation)
+            fail(OutputFailure("the server's answer broke rtmp2sink: \(critical)", .badAnswer), connection: generation)
             return
         }
         // Looked up as it connected (Output.connect); again here if that lookup failed.
@@ -154,7 +155,7 @@ extension Output {
         let mediaPushed = connection.flow.pushed > 0
         let written = TCPAcknowledged.written(by: sink) ?? 0
         if let why = connectOverdue(generation, probe: probe, written: written, mediaPushed: mediaPushed) {
-            fail(why, connection: generation)
+            fail(OutputFailure(why, .connectTimeout), connection: generation)
             return
         }
         guard written > 0 else { return }
@@ -178,7 +179,7 @@ extension Output {
         }
         if firstAck { markPublishing(connection: generation) }
         if stalled {
-            fail("stalled: the server read nothing for \(MediaTime.formatDuration(stallLimit))", connection: generation)
+            fail(.serverStalled(for: MediaTime.formatDuration(stallLimit)), connection: generation)
         }
     }
 

@@ -22,6 +22,14 @@ enum RTMPRefusal {
         return nil
     }
 
+    /// What an ERROR of rtmp2sink's pipeline comes to: a refusal, rtmp2sink's own connect
+    /// deadline passed while `connecting` (`ConnectDeadline.sinkTimedOut`), else GStreamer's words.
+    static func failure(of error: ErrorMessage, connecting: Bool) -> OutputFailure {
+        if let why = reason(of: error) { return OutputFailure("rejected: \(why)", .refused) }
+        if connecting, let why = ConnectDeadline.sinkTimedOut(error.message) { return OutputFailure(why, .connectTimeout) }
+        return OutputTarget.libraryFailure(error)
+    }
+
     /// The server's words: its status code and description, or what it did.
     private static func said(_ detail: Substring) -> String {
         detail == "connection closed remotely" ? "it closed the connection" : String(detail)

@@ -73,3 +73,31 @@ enum SRTRejection {
         srt_setsockflag(sock, option, &bytes, Int32(bytes.count))
     }
 }
+
+/// What srtsink's errors come to (OutputTarget+Failures.swift).
+extension SRTRejection {
+    /// Why an SRT caller whose connection had got going reconnects when srtsink fails.
+    static let connectionBroke = "the SRT listener stopped answering: the connection broke"
+
+    /// What an ERROR of srtsink's pipeline comes to. A caller still `connecting`: its
+    /// listener is asked why (srtsink says only "Failed to write to SRT socket: Connection
+    /// does not exist"); one that had got going: libsrt heard nothing from the listener
+    /// for its peer timeout (srtsink says only "Error on SRT socket"). A listener's own
+    /// errors: GStreamer's words.
+    static func verdict(on error: ErrorMessage, _ endpoint: NetworkEndpoint, connecting: Bool) -> OutputErrorVerdict {
+        let words = OutputTarget.libraryFailure(error)
+        if endpoint.isListener { return .failed(words) }
+        if connecting { return .askListener(endpoint, otherwise: words) }
+        return .failed(error.source == "sink" ? OutputFailure(connectionBroke, .connectionLost) : words)
+    }
+
+    /// The listener's answer to our handshake: its refusal, nobody there, or (it took the
+    /// handshake: something else failed) `otherwise`.
+    static func failure(after outcome: Outcome, otherwise: OutputFailure) -> OutputFailure {
+        switch outcome {
+        case .refused(let why): return OutputFailure("rejected: \(why)", .refused)
+        case .noAnswer(let why): return OutputFailure(why, .unreachable)
+        case .accepted: return otherwise
+        }
+    }
+}
