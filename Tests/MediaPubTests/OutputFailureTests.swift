@@ -56,8 +56,8 @@ final class OutputFailureTests: XCTestCase {
                                             otherwise: words),
                        OutputFailure("no SRT listener answers at 127.0.0.1:9000 (the handshake timed out)", .unreachable))
         XCTAssertEqual(SRTRejection.failure(after: .accepted, otherwise: words), words)
-        // Got going, then the listener went: libsrt's peer timeout.
-        let broke = error("Error on SRT socket", .resource(.write))
+        // Got going, then the listener went: libsrt's peer timeout, as srtsink posts it.
+        let broke = error("Failed to write to SRT socket: Error on SRT socket: Connection timeout (16)", .resource(.write))
         XCTAssertEqual(OutputTarget.srt(caller).verdict(on: broke, publishing),
                        .failed(OutputFailure(SRTRejection.connectionBroke, .connectionLost)))
         // Another element of the pipeline: its own words.
