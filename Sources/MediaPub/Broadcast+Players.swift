@@ -14,7 +14,7 @@ extension Broadcast {
 
     /// Waits, up to `timeout`, while some player is loading (each wakes it as its state changes).
     func waitForPlayers(timeout: TimeInterval) {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = MonotonicInstant.now.addingTimeInterval(timeout)
         for player in players { player.waitWhileLoading(until: deadline) }
     }
 }

@@ -20,7 +20,7 @@ public final class Broadcast: Sendable {
     let live: LiveTakeover?
     /// The logos and texts drawn on the output picture (Broadcast+Overlays.swift); nil: none.
     let overlays: OverlayFeed?
-    private let started = Date()
+    private let started = MonotonicInstant.now
     /// `run` was called (it runs once).
     private let ran = Atomic<Bool>(false)
     /// What the Icecast mounts announce as playing (StreamTitle.swift).
@@ -127,7 +127,7 @@ public final class Broadcast: Sendable {
     /// The `status` of docs/status.md.
     public func status() -> RunStatus {
         let (runState, publisher, capture) = state.withLock { ($0.runState, $0.phase.publisher, $0.phase.capture) }
-        return RunStatus(name: preset.name, state: runState, uptimeMs: Int(Date().timeIntervalSince(started) * 1000),
+        return RunStatus(name: preset.name, state: runState, uptimeMs: Int(MonotonicInstant.now.timeIntervalSince(started) * 1000),
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
                          schedule: scheduleStatus(), live: liveStatus(), alerts: capture?.contentWatch?.status,

@@ -67,7 +67,7 @@ public final class Logger: Sendable {
     }
 
     /// Writes what is queued for stderr, waiting up to `deadline` at most.
-    public func flush(until deadline: Date) {
+    public func flush(until deadline: MonotonicInstant) {
         stderrQueue?.flush(until: deadline)
     }
 

@@ -14,13 +14,13 @@ final class ProgressLine {
         self.log = log
         let runLength = RunLength(stopAfter: length, players: capture.players, atEnd: capture.stopAtEnd)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        let begin = Date()
+        let begin = MonotonicInstant.now
         let inPlace = log.drawsStatusInPlace
         let every: Double = inPlace ? 1 : 60
         timer.schedule(deadline: .now() + every, repeating: every)
         timer.setEventHandler {
             let t = capture.outputSeconds
-            let elapsed = Date().timeIntervalSince(begin)
+            let elapsed = MonotonicInstant.now.timeIntervalSince(begin)
             let bytes = publisher.outputs.map { $0.status.bytesSent }.max() ?? 0
             let text = ProgressLine.text(frames: capture.framesOut, seconds: t, elapsed: elapsed, bytes: bytes, length: runLength.length(at: t),
                                          outputs: publisher.outputs.map { $0.status.state.rawValue })

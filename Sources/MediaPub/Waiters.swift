@@ -37,7 +37,7 @@ protocol HasWaiters {
 extension Mutex where Value: HasWaiters {
     /// Waits while `waiting` holds of the state, up to `deadline`; never holds the
     /// lock while it waits. Call it with the lock not held.
-    borrowing func wait(until deadline: Date, while waiting: (Value) -> Bool) {
+    borrowing func wait(until deadline: MonotonicInstant, while waiting: (Value) -> Bool) {
         while true {
             let semaphore: DispatchSemaphore? = withLock { s in waiting(s) ? s.waiters.enlist() : nil }
             guard let semaphore else { return }

@@ -164,7 +164,7 @@ let args = parse(Array(CommandLine.arguments.dropFirst()))
 let log = Logger(level: args.logLevel, format: args.logFormat)
 // Log lines go out on a writer of their own (never holding anyone up): what is queued
 // is written before `exit`, within a deadline.
-atexit { log.flush(until: Date().addingTimeInterval(1)) }
+atexit { log.flush(until: MonotonicInstant.now.addingTimeInterval(1)) }
 LibraryLog.install(log)
 // TCP sockets get TCP_NODELAY at connect (CTCPNoDelay); said once if that is not so.
 if ctcpnodelay_installed() == 0 {
@@ -272,7 +272,7 @@ default:
             signalsSeen += 1
             if signalsSeen > 1 {
                 log.error("second signal: aborting")
-                log.flush(until: Date().addingTimeInterval(0.5))
+                log.flush(until: MonotonicInstant.now.addingTimeInterval(0.5))
                 _exit(ExitCode.failed.rawValue)
             }
             log.info("signal \(name): finishing outputs")

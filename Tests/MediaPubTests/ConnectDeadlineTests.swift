@@ -62,7 +62,7 @@ final class ConnectDeadlineTests: XCTestCase {
 
     /// Each stage has the whole deadline from when it was reached; progress starts it over.
     func testEachStageOfAConnectHasItsDeadline() {
-        let t0 = Date(timeIntervalSince1970: 1_000_000)
+        let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000_000)
         var d = ConnectDeadline(limit: 2, now: t0)
         XCTAssertFalse(d.observe(.tcp, at: t0 + 1.9))
         XCTAssertFalse(d.observe(.rtmp, at: t0 + 1.95), "reaching the next stage is progress")

@@ -20,7 +20,7 @@ final class FIFOItemTests: XCTestCase {
 
         let loudness = ItemLoudness(config: LoudnessConfig(), channels: 2)
         XCTAssertEqual(loudness.known(fifo).map { $0 == nil }, true, "a FIFO has no loudness to go by, at once")
-        loudness.wait(for: [fifo], until: Date().addingTimeInterval(1))
+        loudness.wait(for: [fifo], until: MonotonicInstant.now.addingTimeInterval(1))
         XCTAssertFalse(hasReader(fifo), "the loudness measure opened the FIFO")
 
         let durations = ItemDurations(deadline: 1)

@@ -45,14 +45,14 @@ final class ItemDurationsTests: XCTestCase {
     /// success, which nothing asked for: the item was skipped at every occurrence for the run.
     func testAFailedProbeIsForgottenAfterAMinute() throws {
         let item = "http://127.0.0.1:\(try Ports.free())/a.mp4"
-        let clock = Mutex<TimeInterval>(1000)
+        let clock = Mutex(MonotonicInstant(nanoseconds: 1_000_000_000_000))
         let durations = ItemDurations(deadline: 5, uptime: { clock.withLock { $0 } })
         XCTAssertNil(durations.duration(of: item))
         XCTAssertEqual(durations.probes, 1)
         XCTAssertNotNil(durations.failure(item), "nothing answers: failed")
-        clock.withLock { $0 += 59 }
+        clock.withLock { $0 = $0 + 59 }
         XCTAssertNotNil(durations.failure(item), "still failed a second before the minute")
-        clock.withLock { $0 += 2 }
+        clock.withLock { $0 = $0 + 2 }
         XCTAssertNil(durations.failure(item), "forgotten after the minute")
         XCTAssertNil(durations.known(item), "so its length is wanted again")
         _ = durations.duration(of: item)

@@ -27,7 +27,7 @@ final class ItemGainTests: XCTestCase {
         play()
         XCTAssertEqual(gain.gainDB, LoudnessConfig().conservativeGain, "an item not measured begins at the conservative gain")
         XCTAssertEqual(Double(tick[0]), pow(10, LoudnessConfig().conservativeGain / 20), accuracy: 1e-4)
-        loudness.wait(for: [item], until: Date().addingTimeInterval(60))
+        loudness.wait(for: [item], until: MonotonicInstant.now.addingTimeInterval(60))
         let measured = try XCTUnwrap(loudness.known(item) ?? nil, "measured")
         let judged = try FFmpegEBUR128.measure(item, from: 0, to: 4).integrated
         XCTAssertEqual(measured, judged, accuracy: 0.2, "the file's integrated loudness, as ffmpeg measures it")
@@ -58,14 +58,14 @@ final class ItemGainTests: XCTestCase {
         let tagged = dir.appendingPathComponent("tagged.flac").path
         try TestMedia.ffmpegRun(["-i", tone.path, "-metadata", "REPLAYGAIN_TRACK_GAIN=-3.50 dB", tagged])
         let loudness = ItemLoudness(config: LoudnessConfig(), channels: 2)
-        loudness.wait(for: [tagged], until: Date().addingTimeInterval(60))
+        loudness.wait(for: [tagged], until: MonotonicInstant.now.addingTimeInterval(60))
         // ReplayGain 2: a track gain of 0 dB is -18 LUFS, whatever the sound measures.
         XCTAssertEqual(try XCTUnwrap(loudness.known(tagged) ?? nil), -14.5, accuracy: 0.001)
         // Opus' R128 track gain (1/256 dB, from -23 LUFS) goes before a ReplayGain one.
         let opus = dir.appendingPathComponent("tagged.opus").path
         try TestMedia.ffmpegRun(["-i", tone.path, "-c:a", "libopus", "-metadata", "R128_TRACK_GAIN=-1280",
                                  "-metadata", "REPLAYGAIN_TRACK_GAIN=-3.50 dB", opus])
-        loudness.wait(for: [opus], until: Date().addingTimeInterval(60))
+        loudness.wait(for: [opus], until: MonotonicInstant.now.addingTimeInterval(60))
         XCTAssertEqual(try XCTUnwrap(loudness.known(opus) ?? nil), -18, accuracy: 0.001)
     }
 
@@ -77,7 +77,7 @@ final class ItemGainTests: XCTestCase {
         let mono = stereo.replacingOccurrences(of: ".flac", with: "-mono.flac")
         try TestMedia.ffmpegRun(["-i", stereo, "-ac", "1", mono])
         let loudness = ItemLoudness(config: LoudnessConfig(), channels: 2)
-        loudness.wait(for: [stereo, mono], until: Date().addingTimeInterval(60))
+        loudness.wait(for: [stereo, mono], until: MonotonicInstant.now.addingTimeInterval(60))
         let (two, one) = (try XCTUnwrap(loudness.known(stereo) ?? nil), try XCTUnwrap(loudness.known(mono) ?? nil))
         XCTAssertEqual(two, try FFmpegEBUR128.measure(stereo, from: 0, to: 3).integrated, accuracy: 0.2)
         XCTAssertEqual(one, two, accuracy: 0.01, "mono as it plays on both channels")
@@ -93,13 +93,13 @@ final class ItemGainTests: XCTestCase {
         let url = server.url(tone.lastPathComponent)
         let loudness = ItemLoudness(config: LoudnessConfig(), channels: 2)
         XCTAssertNil(loudness.known(url), "not measured yet")
-        loudness.wait(for: [url], until: Date().addingTimeInterval(60))
+        loudness.wait(for: [url], until: MonotonicInstant.now.addingTimeInterval(60))
         let measured = try XCTUnwrap(loudness.known(url) ?? nil, "measured")
         XCTAssertEqual(measured, try FFmpegEBUR128.measure(tone.path, from: 0, to: 3).integrated, accuracy: 0.2)
         let reads = { server.accessLog.components(separatedBy: "GET /\(tone.lastPathComponent)").count - 1 }
         let before = reads()
         XCTAssertGreaterThanOrEqual(before, 1)
-        loudness.wait(for: [url], until: Date().addingTimeInterval(60))
+        loudness.wait(for: [url], until: MonotonicInstant.now.addingTimeInterval(60))
         XCTAssertEqual(loudness.known(url) ?? nil, measured)
         XCTAssertEqual(reads(), before, "kept: not read again")
         let hls = server.url("live.m3u8")

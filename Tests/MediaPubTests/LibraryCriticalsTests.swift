@@ -8,7 +8,7 @@ import XCTest
 @testable import MediaPub
 
 final class LibraryCriticalsTests: XCTestCase {
-    private let t0 = Date(timeIntervalSince1970: 1_000_000)
+    private let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000_000)
     private let assertion = "GLib-CRITICAL: gst_rtmp_chunk_stream_parse_payload: assertion 'cstream->map.size == cstream->meta->size' failed"
 
     /// The first of a kind is shown; the rest of its minute is counted and said as one

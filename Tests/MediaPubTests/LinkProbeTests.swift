@@ -4,7 +4,7 @@ import XCTest
 /// Each transport's health signal, fed readings by hand (no socket, no element): what
 /// it calls acknowledged and when it calls the link stalled.
 final class LinkProbeTests: XCTestCase {
-    private let t0 = Date(timeIntervalSince1970: 1_000_000)
+    private let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000_000)
 
     /// An RTMP reading with media in: `written` by rtmp2sink, `queued` still in the socket.
     private func rtmp(_ written: Int, queued: Int?, serverAcked: Int = 0) -> RTMPProbe.Reading {

@@ -39,7 +39,7 @@ final class OutputStatsTests: XCTestCase {
 
     func testBitrateIsOfWhatWasSent() {
         var stats = Output.Stats()
-        let start = Date()
+        let start = MonotonicInstant.now
         stats.delivered(250_000)
         let rate = stats.bitrateKbps(at: start.addingTimeInterval(2))   // 2 Mbit over 2 s and the moment before `start`
         XCTAssertTrue((990...1000).contains(rate), "\(rate)")

@@ -158,7 +158,7 @@ final class EventsWriteFailureTests: XCTestCase {
         events.emit(.publishing(false))
         // Each destination is written by a thread of its own: the failure comes when /dev/full is tried.
         XCTAssertTrue(Ports.waitUntil(timeout: 10) { !failures.all.isEmpty })
-        events.flush(until: Date().addingTimeInterval(10))
+        events.flush(until: MonotonicInstant.now.addingTimeInterval(10))
         XCTAssertEqual(failures.all, ["events to /dev/full: No space left on device; no more events are written there"])
         let lines = try String(contentsOfFile: dir + "/ok.jsonl", encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.count, 3, "one, two and the warning: \(lines)")

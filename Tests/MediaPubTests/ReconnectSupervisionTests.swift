@@ -4,7 +4,7 @@ import XCTest
 /// The reconnect policy without threads or servers: backoff with jitter, give-up
 /// (`never` included), the slow end for refusals, and stale connections.
 final class ReconnectSupervisionTests: XCTestCase {
-    private let t0 = Date(timeIntervalSince1970: 1_000_000)
+    private let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000_000)
 
     private func supervision(_ config: ReconnectConfig, retries: Bool = true) -> OutputSupervision {
         OutputSupervision(reconnect: config, retries: retries, now: t0)

@@ -3,64 +3,9 @@ import XCTest
 
 /// The wall clock stepped under a realtime run with a programme (docs/presets.md, On air: wall
 /// clock): the programme follows the clock as it now is, at once, not at the next switch. The
-/// step is made by a shim the test builds with gcc and preloads into mediapub alone: it moves
-/// CLOCK_REALTIME (clock_gettime, gettimeofday, time) by the seconds a file holds, and nothing
-/// else (the monotonic clock, the timeline's pace, stay true). Checked on the recording with
-/// ffmpeg: each item has its own colour and tone.
+/// step is made by `ClockShift`'s shim, preloaded into mediapub alone. Checked on the recording
+/// with ffmpeg: each item has its own colour and tone.
 final class ScheduleClockStepTests: XCTestCase {
-    private static let shimSource = """
-        #define _GNU_SOURCE
-        #include <dlfcn.h>
-        #include <fcntl.h>
-        #include <stdlib.h>
-        #include <sys/time.h>
-        #include <time.h>
-        #include <unistd.h>
-
-        /* The seconds CLOCK_SHIFT_FILE holds (0 without it), read at each call. */
-        static double shift(void) {
-            const char *path = getenv("CLOCK_SHIFT_FILE");
-            if (!path) return 0;
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0) return 0;
-            char buf[64];
-            ssize_t n = read(fd, buf, sizeof buf - 1);
-            close(fd);
-            if (n <= 0) return 0;
-            buf[n] = 0;
-            return strtod(buf, NULL);
-        }
-
-        static void moved(struct timespec *ts) {
-            long long ns = (long long)ts->tv_sec * 1000000000LL + ts->tv_nsec + (long long)(shift() * 1e9);
-            ts->tv_sec = ns / 1000000000LL;
-            ts->tv_nsec = ns % 1000000000LL;
-        }
-
-        int clock_gettime(clockid_t id, struct timespec *ts) {
-            static int (*real)(clockid_t, struct timespec *);
-            if (!real) real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
-            int r = real(id, ts);
-            if (r == 0 && (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE)) moved(ts);
-            return r;
-        }
-
-        int gettimeofday(struct timeval *tv, void *tz) {
-            struct timespec ts;
-            if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return -1;
-            if (tv) { tv->tv_sec = ts.tv_sec; tv->tv_usec = ts.tv_nsec / 1000; }
-            (void)tz;
-            return 0;
-        }
-
-        time_t time(time_t *t) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            if (t) *t = ts.tv_sec;
-            return ts.tv_sec;
-        }
-        """
-
     /// Two steps between switches, each set from the instant it is made (so the test does not
     /// depend on how long mediapub takes to start): the run starts with its clock 1000 s ahead
     /// (both blocks long past: the filler); back to 28 s before block a (it must not air before
@@ -70,13 +15,9 @@ final class ScheduleClockStepTests: XCTestCase {
     /// at its time as the clock was before the step, and b not before its own.
     func testTheProgrammeFollowsAWallClockSteppedBackThenForward() throws {
         let dir = try makeTempDir()
-        let source = try writeFile(dir, "shift.c", Self.shimSource)
-        let shim = dir.appendingPathComponent("shift.so")
-        try Proc.check(try Tools.path("gcc"), ["-shared", "-fPIC", "-O2", "-o", shim.path, source.path, "-ldl"])
-        let shiftFile = dir.appendingPathComponent("shift")
-        func step(to seconds: Double) throws { try "\(seconds)\n".write(to: shiftFile, atomically: true, encoding: .utf8) }
         let ahead = 1000.0
-        try step(to: ahead)
+        let clock = try ClockShift(in: dir, seconds: ahead)
+        func step(to seconds: Double) throws { try clock.step(to: seconds) }
 
         try TestMedia.makeColorVideo(in: dir, name: "filler.mp4", seconds: 20, color: "red", freq: 440, size: "64x36")
         try TestMedia.makeColorVideo(in: dir, name: "a.mp4", seconds: 10, color: "green", freq: 660, size: "64x36")
@@ -93,15 +34,8 @@ final class ScheduleClockStepTests: XCTestCase {
             "{ id: a, at: \"\(a)\", duration: 3s, source: a.mp4 }", "{ id: b, at: \"\(b)\", duration: 3s, source: b.mp4 }",
         ]))
         let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "60s", "--events", eventsFile.path],
-                                   env: ["LD_PRELOAD": shim.path, "CLOCK_SHIFT_FILE": shiftFile.path])
+                                   env: clock.env)
         defer { mp.kill9() }
-        func moved(by seconds: Double) -> ([String: Any]) -> Bool {
-            { e in
-                guard e["event"] as? String == "warning", let m = e["message"] as? String, m.contains("wall clock moved by"),
-                      let v = Double(m.split(separator: " ").first { $0.hasPrefix("+") || $0.hasPrefix("-") } ?? "") else { return false }
-                return abs(v - seconds) < 1
-            }
-        }
         XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp) { $0["event"] as? String == "run.state" && $0["state"] as? String == "running" },
                       mp.stderr)
         // The shift that puts mediapub's clock `before` seconds before `instant` now.
@@ -109,11 +43,11 @@ final class ScheduleClockStepTests: XCTestCase {
         let back = shift(toBefore: aAt, by: 28)
         try step(to: back)
         XCTAssertLessThan(back - ahead, 0, "a step back")
-        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, moved(by: back - ahead)), "the step back is seen: \(mp.stderr)")
+        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, ClockShift.moved(by: back - ahead)), "the step back is seen: \(mp.stderr)")
         let forward = shift(toBefore: bAt, by: 6)
         try step(to: forward)
         XCTAssertGreaterThan(forward - back, 16 + 3, "a step forward past a's end")
-        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, moved(by: forward - back)), "the step forward is seen: \(mp.stderr)")
+        XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp, ClockShift.moved(by: forward - back)), "the step forward is seen: \(mp.stderr)")
         XCTAssertTrue(EventLog.waitFor(eventsFile, of: mp) { $0["event"] as? String == "schedule.block" && $0["state"] as? String == "ended" },
                       "b airs and ends: \(mp.stderr)")
         mp.terminate()

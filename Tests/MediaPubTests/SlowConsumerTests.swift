@@ -216,7 +216,7 @@ final class SlowConsumerTests: XCTestCase {
         }
         fillPipe()
         XCTAssertTrue(emitAll(0..<300), "emit never waits for the reader")
-        events.flush(until: Date().addingTimeInterval(0.5))
+        events.flush(until: MonotonicInstant.now.addingTimeInterval(0.5))
         XCTAssertEqual(behind().count, 1, "one warning for the episode, not one per line")
         XCTAssertEqual(notices.all.filter { $0.hasPrefix("warn: events to slow: the reader is behind") }.count, 1, "\(notices.all)")
         let dropped = try XCTUnwrap(events.drops.first { $0.consumer == "slow" }?.dropped)
@@ -251,7 +251,7 @@ final class SlowConsumerTests: XCTestCase {
         // says what it lost.
         for n in 300..<310 {
             events.emit(.warning("line \(n)"))
-            events.flush(until: Date().addingTimeInterval(10))
+            events.flush(until: MonotonicInstant.now.addingTimeInterval(10))
         }
         XCTAssertTrue(Ports.waitUntil(timeout: 10) { notices.all.contains { $0.hasPrefix("info: events to slow: caught up;") } })
         XCTAssertEqual(notices.all.filter { $0.hasPrefix("info: events to slow: caught up; \(dropped) lines were dropped") }.count, 1,
@@ -259,7 +259,7 @@ final class SlowConsumerTests: XCTestCase {
         // It stops reading again: a second episode, a second warning.
         fillPipe()
         XCTAssertTrue(emitAll(310..<400))
-        events.flush(until: Date().addingTimeInterval(0.5))
+        events.flush(until: MonotonicInstant.now.addingTimeInterval(0.5))
         XCTAssertEqual(behind().count, 2, "one warning per episode")
     }
 
@@ -279,7 +279,7 @@ final class SlowConsumerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(hook.drops.dropped, 99)
         XCTAssertEqual(hook.drops.consumer, "webhook")
         XCTAssertEqual(warnings.all.filter { $0.contains("too far behind") }.count, 1, "\(warnings.all)")
-        hook.drain(until: Date())
+        hook.drain(until: MonotonicInstant.now)
     }
 
     /// Events emitted from several threads at once reach a listener in the order they were
@@ -301,7 +301,7 @@ final class SlowConsumerTests: XCTestCase {
             }
         }
         XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
-        events.flush(until: Date().addingTimeInterval(10))
+        events.flush(until: MonotonicInstant.now.addingTimeInterval(10))
         let written = try EventLog.read(file).compactMap { $0["message"] as? String }
         XCTAssertEqual(written.count, 1000)
         XCTAssertEqual(heard.all, written, "the listener hears them in the file's order")
@@ -327,11 +327,11 @@ final class SlowConsumerTests: XCTestCase {
             done.signal()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "every event is emitted")
-        events.flush(until: Date().addingTimeInterval(10))
+        events.flush(until: MonotonicInstant.now.addingTimeInterval(10))
         let messages = try EventLog.read(file).compactMap { $0["message"] as? String }
         XCTAssertEqual(messages.filter { $0.hasPrefix("webhook http://127.0.0.1:\(port)/…: too far behind") }.count, 1, "\(messages.suffix(3))")
         XCTAssertEqual(messages.filter { $0.hasPrefix("line ") }.count, 1100)
         XCTAssertGreaterThanOrEqual(hook.drops.dropped, 90)
-        hook.drain(until: Date())
+        hook.drain(until: MonotonicInstant.now)
     }
 }

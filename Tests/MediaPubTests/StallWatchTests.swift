@@ -4,7 +4,7 @@ import XCTest
 /// The stall watchdog's decision: nothing acknowledged for `stall` while data goes
 /// out, on a publishing output, is a stall; anything else is not.
 final class StallWatchTests: XCTestCase {
-    private let t0 = Date(timeIntervalSince1970: 1_000_000)
+    private let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000_000)
 
     /// Readings once a second from `t0 + 1`; the seconds at which a stall was decided.
     private func stalls(limit: TimeInterval, seconds: Int, acknowledged: (Int) -> Bool = { _ in false },

@@ -98,7 +98,7 @@ final class ConsumerQueue<Item: Sendable>: Sendable {
     var dropped: Int { state.withLock { $0.dropped } }
 
     /// Waits (up to `deadline`) until the consumer has taken everything queued, or the queue closed.
-    func flush(until deadline: Date) {
+    func flush(until deadline: MonotonicInstant) {
         state.wait(until: deadline) { s in !s.closed && (s.count > 0 || s.busy) }
     }
 

@@ -15,8 +15,8 @@ final class ControlPoller {
         var discarding = false
         /// A command of this client is in its lane; no other line is taken meanwhile.
         var busy = false
-        var lastActivity: Double
-        init(socket: UnixSocket, now: Double) { self.socket = socket; lastActivity = now }
+        var lastActivity: MonotonicInstant
+        init(socket: UnixSocket, now: MonotonicInstant) { self.socket = socket; lastActivity = now }
     }
 
     private let loop: ControlLoop
@@ -24,18 +24,14 @@ final class ControlPoller {
     private var limits: ControlServer.Limits { loop.limits }
     private var clients: [Int: Client] = [:]
     private var nextID = 0
-    private var drainDeadline: Double?
+    private var drainDeadline: MonotonicInstant?
 
     init(loop: ControlLoop, listener: UnixSocket) {
         self.loop = loop
         self.listener = listener
     }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> MonotonicInstant { .now }
 
     func run() {
         while step() {}
@@ -76,7 +72,7 @@ final class ControlPoller {
                 nearest = min(nearest ?? due, due)
             }
         }
-        let timeout = nearest.map { Int32(max(0, min(60_000, ($0 - now) * 1000 + 1))) } ?? -1
+        let timeout = nearest.map { Int32(max(0, min(60_000, $0.timeIntervalSince(now) * 1000 + 1))) } ?? -1
         let ready = poll(&fds, nfds_t(fds.count), timeout)
         if ready < 0 && errno != EINTR { return false }
         let after = ControlPoller.now()
@@ -95,11 +91,11 @@ final class ControlPoller {
             if clients[id] != nil, revents & Int32(POLLIN | POLLHUP | POLLERR) != 0 { receive(id, client, now: after) }
             if revents & Int32(POLLNVAL) != 0 { drop(id) }
         }
-        for (id, client) in clients where !client.busy && after - client.lastActivity >= limits.idleTimeout { drop(id) }
+        for (id, client) in clients where !client.busy && after.timeIntervalSince(client.lastActivity) >= limits.idleTimeout { drop(id) }
         return true
     }
 
-    private func acceptClients(now: Double) {
+    private func acceptClients(now: MonotonicInstant) {
         while let listener {
             let socket: UnixSocket?
             do { socket = try listener.acceptNonBlocking() } catch { return }
@@ -129,7 +125,7 @@ final class ControlPoller {
         clients.removeValue(forKey: id)  // closes the descriptor
     }
 
-    private func receive(_ id: Int, _ client: Client, now: Double) {
+    private func receive(_ id: Int, _ client: Client, now: MonotonicInstant) {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         // A bounded amount per round, so that one flooding client cannot starve the others.
         for _ in 0..<8 {
@@ -183,7 +179,7 @@ final class ControlPoller {
         if !client.output.isEmpty { flush(id, client, now: client.lastActivity) }
     }
 
-    private func takeCompletions(now: Double) {
+    private func takeCompletions(now: MonotonicInstant) {
         for (id, line) in loop.takeCompletions() {
             guard let client = clients[id] else { continue }
             client.busy = false
@@ -194,7 +190,7 @@ final class ControlPoller {
         }
     }
 
-    private func flush(_ id: Int, _ client: Client, now: Double) {
+    private func flush(_ id: Int, _ client: Client, now: MonotonicInstant) {
         while !client.output.isEmpty {
             let n = client.output.withUnsafeBytes { send(client.socket.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             if n < 0 {

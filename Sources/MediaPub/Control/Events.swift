@@ -140,7 +140,7 @@ public final class Events: Sendable {
     }
 
     /// Writes what every destination has queued, waiting for them up to `deadline` at most.
-    public func flush(until deadline: Date) {
+    public func flush(until deadline: MonotonicInstant) {
         for d in state.withLock({ $0.destinations }) { d.queue.flush(until: deadline) }
     }
 

@@ -36,7 +36,7 @@ final class Webhook: Sendable {
     var drops: ConsumerDrops { ConsumerDrops(consumer: queue.name, dropped: queue.dropped) }
 
     /// At exit: what is queued gets one short try each, until `deadline` at most.
-    func drain(until deadline: Date) {
+    func drain(until deadline: MonotonicInstant) {
         poster.startDraining()
         queue.flush(until: deadline)
     }

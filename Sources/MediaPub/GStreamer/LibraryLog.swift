@@ -252,8 +252,8 @@ public enum LibraryLog {
     /// A GLib critical or warning: shown when it is the first of its kind in its minute,
     /// else counted; the counts that are due are said first.
     private static func emitRepeating(_ level: LogLevel, _ line: String) {
-        let now = Date()
-        let (summaries, show, schedule) = state.withLock { s -> ([LogRepeats.Summary], Bool, Date?) in
+        let now = MonotonicInstant.now
+        let (summaries, show, schedule) = state.withLock { s -> ([LogRepeats.Summary], Bool, MonotonicInstant?) in
             let summaries = s.repeats.due(at: now)
             let show = s.repeats.note(line, at: now)
             guard !s.summaryScheduled, let due = s.repeats.nextDue else { return (summaries, show, nil) }
@@ -267,10 +267,10 @@ public enum LibraryLog {
 
     /// Says the counts due at `due` (and at each next one while lines still repeat), on
     /// `library-log`, so that a count is said though its kind stopped repeating.
-    private static func scheduleSummaries(at due: Date) {
+    private static func scheduleSummaries(at due: MonotonicInstant) {
         summaryQueue.asyncAfter(deadline: .now() + max(0, due.timeIntervalSinceNow)) {
-            let now = Date()
-            let (summaries, next) = state.withLock { s -> ([LogRepeats.Summary], Date?) in
+            let now = MonotonicInstant.now
+            let (summaries, next) = state.withLock { s -> ([LogRepeats.Summary], MonotonicInstant?) in
                 let summaries = s.repeats.due(at: now)
                 let next = s.repeats.nextDue
                 s.summaryScheduled = next != nil

@@ -18,7 +18,7 @@ struct LogRepeats: Equatable {
     private struct Kind: Equatable {
         let line: String
         /// When its window began: its first line shown, or the last summary.
-        var since: Date
+        var since: MonotonicInstant
         var more: Int
     }
 
@@ -40,7 +40,7 @@ struct LogRepeats: Equatable {
     /// One line at `now`: true when it is to be shown (the first of its kind in its
     /// window), false when it is only counted. Call `due(at:)` first, so that a kind
     /// whose window is over is summarised before it starts again.
-    mutating func note(_ line: String, at now: Date) -> Bool {
+    mutating func note(_ line: String, at now: MonotonicInstant) -> Bool {
         var key = Self.kind(of: line)
         if kinds[key] == nil, kinds.count >= capacity {
             key = Self.other
@@ -62,7 +62,7 @@ struct LogRepeats: Equatable {
 
     /// The kinds whose window is over at `now`: each that repeated is summarised and
     /// watched for another window; each that did not is forgotten (shown again next time).
-    mutating func due(at now: Date) -> [Summary] {
+    mutating func due(at now: MonotonicInstant) -> [Summary] {
         var out: [Summary] = []
         for (key, kind) in kinds where now.timeIntervalSince(kind.since) >= window {
             if kind.more > 0 {
@@ -76,7 +76,7 @@ struct LogRepeats: Equatable {
     }
 
     /// When the next summary is due (nil while nothing repeated).
-    var nextDue: Date? {
+    var nextDue: MonotonicInstant? {
         kinds.values.filter { $0.more > 0 }.map { $0.since.addingTimeInterval(window) }.min()
     }
 

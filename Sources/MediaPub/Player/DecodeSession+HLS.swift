@@ -38,7 +38,7 @@ extension DecodeSession {
     var isLiveStale: Bool {
         state.withLock { s in
             guard let playlist = s.hlsPlaylist, playlist.isLive else { return false }
-            return Date().timeIntervalSince(s.liveMovedAt) >= max(2, 3 * playlist.targetDuration)
+            return MonotonicInstant.now.timeIntervalSince(s.liveMovedAt) >= max(2, 3 * playlist.targetDuration)
         }
     }
 
@@ -48,7 +48,7 @@ extension DecodeSession {
         guard let playlist = try? HLSPlaylist.fetch(uri, timeout: 5) else { return }
         state.withLock { s in
             s.hlsPlaylist = playlist
-            if playlist.isLive { s.liveLastSequence = playlist.lastSequence; s.liveMovedAt = Date() }
+            if playlist.isLive { s.liveLastSequence = playlist.lastSequence; s.liveMovedAt = MonotonicInstant.now }
         }
         if playlist.isLive { watchLive(playlist) }
         guard !isClosed, let (text, startMs) = playlist.trimmed(fromMs: mediaStartMs),
@@ -85,7 +85,7 @@ extension DecodeSession {
                 self?.state.withLock { s in
                     guard playlist.lastSequence > s.liveLastSequence ?? Int.min else { return }
                     s.liveLastSequence = playlist.lastSequence
-                    s.liveMovedAt = Date()
+                    s.liveMovedAt = MonotonicInstant.now
                 }
             }
         }

@@ -76,10 +76,10 @@ extension DecodeSession {
         guard (try? pipeline.setState(.paused)) != nil else {
             return // the bus reports the error
         }
-        state.withLock { $0.lastSourceData = Date() }
-        let began = Date()
+        state.withLock { $0.lastSourceData = MonotonicInstant.now }
+        let began = MonotonicInstant.now
         var result: StateChange? = .async
-        while !isClosed, Date().timeIntervalSince(began) < DecodeSession.prerollSeconds {
+        while !isClosed, MonotonicInstant.now.timeIntervalSince(began) < DecodeSession.prerollSeconds {
             result = try? pipeline.waitForState(timeout: ClockTime(seconds: 0.5))
             if result != .async { break }
             if let silence = sourceSilence, silence >= DecodeSession.stallSeconds {
@@ -129,7 +129,7 @@ extension DecodeSession {
     private var sourceSilence: TimeInterval? {
         state.withLock { s in
             guard s.watchesSource, !s.sourceEnded else { return nil }
-            return Date().timeIntervalSince(s.lastSourceData)
+            return MonotonicInstant.now.timeIntervalSince(s.lastSourceData)
         }
     }
 
@@ -143,8 +143,8 @@ extension DecodeSession {
         let fd = open(path, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { return SourceFailure("cannot read the FIFO", .unplayable) }
         state.withLock { $0.fifo = fd }
-        let began = Date()
-        while Date().timeIntervalSince(began) < DecodeSession.stallSeconds {
+        let began = MonotonicInstant.now
+        while MonotonicInstant.now.timeIntervalSince(began) < DecodeSession.stallSeconds {
             if isClosed { return nil }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let n = poll(&p, 1, 250)

@@ -40,7 +40,7 @@ final class DecodeSession: Sendable {
         /// Watching the source element's output (uridecodebin's source): when it last gave
         /// data, and whether it ended (HLS: the playlist was read, fragments come otherwise).
         var watchesSource = false
-        var lastSourceData = Date()
+        var lastSourceData = MonotonicInstant.now
         /// Bytes the source element gave (a live feed's bitrate, docs/status.md, `live`).
         var sourceBytes: UInt64 = 0
         var sourceEnded = false
@@ -53,7 +53,7 @@ final class DecodeSession: Sendable {
         /// A live playlist: the media sequence number of the last segment it listed so far
         /// (what this session has played, or has queued to play), and when it last grew.
         var liveLastSequence: Int?
-        var liveMovedAt = Date()
+        var liveMovedAt = MonotonicInstant.now
         /// A VOD playlist started past its beginning: the segments from there on, in a file of ours.
         var trimmedPlaylist: URL?
         /// Media time (ms) where the pipeline's own time 0 lies (a trimmed playlist's first segment).
@@ -186,8 +186,8 @@ final class DecodeSession: Sendable {
         // An SRT listener keeps listening for the next sender once one has gone (docs/presets.md, live).
         if element.factoryName == "srtsrc" { element.set("keep-listening", bool: true) }
         guard let pad = element.staticPad("src") else { return }
-        state.withLock { $0.watchesSource = true; $0.lastSourceData = Date() }
-        Probes.onBytes(pad) { [weak self] bytes in self?.state.withLock { $0.lastSourceData = Date(); $0.sourceBytes &+= UInt64(bytes) } }
+        state.withLock { $0.watchesSource = true; $0.lastSourceData = MonotonicInstant.now }
+        Probes.onBytes(pad) { [weak self] bytes in self?.state.withLock { $0.lastSourceData = MonotonicInstant.now; $0.sourceBytes &+= UInt64(bytes) } }
         Probes.onEndOfStream(pad) { [weak self] in self?.state.withLock { $0.sourceEnded = true } }
     }
 

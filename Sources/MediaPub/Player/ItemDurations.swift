@@ -19,7 +19,7 @@ final class ItemDurations: Sendable {
         var entries = ItemCache<TimeInterval?>()
         /// Items whose last probe failed (no answer within the deadline, or not media), with why
         /// and when (`uptime`): forgotten after `failureKept`.
-        var failed: [String: (why: String, at: TimeInterval)] = [:]
+        var failed: [String: (why: String, at: MonotonicInstant)] = [:]
         /// Probes made so far (tests tell a cached answer by it).
         var probes = 0
     }
@@ -30,11 +30,11 @@ final class ItemDurations: Sendable {
     /// while is asked again after it, and its items play again once it answers.
     static let failureKept: TimeInterval = 60
     /// The monotonic clock, in seconds (tests give one they can move).
-    private let uptime: @Sendable () -> TimeInterval
+    private let uptime: @Sendable () -> MonotonicInstant
     private let state = Mutex(State())
 
     init(deadline: TimeInterval = 10,
-         uptime: @escaping @Sendable () -> TimeInterval = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }) {
+         uptime: @escaping @Sendable () -> MonotonicInstant = { .now }) {
         self.deadline = deadline.isFinite ? min(max(0.1, deadline), 300) : 10
         self.uptime = uptime
     }
@@ -88,7 +88,7 @@ final class ItemDurations: Sendable {
         let now = uptime()
         return state.withLock { s in
             guard let failed = s.failed[item] else { return nil }
-            guard now - failed.at < Self.failureKept else {
+            guard now.timeIntervalSince(failed.at) < Self.failureKept else {
                 s.failed[item] = nil
                 return nil
             }

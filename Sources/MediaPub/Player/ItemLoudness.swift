@@ -77,7 +77,7 @@ final class ItemLoudness: Sendable {
     }
 
     /// Waits until every one of `items` is known (or cannot be measured), up to `deadline`.
-    func wait(for items: [String], until deadline: Date) {
+    func wait(for items: [String], until deadline: MonotonicInstant) {
         request(items)
         let pending = items.filter { ItemLoudness.measurable($0) != nil }
         state.wait(until: deadline) { s in

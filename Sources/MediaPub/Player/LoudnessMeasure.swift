@@ -41,14 +41,14 @@ enum LoudnessMeasure {
         defer { pipeline.stop() }
         // HTTPS trusts what the players' sources trust (a CA file that cannot be used fails the measure).
         if remote, let decode = pipeline.element(named: "decode") { Signals.onSourceSetup(decode) { _ = TLSTrust.apply(to: $0) } }
-        let started = Date()
+        let started = MonotonicInstant.now
         var seconds = 0.0
         let bus = gst_element_get_bus(pipeline.raw)
         defer { if let bus { gst_object_unref(UnsafeMutableRawPointer(bus)) } }
         guard (try? pipeline.setState(.playing)) != nil else { return .failed }
         var meter: LoudnessMeter?
         var samples: [Float] = []
-        var quietSince = Date()
+        var quietSince = MonotonicInstant.now
         while true {
             switch busNews(bus) {
             case .trackGain(let gain, let reference): return .loudness(reference - gain)
@@ -57,10 +57,10 @@ enum LoudnessMeasure {
             }
             guard let sample = sink.tryPull(timeout: 0.5) else {
                 if sink.isEOS { return meter.map { .loudness($0.integrated) } ?? .failed }
-                if Date().timeIntervalSince(quietSince) > stallSeconds { return .failed }
+                if MonotonicInstant.now.timeIntervalSince(quietSince) > stallSeconds { return .failed }
                 continue
             }
-            quietSince = Date()
+            quietSince = MonotonicInstant.now
             guard let caps = sample.caps?.firstStructure, let rate = caps.int("rate"), let buffer = sample.buffer else { continue }
             let got = caps.int("channels") ?? channels
             if meter == nil {
@@ -78,7 +78,7 @@ enum LoudnessMeasure {
                     seconds += Double(count / got) / Double(max(1, rate))
                 }
             }
-            let elapsed = Date().timeIntervalSince(started)
+            let elapsed = MonotonicInstant.now.timeIntervalSince(started)
             if remote, elapsed > remoteGrace, seconds < elapsed * remotePace { return .failed }
         }
     }

@@ -103,7 +103,7 @@ extension MediaPlayer {
             return wait > 0 && !cue.ready ? nil : .waiting
         }
         if let first { return first }
-        state.wait(until: Date().addingTimeInterval(wait.isFinite ? wait : 0)) { s in
+        state.wait(until: MonotonicInstant.now.addingTimeInterval(wait.isFinite ? wait : 0)) { s in
             s.cue.map { $0.ticket == ticket && !$0.ready } ?? false
         }
         return state.withLock { s in
@@ -148,7 +148,7 @@ extension MediaPlayer {
 
     /// Waits (bounded) while the cue of `ticket` is being prepared; never on the timeline thread.
     func waitForCue(_ ticket: Int, timeout: TimeInterval) -> CueOutcome {
-        state.wait(until: Date().addingTimeInterval(timeout)) { s in
+        state.wait(until: MonotonicInstant.now.addingTimeInterval(timeout)) { s in
             s.cue.map { $0.ticket == ticket && !$0.ready } ?? false
         }
         return cueOutcome(ticket)

@@ -23,7 +23,7 @@ extension MediaPlayer {
         let index: UInt64
         let frames: Int
         let length: ClockTime
-        let began = Date()  // a tick that waits for data counts its wait as starved
+        let began = MonotonicInstant.now  // a tick that waits for data counts its wait as starved
         var filled = 0
         var hops = 0
         /// Where in this tick the item last changed, and the picture of the item that
@@ -51,7 +51,7 @@ extension MediaPlayer {
         // meanwhile; and so is a cue being prepared once its fade-out is due (it fades
         // out what plays only if it is to land) and a committed cue not ready at its commit.
         if wait > 0 {
-            state.wait(until: Date().addingTimeInterval(wait)) { s in
+            state.wait(until: MonotonicInstant.now.addingTimeInterval(wait)) { s in
                 s.awaitingItem || s.pendingLoad != nil || cueAwaited(tick: n, s) || crossfadeAwaited(s)
             }
         }
@@ -72,7 +72,7 @@ extension MediaPlayer {
         while step != .done {
             if step == .waitForItem {
                 // Not preloaded in time: when not paced by the clock, wait rather than leave a gap.
-                state.wait(until: Date().addingTimeInterval(wait)) { $0.awaitingItem }
+                state.wait(until: MonotonicInstant.now.addingTimeInterval(wait)) { $0.awaitingItem }
                 guard state.withLock({ $0.phase == .playing && $0.currentReady }) else { break }
             }
             guard let session = state.withLock({ s in tick.hops < 3 ? s.current : nil }) else { break }
@@ -171,7 +171,7 @@ extension MediaPlayer {
             s.starvedSince = since
             // A live stream whose playlist stopped growing is stalled once what was queued has played.
             let limit = session.isLiveStale ? MediaPlayer.stallLimit.seconds : DecodeSession.stallSeconds
-            if Date().timeIntervalSince(since) >= limit {
+            if MonotonicInstant.now.timeIntervalSince(since) >= limit {
                 // Nothing for seconds, in the middle: what was queued has played out.
                 s.starvedSince = nil
                 session.abandon()

@@ -60,7 +60,7 @@ extension MediaPlayer {
 
     /// Waits (bounded) until the load of `ticket` is known.
     public func waitForLoad(_ ticket: Int, timeout: TimeInterval) -> LoadOutcome {
-        state.wait(until: Date().addingTimeInterval(timeout)) { $0.pendingLoad?.ticket == ticket }
+        state.wait(until: MonotonicInstant.now.addingTimeInterval(timeout)) { $0.pendingLoad?.ticket == ticket }
         return state.withLock { s in
             if s.pendingLoad?.ticket == ticket { return .loading }
             if let failed = s.failedLoad, failed.ticket == ticket { return .failed(failed.why) }

@@ -52,7 +52,7 @@ extension MediaPlayer {
             return (s.gain?.loudness, s.gain?.toAwait(current: s.current?.source, next: s.playlist.followingItem) ?? [])
         }
         guard let loudness, !items.isEmpty else { return }
-        loudness.wait(for: items, until: Date().addingTimeInterval(wait))
+        loudness.wait(for: items, until: MonotonicInstant.now.addingTimeInterval(wait))
     }
 
     /// What `player.track` says of the item `source`: its loudness and the gain it plays at; nil without `audio.loudness`.

@@ -38,7 +38,7 @@ public final class MediaPlayer: Sendable {
         var stalled = ClockTime.zero
         /// When the playing source last stopped giving (wall clock; nil while it gives):
         /// after `DecodeSession.stallSeconds` it counts as broken (retried, then skipped).
-        var starvedSince: Date?
+        var starvedSince: MonotonicInstant?
         /// Some item played since the last start or load (a later failure ends the list, not the player).
         var playedSinceStart = false
         /// An HLS segment of the current item could not be fetched: once what decoded
@@ -128,7 +128,7 @@ public final class MediaPlayer: Sendable {
     public var currentState: PlayerState { state.withLock { $0.phase } }
 
     /// Waits while the player is loading, up to `deadline` (woken by its state changes).
-    func waitWhileLoading(until deadline: Date) {
+    func waitWhileLoading(until deadline: MonotonicInstant) {
         state.wait(until: deadline) { $0.phase == .loading }
     }
 

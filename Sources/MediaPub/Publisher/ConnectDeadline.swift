@@ -31,22 +31,22 @@ struct ConnectDeadline: Equatable {
     let limit: TimeInterval
     private(set) var stage = Stage.tcp
     /// When the connect reached `stage` (or began).
-    private(set) var since: Date
+    private(set) var since: MonotonicInstant
 
-    init(limit: TimeInterval, now: Date = Date()) {
+    init(limit: TimeInterval, now: MonotonicInstant = .now) {
         self.limit = limit
         since = now
     }
 
     /// A new connect begins.
-    mutating func restart(at now: Date = Date()) {
+    mutating func restart(at now: MonotonicInstant = .now) {
         stage = .tcp
         since = now
     }
 
     /// One look at a connect under way, which has reached `stage`: true when it has
     /// made no progress for its stage's deadline (`allowed`).
-    mutating func observe(_ reached: Stage, at now: Date = Date()) -> Bool {
+    mutating func observe(_ reached: Stage, at now: MonotonicInstant = .now) -> Bool {
         if reached != stage {
             stage = reached
             since = now

@@ -17,7 +17,7 @@ enum IcecastLogin {
     /// A socket to `endpoint`'s server logged in as a source at its mount, within
     /// `deadline`; throws the server's refusal (`refused`) or why the login got no answer to go by.
     static func open(_ endpoint: IcecastEndpoint, deadline: TimeInterval) throws -> Int32 {
-        let until = Date().addingTimeInterval(deadline)
+        let until = MonotonicInstant.now.addingTimeInterval(deadline)
         guard let fd = IcecastRequest.connect(endpoint, until: until) else {
             throw OutputFailure("connect: no TCP connection to the server for \(MediaTime.formatDuration(deadline))", .connectTimeout)
         }
@@ -51,7 +51,7 @@ enum IcecastLogin {
         let fd = try open(endpoint, deadline: deadline)
         defer { close(fd) }
         _ = shutdown(fd, Int32(SHUT_WR))
-        let until = Date().addingTimeInterval(deadline)
+        let until = MonotonicInstant.now.addingTimeInterval(deadline)
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         var scrap = [UInt8](repeating: 0, count: 512)
         while poll(&p, 1, Int32(max(0, until.timeIntervalSinceNow * 1000))) == 1, recv(fd, &scrap, scrap.count, 0) > 0 {}
@@ -61,7 +61,7 @@ enum IcecastLogin {
     /// (Icecast's metadata request, with the source's password), within `deadline`. Nil
     /// when it was taken, else why not.
     static func setTitle(_ song: String, of endpoint: IcecastEndpoint, deadline: TimeInterval) -> String? {
-        let until = Date().addingTimeInterval(deadline)
+        let until = MonotonicInstant.now.addingTimeInterval(deadline)
         guard let fd = IcecastRequest.connect(endpoint, until: until) else { return "no TCP connection to the server" }
         defer { close(fd) }
         let request = "GET \(metadataPath(song: song, mount: endpoint.mount)) HTTP/1.0\r\n"

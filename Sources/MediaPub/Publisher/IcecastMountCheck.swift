@@ -56,7 +56,7 @@ enum IcecastMountCheck {
 
     /// Asks `endpoint`'s server, within `deadline` (connect, request and answer together).
     static func ask(_ endpoint: IcecastEndpoint, deadline: TimeInterval) -> Outcome {
-        let until = Date().addingTimeInterval(deadline)
+        let until = MonotonicInstant.now.addingTimeInterval(deadline)
         guard let fd = IcecastRequest.connect(endpoint, until: until) else { return .goOn }
         defer { close(fd) }
         let request = "SOURCE \(IcecastRequest.path(endpoint.mount)) HTTP/1.0\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"

@@ -36,12 +36,12 @@ struct IcecastProbe: Equatable {
     /// The connect under way, stage by stage.
     private(set) var connect: ConnectDeadline
 
-    init(limit: TimeInterval, now: Date = Date()) {
+    init(limit: TimeInterval, now: MonotonicInstant = .now) {
         stall = StallWatch(limit: limit, now: now)
         connect = ConnectDeadline(limit: limit, now: now)
     }
 
-    mutating func restart(at now: Date) {
+    mutating func restart(at now: MonotonicInstant) {
         acked = nil
         reads = ServerReads()
         stall.restart(at: now)
@@ -61,7 +61,7 @@ struct IcecastProbe: Equatable {
     /// closes took nothing), and stalled when its application read nothing (`ServerReads`)
     /// for the limit while more was `produced`.
     mutating func observe(_ reading: Reading, produced: Bool, connecting: Bool, publishing: Bool,
-                          at now: Date) -> (verdict: LinkVerdict, overdue: String?) {
+                          at now: MonotonicInstant) -> (verdict: LinkVerdict, overdue: String?) {
         let inStream = reading.rendered > 0 && reading.socketFound
         let sum = inStream ? max(0, reading.taken - reading.unacknowledged) : 0
         if connecting, sum == 0 {

@@ -8,7 +8,7 @@ import Glibc
 /// (`IcecastMountCheck`), an AAC mount's login (`IcecastLogin`) and its titles.
 enum IcecastRequest {
     /// A TCP connection to the server (its first address that takes one by `until`), nil when none does.
-    static func connect(_ endpoint: IcecastEndpoint, until: Date) -> Int32? {
+    static func connect(_ endpoint: IcecastEndpoint, until: MonotonicInstant) -> Int32? {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
@@ -37,7 +37,7 @@ enum IcecastRequest {
     /// Sends `request` on `fd` and reads the answer by `until`: up to its blank line
     /// (`headOnly`: the connection goes on) or until the server closes it (16 KB at most).
     /// `closed`: the server closed the connection (or reset it); nil when it could not be sent.
-    static func exchange(_ fd: Int32, _ request: String, until: Date, headOnly: Bool) -> (answer: [UInt8], closed: Bool)? {
+    static func exchange(_ fd: Int32, _ request: String, until: MonotonicInstant, headOnly: Bool) -> (answer: [UInt8], closed: Bool)? {
         let bytes = Array(request.utf8)
         guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else { return nil }
         var answer: [UInt8] = []
@@ -68,7 +68,7 @@ enum IcecastRequest {
         mount.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? mount
     }
 
-    private static func milliseconds(_ until: Date) -> Int32 {
+    private static func milliseconds(_ until: MonotonicInstant) -> Int32 {
         Int32(max(0, min(until.timeIntervalSinceNow * 1000, Double(Int32.max))))
     }
 }

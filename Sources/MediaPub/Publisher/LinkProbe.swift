@@ -23,7 +23,7 @@ enum LinkProbe: Equatable {
     /// Whether the Icecast server accepted the login and acknowledges the sound (IcecastProbe.swift).
     case icecast(IcecastProbe)
 
-    init(target: OutputTarget, stall: TimeInterval, now: Date = Date()) {
+    init(target: OutputTarget, stall: TimeInterval, now: MonotonicInstant = .now) {
         switch target {
         case .rtmp: self = .rtmp(RTMPProbe(limit: stall, now: now))
         case .srt(let endpoint) where endpoint.isListener: self = .srtListener(SRTListenerProbe())
@@ -34,7 +34,7 @@ enum LinkProbe: Equatable {
     }
 
     /// A new connection: counted from zero, its silence from `now`.
-    mutating func restart(at now: Date) {
+    mutating func restart(at now: MonotonicInstant) {
         switch self {
         case .rtmp(var p): p.restart(at: now); self = .rtmp(p)
         case .srtCaller(var p): p.restart(at: now); self = .srtCaller(p)
@@ -128,11 +128,11 @@ struct SRTCallerProbe: Equatable {
     private(set) var handedAtCheck: UInt64 = 0
     private(set) var stall: StallWatch
 
-    init(limit: TimeInterval, now: Date = Date()) {
+    init(limit: TimeInterval, now: MonotonicInstant = .now) {
         stall = StallWatch(limit: limit, now: now)
     }
 
-    mutating func restart(at now: Date) {
+    mutating func restart(at now: MonotonicInstant) {
         stats = nil   // a new socket counts from zero
         stall.restart(at: now)
     }
@@ -140,7 +140,7 @@ struct SRTCallerProbe: Equatable {
     /// One reading of srtsink's statistics (nil: it has none), with all the output was
     /// `handed` so far: acknowledged when the peer acknowledged more packets; stalled when
     /// it acknowledged none for the limit while more was handed.
-    mutating func observe(_ reading: SRTStats?, handed: UInt64, publishing: Bool, at now: Date) -> LinkVerdict {
+    mutating func observe(_ reading: SRTStats?, handed: UInt64, publishing: Bool, at now: MonotonicInstant) -> LinkVerdict {
         let sending = handed > handedAtCheck
         handedAtCheck = handed
         var acked = false
@@ -177,17 +177,17 @@ struct DiskProbe: Equatable {
     private(set) var taken: UInt64 = 0
     private(set) var stall: StallWatch
 
-    init(limit: TimeInterval, now: Date = Date()) {
+    init(limit: TimeInterval, now: MonotonicInstant = .now) {
         stall = StallWatch(limit: limit, now: now)
     }
 
-    mutating func restart(at now: Date) {
+    mutating func restart(at now: MonotonicInstant) {
         stall.restart(at: now)
     }
 
     /// One reading of the connection's flow (`pushed`, `taken`): acknowledged when the
     /// disk took more, or nothing waits.
-    mutating func observe(pushed: UInt64, taken: UInt64, publishing: Bool, at now: Date) -> LinkVerdict {
+    mutating func observe(pushed: UInt64, taken: UInt64, publishing: Bool, at now: MonotonicInstant) -> LinkVerdict {
         let took = taken > self.taken || taken >= pushed
         self.taken = taken
         return LinkVerdict(acknowledged: took, stalled: stall.observe(acknowledged: took, sending: true, publishing: publishing, at: now))

@@ -48,7 +48,7 @@ extension Output {
                                            taken: Int(clamping: connection.flow.taken),
                                            socketFound: socket != nil, unacknowledged: socket?.sendQueue ?? 0,
                                            window: socket.flatMap(TCPAcknowledged.window(of:)))
-        let now = Date()
+        let now = MonotonicInstant.now
         let (loggedIn, stalled, overdue) = state.withLock { s -> (Bool, Bool, String?) in
             guard s.supervision.isCurrent(generation) else { return (false, false, nil) }
             let current = s.supervision.state

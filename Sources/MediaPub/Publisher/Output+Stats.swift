@@ -18,7 +18,7 @@ extension Output {
         private var before = (sent: UInt64(0), acked: UInt64(0))
         /// What the current RTMP or Icecast connection counts so far.
         private var current = (sent: UInt64(0), acked: UInt64(0))
-        private var rateMark: (at: Date, bytes: UInt64) = (Date(), 0)
+        private var rateMark: (at: MonotonicInstant, bytes: UInt64) = (.now, 0)
         private var rateKbps = 0
 
         /// `bytes_sent`.
@@ -47,7 +47,7 @@ extension Output {
         }
 
         /// The bitrate of `sent` over the last few seconds (measured again every 2 s).
-        mutating func bitrateKbps(at now: Date) -> Int {
+        mutating func bitrateKbps(at now: MonotonicInstant) -> Int {
             let elapsed = now.timeIntervalSince(rateMark.at)
             if elapsed >= 2 {
                 let bytes = sent

@@ -14,7 +14,7 @@ extension Output {
 
     var status: OutputStatus {
         state.withLock { s in
-            let rate = s.stats.bitrateKbps(at: Date())
+            let rate = s.stats.bitrateKbps(at: .now)
             let current = s.supervision.state
             return OutputStatus(id: id, url: s.recording.map { "file://" + $0.path } ?? maskedURL, state: current,
                                 bytesSent: s.stats.sent, reconnects: s.supervision.reconnects,

@@ -145,7 +145,7 @@ final class Output: Sendable {
             guard !s.supervision.finishing || !target.isNetwork else { return nil }   // too late: the run is ending
             s.connection = connection
             s.stats.connectionEnded()
-            s.link.restart(at: Date())   // a new socket counts from zero
+            s.link.restart(at: .now)   // a new socket counts from zero
             s.socketsBefore = before
             s.connectionGeneration = s.supervision.connected()
             return s.connectionGeneration

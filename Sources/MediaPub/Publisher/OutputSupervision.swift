@@ -29,12 +29,12 @@ struct OutputSupervision: Equatable {
     private(set) var reconnects = 0
     /// Retries since the output last held a connection (the backoff's exponent).
     private(set) var attempt = 0
-    private(set) var firstFailure: Date?
-    private(set) var connectedAt: Date
+    private(set) var firstFailure: MonotonicInstant?
+    private(set) var connectedAt: MonotonicInstant
     /// Set by `finish`: nothing reconnects any more.
     private(set) var finishing = false
 
-    init(reconnect: ReconnectConfig, retries: Bool, now: Date = Date()) {
+    init(reconnect: ReconnectConfig, retries: Bool, now: MonotonicInstant = .now) {
         self.reconnect = reconnect
         self.retries = retries
         connectedAt = now
@@ -44,7 +44,7 @@ struct OutputSupervision: Equatable {
     func isCurrent(_ connection: Int) -> Bool { connection == generation }
 
     /// A new connection was made: its generation.
-    mutating func connected(at now: Date = Date()) -> Int {
+    mutating func connected(at now: MonotonicInstant = .now) -> Int {
         generation += 1
         connectedAt = now
         return generation
@@ -65,7 +65,7 @@ struct OutputSupervision: Equatable {
     /// hammered. `diskFull`: a recording's disk filled: retried like a network output.
     /// `random` in 0..<1 spreads the backoff.
     mutating func fail(_ why: String, forGood: Bool = false, rejected: Bool = false, diskFull: Bool = false,
-                       connection: Int? = nil, at now: Date = Date(), random: Double) -> Failure {
+                       connection: Int? = nil, at now: MonotonicInstant = .now, random: Double) -> Failure {
         if let connection, !isCurrent(connection) { return .stale }
         if finishing, state != .failed, state != .stopped {
             // Failing while the file is finished (the last writes hit a full disk): it is

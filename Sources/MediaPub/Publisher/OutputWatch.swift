@@ -90,7 +90,7 @@ extension Output {
     func checkDisk() {
         guard paced, let (connection, generation) = watched else { return }
         let (pushed, taken) = connection.flow
-        let now = Date()
+        let now = MonotonicInstant.now
         let (stalled, file) = state.withLock { s -> (Bool, String?) in
             guard s.supervision.isCurrent(generation) else { return (false, nil) }
             let publishing = s.supervision.state == .publishing
@@ -119,7 +119,7 @@ extension Output {
     func checkSRT() {
         guard let (connection, generation) = watched, let sink = connection.sink else { return }
         let stats = SRTStats.read(from: sink)
-        let now = Date()
+        let now = MonotonicInstant.now
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
             guard s.supervision.isCurrent(generation) else { return (false, false) }
             let current = s.supervision.state
@@ -167,7 +167,7 @@ extension Output {
             reading.window = socket.flatMap(TCPAcknowledged.window(of:))
             reading.recovering = socket.map(TCPAcknowledged.recovering) ?? false
         }
-        let now = Date()
+        let now = MonotonicInstant.now
         let (firstAck, stalled) = state.withLock { s -> (Bool, Bool) in
             guard s.supervision.isCurrent(generation) else { return (false, false) }
             let current = s.supervision.state
@@ -202,7 +202,7 @@ extension Output {
         } else {
             stage = .tcp
         }
-        let now = Date()
+        let now = MonotonicInstant.now
         return state.withLock { s in
             guard s.supervision.isCurrent(generation) else { return nil }
             return s.link.rtmp { $0.connect.observe(stage, at: now) ? $0.connect.failure : nil } ?? nil

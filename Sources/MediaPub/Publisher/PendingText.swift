@@ -42,7 +42,7 @@ final class PendingText: Sendable {
     /// (0 on the timeline thread); not rendered by then, it lands once it is.
     func frameArrives(waiting wait: TimeInterval) {
         if wait > 0 {
-            state.wait(until: Date().addingTimeInterval(wait)) { if case .rendering = $0.stage { true } else { false } }
+            state.wait(until: MonotonicInstant.now.addingTimeInterval(wait)) { if case .rendering = $0.stage { true } else { false } }
         }
         let picture = state.withLock { s -> BlendPicture?? in
             switch s.stage {

@@ -52,12 +52,12 @@ struct RTMPProbe: Equatable {
     /// The connect under way, stage by stage.
     var connect: ConnectDeadline
 
-    init(limit: TimeInterval, now: Date = Date()) {
+    init(limit: TimeInterval, now: MonotonicInstant = .now) {
         stall = StallWatch(limit: limit, now: now)
         connect = ConnectDeadline(limit: limit, now: now)
     }
 
-    mutating func restart(at now: Date) {
+    mutating func restart(at now: MonotonicInstant) {
         acked = nil
         commandBytes = 0
         serverAcked = 0
@@ -82,7 +82,7 @@ struct RTMPProbe: Equatable {
     /// (the stream reached it); stalled when its application read nothing (`reads`) for
     /// the limit while more was `produced`. Before any media went in, the bytes written
     /// are commands.
-    mutating func observe(_ reading: Reading, produced: Bool, publishing: Bool, at now: Date) -> LinkVerdict {
+    mutating func observe(_ reading: Reading, produced: Bool, publishing: Bool, at now: MonotonicInstant) -> LinkVerdict {
         guard reading.written > 0 else { return LinkVerdict() }
         guard reading.mediaPushed else {
             commandBytes = max(commandBytes, reading.written)

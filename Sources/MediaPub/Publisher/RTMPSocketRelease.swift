@@ -45,13 +45,13 @@ struct RTMPSocketRelease {
     func stop(_ connection: OutputConnection) {
         var shut: [TCPAcknowledged.Connection] = []
         var claimed = false
-        let end = Date().addingTimeInterval(Self.deadline)
+        let end = MonotonicInstant.now.addingTimeInterval(Self.deadline)
         while true {
             for socket in sockets(claimed: &claimed) where !shut.contains(where: { $0.inode == socket.inode }) {
                 TCPAcknowledged.shutDown(socket)
                 shut.append(socket)
             }
-            if connection.sinkFailed && !shut.contains(where: TCPAcknowledged.isOpen) || Date() >= end { break }
+            if connection.sinkFailed && !shut.contains(where: TCPAcknowledged.isOpen) || MonotonicInstant.now >= end { break }
             usleep(Self.interval)
         }
         guard connection.stop() else { return }

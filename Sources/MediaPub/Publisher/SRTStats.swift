@@ -25,16 +25,16 @@ public struct SRTStats: Sendable, Equatable, Codable {
     /// 20 ms for libsrt's 10 ms ACK period (a second when the sink has no statistics),
     /// and then for as long as libsrt is still sending (a busy machine), a second at most.
     static func waitForDrain(_ sink: Element) {
-        let began = Date()
+        let began = MonotonicInstant.now
         var least: TimeInterval = 1
         if let stats = sink.structure("stats"), let latency = stats.int("negotiated-latency-ms"), latency > 0 {
             least = min(1, (Double(latency) + 2 * max(0, stats.double("rtt-ms") ?? 0) + 20) / 1000)
         }
         var sent = read(from: sink)?.packetsSent
-        while Date().timeIntervalSince(began) < 1 {
+        while MonotonicInstant.now.timeIntervalSince(began) < 1 {
             Thread.sleep(forTimeInterval: 0.02)
             let now = read(from: sink)?.packetsSent
-            if Date().timeIntervalSince(began) >= least, now == sent { return }
+            if MonotonicInstant.now.timeIntervalSince(began) >= least, now == sent { return }
             sent = now
         }
     }

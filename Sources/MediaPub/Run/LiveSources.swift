@@ -11,13 +11,13 @@ enum LiveSources {
     static func first(in preset: Preset) -> String? {
         if let feed = preset.live?.source { return feed }
         let sources = preset.players.flatMap { [$0.source].compactMap { $0 } + ($0.playlist?.items ?? []) }
-        let deadline = Date().addingTimeInterval(lookupSeconds)
+        let deadline = MonotonicInstant.now.addingTimeInterval(lookupSeconds)
         return sources.first { isLive($0, until: deadline) }
     }
 
     /// Whether `source` is live: a FIFO, or an HLS playlist without `#EXT-X-ENDLIST`
     /// (read from the network before `deadline`; one that cannot be read counts as not live).
-    static func isLive(_ source: String, until deadline: Date) -> Bool {
+    static func isLive(_ source: String, until deadline: MonotonicInstant) -> Bool {
         guard let spec = try? SourceSpec(source) else { return false }
         if let path = spec.localPath {
             var info = stat()

@@ -58,11 +58,11 @@ struct RunServices {
     func stop() {
         metrics?.stop()
         control?.stop()
-        let deadline = Date().addingTimeInterval(2)
+        let deadline = MonotonicInstant.now.addingTimeInterval(2)
         reporter.events.flush(until: deadline)
         reporter.log.flush(until: deadline)
         webhook?.drain(until: deadline)
-        let last = Date().addingTimeInterval(0.5)
+        let last = MonotonicInstant.now.addingTimeInterval(0.5)
         reporter.events.flush(until: last)
         reporter.log.flush(until: last)
     }
