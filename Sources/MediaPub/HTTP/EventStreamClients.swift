@@ -8,9 +8,6 @@ import CSoup
 /// nothing for the idle time is closed by its socket's timeout.
 // @unchecked: its state is touched on the soup thread only.
 final class EventStreamClients: @unchecked Sendable {
-    /// Seconds between heartbeat comments.
-    static let heartbeat = 15.0
-
     private let hub: EventStream?
     private let maxStreams: Int
     private var open: [Int: Connection] = [:]
