@@ -2,7 +2,8 @@
 // its event stream fed in-process, as `Events` feeds it in a run: a client that reads
 // nothing while 20,000 events go out loses its oldest and is told how many (every event is
 // either received, in order, or counted); Last-Event-ID resumes from the ring of 1,000 (and
-// counts what is no longer kept); an idle stream gets heartbeats; streams are capped; and
+// counts what is no longer kept); an idle stream gets heartbeats; streams are capped (a new
+// one closes the oldest); a command whose body stops short is closed at the request bound; and
 // without a token configured a command is refused with 403.
 
 import Foundation
@@ -39,6 +40,7 @@ final class HTTPEventStreamTests: XCTestCase {
         var limits = MediaPub.HTTPServer.Limits.standard
         limits.heartbeat = 0.3
         limits.maxStreams = 4
+        limits.requestTimeout = 1
         let port = try Ports.free()
         let server = try MediaPub.HTTPServer(spec: "127.0.0.1:\(port)", limits: limits, site: site)
         defer { server.stop() }
@@ -77,13 +79,21 @@ final class HTTPEventStreamTests: XCTestCase {
         XCTAssertEqual(fromOld.ids.first, UInt64(total - EventStream.ringSize + 1))
         XCTAssertEqual(fromOld.ids.count, EventStream.ringSize)
 
-        // A fourth stream fits, a fifth is refused.
+        // A fourth stream fits; a fifth closes the oldest (the slow client's) to make room.
         let fourth = try TestSocket.tcp(port: port)
         request(fourth, "GET /api/events HTTP/1.1\r\n")
         XCTAssertEqual(fourth.readLine(timeout: 10), "HTTP/1.1 200 OK\r")
         let fifth = try TestSocket.tcp(port: port)
         request(fifth, "GET /api/events HTTP/1.1\r\n")
-        XCTAssertEqual(fifth.readLine(timeout: 10), "HTTP/1.1 503 Service Unavailable\r")
+        XCTAssertEqual(fifth.readLine(timeout: 10), "HTTP/1.1 200 OK\r")
+        XCTAssertTrue(slow.closedByPeer(timeout: 10), "the oldest stream is closed")
+        XCTAssertFalse(recent.closedByPeer(timeout: 0.5), "the others stay")
+
+        // The request bound holds for a command's body: one that stops short of its length is closed.
+        let dribble = try TestSocket.tcp(port: port)
+        request(dribble, "POST /api/command HTTP/1.1\r\nContent-Length: 100\r\n")
+        XCTAssertTrue(dribble.send("{\"command\":"))
+        XCTAssertTrue(dribble.closedByPeer(timeout: 30), "a body not sent in time: the connection is closed")
 
         // No token configured: a command is refused (403), whatever it is.
         let post = try TestSocket.tcp(port: port)
