@@ -1,7 +1,8 @@
 // The HTTP API of a real run (docs/http.md), over real HTTP with python's http.client: every
 // bad input gets its status code and changes nothing (the publishing flag, the events), the
 // same reply as ctl for an unknown command, 429 for an address after 10 wrong tokens (and
-// only for it); status, log and history answer; the event stream carries the --events lines
+// only for it); status, the programme (ctl schedule's reply and 6 hours' listing), log and
+// history answer; the event stream carries the --events lines
 // exactly; the token never shows. Then a command with the token (publish off) takes effect
 // on the recording (ffmpeg signalstats: blue content, then the red standby to the end),
 // while 50 event-stream clients that never read stay connected: the recording is one
@@ -49,7 +50,7 @@ out['get_command'] = req('GET', cmd)
 out['not_found'] = req('GET', '/nope')
 out['bad_lines'] = req('GET', '/api/log?lines=0')
 out['bad_hours'] = req('GET', '/api/schedule?hours=0')
-out['schedule'] = req('GET', '/api/schedule')
+out['schedule'] = req('GET', '/api/schedule?hours=6')
 out['limited'] = [req('POST', cmd, skip, {'Authorization': 'Bearer wrong%d' % i}, src='127.0.0.2')['code'] for i in range(10)]
 out['limited_right_token'] = req('POST', cmd, skip, auth, src='127.0.0.2')
 out['log'] = req('GET', '/api/log?lines=50')
@@ -78,9 +79,19 @@ print(json.dumps(out))
         let out = dir.appendingPathComponent("out.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let socket = dir.appendingPathComponent("c.sock").path
-        let yaml = PlayerPreset.video(name: "api", players: [PlayerPreset.player("main", source: "content.mp4",
-                                                                                ["video: true", "progress_interval: 100ms"])],
-                                      output: out, extra: "standby:\n  color: \"#FF0000\"\n")
+        // The content is a programme's filler; its one block (10 min) starts in two hours.
+        let later = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date().addingTimeInterval(7200))
+        let at = String(format: "%02d:%02d", later.hour ?? 0, later.minute ?? 0)
+        let yaml = PlayerPreset.video(name: "api", players: ["  - id: main\n    video: true\n    progress_interval: 100ms\n"],
+                                      output: out, extra: """
+                                      standby:
+                                        color: "#FF0000"
+                                      schedule:
+                                        timezone: UTC
+                                        filler: [content.mp4]
+                                        blocks:
+                                          - {id: later, at: "\(at)", duration: 10m, source: content.mp4}
+                                      """)
         let preset = try writeFile(dir, "api.yaml", yaml)
         let port = try Ports.free()
         let token = "tok-\(UUID().uuidString)"
@@ -118,7 +129,7 @@ print(json.dumps(out))
         let expected: [(String, Int)] = [("no_token", 401), ("wrong_token", 401), ("long_wrong_token", 401), ("too_big", 413),
                                          ("not_json", 400), ("not_object", 400), ("no_command", 400), ("unknown", 400),
                                          ("no_player", 400), ("foreign_origin", 403), ("chunked", 411), ("get_command", 405),
-                                         ("not_found", 404), ("bad_lines", 400), ("bad_hours", 400), ("schedule", 404),
+                                         ("not_found", 404), ("bad_lines", 400), ("bad_hours", 400),
                                          ("limited_right_token", 429)]
         for (key, code) in expected {
             XCTAssertEqual(answer(key).code, code, "\(key): \(answer(key).body)")
@@ -131,7 +142,14 @@ print(json.dumps(out))
         XCTAssertEqual(answer("unknown").body, ctlUnknown, "an unknown command: ctl's error, word for word")
         XCTAssertEqual(answer("no_player").body, ctlNoPlayer)
         XCTAssertTrue(answer("no_command").body.contains("missing \\\"command\\\""), answer("no_command").body)
-        XCTAssertEqual(answer("schedule").body, #"{"error":"schedule: this run has no programme","ok":false}"#)
+        // The programme: ctl schedule's reply, with the listing of the next 6 hours.
+        let schedule = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(answer("schedule").body.utf8)) as? [String: Any])
+        XCTAssertEqual(answer("schedule").code, 200, answer("schedule").body)
+        XCTAssertEqual((schedule["schedule"] as? [String: Any])?["timezone"] as? String, "UTC")
+        XCTAssertEqual(((schedule["schedule"] as? [String: Any])?["next"] as? [[String: Any]])?.first?["block"] as? String, "later")
+        let lines = schedule["lines"] as? [String] ?? []
+        XCTAssertEqual(lines.count, 3, "filler, the block, filler: \(lines)")
+        XCTAssertTrue(lines.count == 3 && lines[1].contains("later") && lines[1].contains("\(at):00"), "\(lines)")
         // ... and nothing changed.
         XCTAssertEqual(r["publishing_before"] as? Bool, true)
         XCTAssertEqual(r["publishing_after_bad_input"] as? Bool, true)
