@@ -102,4 +102,23 @@ final class HTTPEventStreamTests: XCTestCase {
         XCTAssertTrue(post.send(body))
         XCTAssertEqual(post.readLine(timeout: 10), "HTTP/1.1 403 Forbidden\r")
     }
+
+    /// A client that reads nothing at all is let go once its socket has taken nothing for the
+    /// idle time (1 s here, 30 s in a run): its stream is closed and forgotten.
+    func testAClientThatReadsNothingIsLetGoAtTheIdleTime() throws {
+        let hub = EventStream()
+        var site = HTTPSite()
+        site.events = hub
+        var limits = MediaPub.HTTPServer.Limits.standard
+        limits.idleTimeout = 1
+        let port = try Ports.free()
+        let server = try MediaPub.HTTPServer(spec: "127.0.0.1:\(port)", limits: limits, site: site)
+        defer { server.stop() }
+        let silent = try TestSocket.tcp(port: port)
+        XCTAssertTrue(silent.send("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { hub.clients == 1 })
+        let pad = String(repeating: "x", count: 2000)
+        for n in 1...20_000 { hub.publish(Data(#"{"event":"warning","n":\#(n),"pad":"\#(pad)"}"#.utf8)) }
+        XCTAssertTrue(Ports.waitUntil(timeout: 30) { hub.clients == 0 }, "the silent stream is closed once its socket is stuck")
+    }
 }
