@@ -5,7 +5,7 @@ BIN := .build/debug/mediapub
 # Where `make install` puts the release binary (bin/) and the docs (share/doc/mediapub/, its docs/ beside the README).
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build media run install test bench soak clean
+.PHONY: all deps test-deps build media run install unit test bench soak clean
 
 all: build
 
@@ -35,9 +35,19 @@ install: deps
 	install -d "$(DESTDIR)$(PREFIX)/share/doc/mediapub/docs"
 	install -m 0644 docs/*.md "$(DESTDIR)$(PREFIX)/share/doc/mediapub/docs/"
 
+# The unit tests alone (Tests/MediaPubUnitTests): pure values, no pipeline run, process,
+# network or media; under a minute.
+UNIT := '^MediaPubUnitTests\.'
+
+unit: build
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-swift-testing --filter $(UNIT)
+
+# Every test: the unit tests first, then the end-to-end ones (Tests/MediaPubTests).
 test: test-deps build media
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-swift-testing
+	$(SWIFT) test --skip-build --disable-swift-testing --filter $(UNIT)
+	$(SWIFT) test --skip-build --disable-swift-testing --skip $(UNIT)
 
 # mediapub side by side with ffmpeg and gst-launch at the same settings: wall, CPU, peak RSS,
 # SSIM, first packet (release build; BENCH_SECONDS=5 BENCH_RUNS=1 for a quick check).

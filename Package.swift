@@ -44,7 +44,13 @@ let package = Package(
             // In the dynamic symbol table whatever else is linked, so that it interposes libc's.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=connect"])]
         ),
-        .testTarget(name: "MediaPubTests", dependencies: ["MediaPub"]),
+        // Helpers both test targets use (no tests of its own): Tests/MediaPubTestSupport.
+        .testTarget(name: "MediaPubTestSupport", dependencies: ["MediaPub"]),
+        // Pure values, in milliseconds: no pipeline run, no process, no network, no files but
+        // temporary text (`make unit`, under a minute).
+        .testTarget(name: "MediaPubUnitTests", dependencies: ["MediaPub", "MediaPubTestSupport"]),
+        // End to end: mediapub and the library run against real servers and tools (with the unit tests, `make test`).
+        .testTarget(name: "MediaPubTests", dependencies: ["MediaPub", "MediaPubTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -93,6 +93,13 @@ final class ControlPlayerTests: XCTestCase {
         return all[last...].last { $0["event"] as? String == "player.progress" }?["position_ms"] as? Int ?? -1
     }
 
+    /// The two longest realtime runs (mostly waiting: for loads, a slow server, settings),
+    /// each with its own folder and control socket: at once, each checked as its own test was.
+    func testFailedLoadsAndEverySettingEachInARunOfItsOwnAtOnce() {
+        atOnce([("failed loads and a good one", failedLoadsLeavePictureAndToneUnbrokenAndAGoodOneTakesOverWithoutAGap),
+                ("every player setting", everyPlayerSettingIsSettableAtRunTime)])
+    }
+
     /// docs/control.md `load`: the new source is prepared beside the one that plays,
     /// which goes on until the new one has its first picture and sound; a load that
     /// fails changes nothing. A realtime recording of a blue 440 Hz source is given a
@@ -100,7 +107,7 @@ final class ControlPlayerTests: XCTestCase {
     /// recording is checked frame by frame (ffmpeg signalstats) and 20 ms by 20 ms
     /// (RMS of the PCM ffmpeg decodes). Before: the 404 stopped the player, black and
     /// silent from then on.
-    func testFailedLoadsLeavePictureAndToneUnbrokenAndAGoodOneTakesOverWithoutAGap() throws {
+    private func failedLoadsLeavePictureAndToneUnbrokenAndAGoodOneTakesOverWithoutAGap() throws {
         let dir = try makeTempDir()
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
@@ -179,7 +186,7 @@ final class ControlPlayerTests: XCTestCase {
 
     /// aux off takes the player out of the stream (checked on the recording); play volume,
     /// mute-local and the progress interval change as status and events show.
-    func testEveryPlayerSettingIsSettableAtRunTime() throws {
+    private func everyPlayerSettingIsSettableAtRunTime() throws {
         let dir = try makeTempDir()
         try TestMedia.makeAudio(in: dir, name: "a.wav", seconds: 30, freq: 440, ext: "wav")
         let (mp, socket, eventsURL, out) = try start(dir, source: "a.wav")

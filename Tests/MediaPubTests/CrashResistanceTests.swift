@@ -151,11 +151,19 @@ final class CrashResistanceTests: XCTestCase {
 
     // MARK: consumers that go away, destinations that fill
 
+    /// The runs that mostly wait (an SRT caller nobody answers beside a source that cannot be
+    /// read, three times; events and the log to pipes whose readers go), each with its own
+    /// folder and preset name or control socket: all at once, each checked as its own test was.
+    func testSRTCallersNobodyAnswersAndPipesThatCloseEachInARunOfItsOwnAtOnce() {
+        atOnce([("an SRT output nobody answers", anSRTOutputNobodyAnswersEndsTheRunWithItsExitCodeEveryTime),
+                ("pipes that close", eventsAndStderrToPipesThatCloseCostOnlyTheEventsAndTheLogs)])
+    }
+
     /// The events and the log each to a pipe whose reader goes away, each its own run,
     /// folder and control socket, at once: both runs are realtime. Both are started and
     /// their pipes read and closed, then each run is followed to its end and checked as
     /// its own test did.
-    func testEventsAndStderrToPipesThatCloseCostOnlyTheEventsAndTheLogs() throws {
+    private func eventsAndStderrToPipesThatCloseCostOnlyTheEventsAndTheLogs() throws {
         let events = try eventsToAPipeClosedAfterThreeLinesCostOnlyTheEvents()
         let logs = try stderrToAPipeThatClosesCostsOnlyTheLogs()
         try events()
@@ -321,7 +329,7 @@ final class CrashResistanceTests: XCTestCase {
     /// crashed it after `finished:` in about one run in three. The three runs go at
     /// once (each its own process, name and control socket): most of each run is the
     /// unreadable source's retries, waited for, not work.
-    func testAnSRTOutputNobodyAnswersEndsTheRunWithItsExitCodeEveryTime() throws {
+    private func anSRTOutputNobodyAnswersEndsTheRunWithItsExitCodeEveryTime() throws {
         let dir = try makeTempDir()
         let closed = try Ports.free()
         var runs: [(run: Int, recording: URL, process: RunningProcess)] = []

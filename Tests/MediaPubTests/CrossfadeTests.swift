@@ -8,6 +8,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 final class CrossfadeTests: XCTestCase {
     typealias K = PresetTestKit

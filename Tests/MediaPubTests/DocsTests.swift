@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 /// docs/ says what the program does: every event and its fields, every status
 /// field, every metric with its type and labels, every control command and

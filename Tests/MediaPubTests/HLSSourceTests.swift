@@ -35,10 +35,20 @@ final class HLSSourceTests: XCTestCase {
         events.filter { $0["event"] as? String == "warning" }.compactMap { $0["message"] as? String }
     }
 
+    /// The live origins' runs (realtime, mostly waiting: for the origins, the retries'
+    /// backoff, a 20 s --duration) and the VOD runs whose segments answer 404, each with
+    /// its own folder, server and control socket: all at once, each checked as its own
+    /// test was.
+    func testLiveOriginsThatDieRestartOrCloseAndVODSegmentsThatAnswer404EachInARunOfItsOwnAtOnce() {
+        atOnce([("live origins", liveOriginThatDiesIsNeverReplayedOneThatRestartsIsJoinedAgainAndOneThatClosesItsPlaylistHasNoDuration),
+                ("a VOD segment that answers 404", vodSegmentThatAnswers404IsSkippedAndTheItemGoesOn),
+                ("a VOD's first segment that answers 404", vodFirstSegmentThatAnswers404IsSkipped)])
+    }
+
     /// 10 s in five 2 s segments; the 3rd answers 404. The item plays the other
     /// 8 s (it played 4 s and the run ended "content ended"), and one warning
     /// line says which segment was skipped, in our words.
-    func testVODSegmentThatAnswers404IsSkippedAndTheItemGoesOn() throws {
+    private func vodSegmentThatAnswers404IsSkippedAndTheItemGoesOn() throws {
         let dir = try makeTempDir()
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
@@ -49,7 +59,8 @@ final class HLSSourceTests: XCTestCase {
         let url = server.url("index.m3u8")
         let out = dir.appendingPathComponent("out.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
-        let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: url, ["video: true"])], output: out)
+        // Named for itself: its control socket is not the live runs' (they go at once).
+        let yaml = PlayerPreset.video(name: "vod404", players: [PlayerPreset.player("main", source: url, ["video: true"])], output: out)
         let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--events", events.path], timeout: 90)
         XCTAssertEqual(r.status, 0, r.summary("mediapub with a VOD HLS missing its 3rd segment"))
         XCTAssertTrue(server.accessLog.contains("\"GET /seg002.ts HTTP/1.1\" 404"), "nginx answered 404:\n\(server.accessLog)")
@@ -85,7 +96,7 @@ final class HLSSourceTests: XCTestCase {
     /// first segment, so the rest is read from a playlist of our own that starts
     /// after it (it failed with GStreamer's multi-line text, nothing played, exit 1).
     /// That file is ours and goes with the session.
-    func testVODFirstSegmentThatAnswers404IsSkipped() throws {
+    private func vodFirstSegmentThatAnswers404IsSkipped() throws {
         let dir = try makeTempDir()
         let www = dir.appendingPathComponent("www")
         let tmp = dir.appendingPathComponent("tmp")
@@ -98,7 +109,7 @@ final class HLSSourceTests: XCTestCase {
         let out = dir.appendingPathComponent("out.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let preset = try writeFile(dir, "preset.yaml",
-                                   PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: url)], output: out))
+                                   PlayerPreset.audioOnly(name: "vodfirst404", players: [PlayerPreset.player("main", source: url)], output: out))
         let r = try CLI.run(["--preset", preset.path, "--no-realtime", "--events", events.path], env: ["TMPDIR": tmp.path], timeout: 90)
         XCTAssertEqual(r.status, 0, r.summary("mediapub with a VOD HLS missing its 1st segment"))
         let p = try MediaProbe.probe(out.path)
@@ -211,7 +222,7 @@ final class HLSSourceTests: XCTestCase {
     /// overlap: the closing origin's run is started, the dying one's started and its origin
     /// killed, the closing origin stopped (its run has played 3 s by then), the restarting
     /// one followed through; then the other two are checked as their own tests did.
-    func testLiveOriginThatDiesIsNeverReplayedOneThatRestartsIsJoinedAgainAndOneThatClosesItsPlaylistHasNoDuration() throws {
+    private func liveOriginThatDiesIsNeverReplayedOneThatRestartsIsJoinedAgainAndOneThatClosesItsPlaylistHasNoDuration() throws {
         let dir = try makeTempDir()
         func folder(_ name: String) throws -> URL {
             let sub = dir.appendingPathComponent(name)

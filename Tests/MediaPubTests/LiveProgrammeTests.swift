@@ -118,18 +118,25 @@ final class LiveProgrammeTests: XCTestCase {
         return Aired(bFrom: clockSeconds(stats[first]) ?? -1, releasedAt: releasedAt, stateUnderFeed: stateUnderFeed)
     }
 
+    /// The two runs (realtime, mostly waiting for the blocks and the feed), each with its
+    /// own folder, port and control socket: both at once, each checked as its own test was.
+    func testContinueAndPauseEachInARunOfItsOwnAtOnce() {
+        atOnce([("continue", continueJoinsABlockThatStartedUnderTheFeedInProgress),
+                ("pause", pauseKeepsTheProgrammePausedThroughABlockStartAndResumesItFromThere)])
+    }
+
     /// continue: b played on, unheard, under the feed; it comes back where the clock says
     /// it is: the second it had played when the sender stopped and release_after after the
     /// feed's last data, never from its top. (The sender's last burst of data can come up
     /// to a third of a second before it stops, hence 1.5 s rather than 2.)
-    func testContinueJoinsABlockThatStartedUnderTheFeedInProgress() throws {
+    private func continueJoinsABlockThatStartedUnderTheFeedInProgress() throws {
         guard let aired = try run(programme: "continue") else { return }
         XCTAssertEqual(aired.stateUnderFeed, "playing")
         XCTAssertGreaterThan(aired.bFrom, 1.5, "b joined in progress: \(aired)")
     }
 
     /// pause: b's start under the feed leaves the player paused; b comes back from its top.
-    func testPauseKeepsTheProgrammePausedThroughABlockStartAndResumesItFromThere() throws {
+    private func pauseKeepsTheProgrammePausedThroughABlockStartAndResumesItFromThere() throws {
         guard let aired = try run(programme: "pause") else { return }
         XCTAssertEqual(aired.stateUnderFeed, "paused", "b's start under the feed did not set the player playing")
         XCTAssertLessThan(aired.bFrom, 0.3, "b from its top: \(aired)")

@@ -34,15 +34,16 @@ final class LiveTakeoverTests: XCTestCase {
         let dir = try makeTempDir(label)
         let port = try Ports.free()
         let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
-        let preset = try writeFile(dir, "preset.yaml", programme(recordingTo: out, live: "source: \"srt://:\(port)?mode=listener\", \(keys)"))
+        let preset = try writeFile(dir, "preset.yaml", programme(label, recordingTo: out, live: "source: \"srt://:\(port)?mode=listener\", \(keys)"))
         let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "\(seconds)", "--events", events.path])
         XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), run.stderr)
         return (port, out, events, run)
     }
 
-    /// A red 440 Hz programme recorded to `out`, with the `live:` keys given.
-    private func programme(recordingTo out: URL, live: String) -> String {
-        PlayerPreset.video(players: [PlayerPreset.player("prog", source: "testsrc:?pattern=red&freq=440")], output: out,
+    /// A red 440 Hz programme recorded to `out`, with the `live:` keys given; `name`d
+    /// for its scenario (its control socket is the name's: the runs go at once).
+    private func programme(_ name: String, recordingTo out: URL, live: String) -> String {
+        PlayerPreset.video(name: name, players: [PlayerPreset.player("prog", source: "testsrc:?pattern=red&freq=440")], output: out,
                            extra: "live: { \(live) }")
     }
 
@@ -60,12 +61,22 @@ final class LiveTakeoverTests: XCTestCase {
         ])
     }
 
-    func testSRTFeedsTakeOverAndHandBackOnAnUnbrokenTimeline() throws {
+    /// Each feed's run, realtime and mostly waiting on the wall clock, with its own
+    /// folder, port and sender: all five at once, each checked as its own test was.
+    func testFeedsTakeOverAndHandBackEachInARunOfItsOwnAtOnce() {
+        atOnce([("SRT feeds", srtFeedsTakeOverAndHandBackOnAnUnbrokenTimeline),
+                ("an RTMP feed", anRTMPFeedPulledFromAServerTakesOverAndHandsBack),
+                ("a feed faster than the clock", aFeedFasterThanTheClockIsDroppedNotQueued),
+                ("a refused feed", aRefusedFeedIsSaidOnceMaskedAndTheRunGoesOn),
+                ("a feed without sound", aFeedWithoutSoundGoesOnAirOnItsPicturesWhileItDelivers)])
+    }
+
+    private func srtFeedsTakeOverAndHandBackOnAnUnbrokenTimeline() throws {
         let dir = try makeTempDir("live")
         let port = try Ports.free()
         let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
         let socket = dir.appendingPathComponent("ctl.sock").path
-        let yaml = programme(recordingTo: out, live: "source: \"srt://:\(port)?mode=listener&passphrase=${LIVE_PASS}\", takeover_after: 500ms, release_after: 2s")
+        let yaml = programme("live", recordingTo: out, live: "source: \"srt://:\(port)?mode=listener&passphrase=${LIVE_PASS}\", takeover_after: 500ms, release_after: 2s")
         let preset = try writeFile(dir, "preset.yaml", yaml)
         let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "\(Int(seconds))", "--events", events.path,
                                      "--control", socket], env: ["LIVE_PASS": passphrase])
@@ -136,11 +147,11 @@ final class LiveTakeoverTests: XCTestCase {
     }
 
     /// An RTMP feed pulled from nginx-rtmp, which ffmpeg publishes to for 4 s: the same switch.
-    func testAnRTMPFeedPulledFromAServerTakesOverAndHandsBack() throws {
+    private func anRTMPFeedPulledFromAServerTakesOverAndHandsBack() throws {
         let dir = try makeTempDir("livertmp")
         let server = try startRTMPServer()
         let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
-        let yaml = programme(recordingTo: out, live: "source: \"\(server.url(key: "feed"))\", takeover_after: 500ms, release_after: 2s")
+        let yaml = programme("livertmp", recordingTo: out, live: "source: \"\(server.url(key: "feed"))\", takeover_after: 500ms, release_after: 2s")
         let preset = try writeFile(dir, "preset.yaml", yaml)
         let run = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "14", "--events", events.path])
         XCTAssertTrue(EventLog.waitFor(events, of: run, EventLog.outputState("publishing")), run.stderr)
@@ -164,7 +175,7 @@ final class LiveTakeoverTests: XCTestCase {
     /// A sender three times too fast (9 s of media in 3 s): what the capture cannot take in
     /// time is dropped, not queued: the feed stays on air for about what was sent in wall
     /// time, not for its 9 s of media, and the timeline is unbroken.
-    func testAFeedFasterThanTheClockIsDroppedNotQueued() throws {
+    private func aFeedFasterThanTheClockIsDroppedNotQueued() throws {
         let (port, out, events, run) = try listenerRun("livefast", keys: "takeover_after: 0s, release_after: 1s", seconds: 12)
         let sender = try startTool("ffmpeg", [
             "-nostdin", "-hide_banner", "-v", "error", "-readrate", "3",
@@ -182,11 +193,11 @@ final class LiveTakeoverTests: XCTestCase {
 
     /// A feed whose server refuses it is said once, masked, opened again and again, and
     /// never stops the run: the programme plays to its end.
-    func testARefusedFeedIsSaidOnceMaskedAndTheRunGoesOn() throws {
+    private func aRefusedFeedIsSaidOnceMaskedAndTheRunGoesOn() throws {
         let dir = try makeTempDir("liverefused")
         let port = try Ports.free()
         let out = dir.appendingPathComponent("rec.mkv"), events = dir.appendingPathComponent("events.jsonl")
-        let yaml = programme(recordingTo: out, live: "source: \"rtmp://127.0.0.1:\(port)/live/secret-key-42\"")
+        let yaml = programme("liverefused", recordingTo: out, live: "source: \"rtmp://127.0.0.1:\(port)/live/secret-key-42\"")
         let run = try runPreset(yaml, in: dir, args: ["--realtime", "--duration", "4", "--events", events.path], timeout: 60)
         XCTAssertEqual(run.status, 0, run.summary("mediapub"))
         let reasons = try EventLog.read(events).filter { $0["event"] as? String == "live.state" }.compactMap { $0["reason"] as? String }
@@ -201,7 +212,7 @@ final class LiveTakeoverTests: XCTestCase {
     /// silence (docs/presets.md, live), while it delivers: its pictures are taken as they come,
     /// though its running time counts from when the listener opened. Once the sender has
     /// stopped it is released, and never goes on air after.
-    func testAFeedWithoutSoundGoesOnAirOnItsPicturesWhileItDelivers() throws {
+    private func aFeedWithoutSoundGoesOnAirOnItsPicturesWhileItDelivers() throws {
         let (port, out, events, run) = try listenerRun("livemute", keys: "takeover_after: 500ms, release_after: 1s", seconds: 9)
         let sender = try startTool("ffmpeg", [
             "-nostdin", "-hide_banner", "-v", "error", "-re", "-f", "lavfi", "-i", "color=c=blue:s=320x180:r=25", "-t", "4",

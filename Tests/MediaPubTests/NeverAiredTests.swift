@@ -7,15 +7,24 @@ import XCTest
 
 final class NeverAiredTests: XCTestCase {
 
+    /// The three realtime runs (mostly waiting on the wall clock), each with its own server,
+    /// folder and preset name (so its own control socket): all at once, each checked as its
+    /// own test was.
+    func testRunsThatNeverAiredOrAiredOnceEachInARunOfItsOwnAtOnce() {
+        atOnce([("refused throughout", aRunWhoseOnlyOutputWasRefusedThroughoutExitsOne),
+                ("an Icecast server that closes", anIcecastServerThatAcceptsTheLoginAndClosesNeverAirs),
+                ("one output published", aRunWithOneOutputThatPublishedExitsZero)])
+    }
+
     /// Every output refused for the whole run (nginx-rtmp's `on_publish` refuses the
     /// key): the duration is reached, but nothing went out: exit 1, and the reason
     /// names the output (masked) and what the server did.
-    func testARunWhoseOnlyOutputWasRefusedThroughoutExitsOne() throws {
+    private func aRunWhoseOnlyOutputWasRefusedThroughoutExitsOne() throws {
         let dir = try makeTempDir()
         let rtmp = try startRTMPServer(keyPrefix: "good")
         let key = "refusedShow77q"
         let events = dir.appendingPathComponent("events.jsonl")
-        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [rtmp.url(key: key)],
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(name: "refused", source: E2EPreset.testsrc, outputs: [rtmp.url(key: key)],
                                                                   extra: "reconnect: {initial: 200ms, max: 1s, give_up_after: never}"))
         let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s", "--events", events.path], timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("a run that never published"))
@@ -38,7 +47,7 @@ final class NeverAiredTests: XCTestCase {
     /// took nothing: the output is never publishing, however often it logs in, and the
     /// run that reaches its duration exits 1. (Before: `publishing` at every login, with
     /// `bytes_acked` 0, and exit 0 "duration reached".)
-    func testAnIcecastServerThatAcceptsTheLoginAndClosesNeverAirs() throws {
+    private func anIcecastServerThatAcceptsTheLoginAndClosesNeverAirs() throws {
         let dir = try makeTempDir()
         let server = try AnswerAndCloseServer(in: self, answer: "HTTP/1.0 200 OK\r\n\r\n")
         try TestMedia.makeAudio(in: dir, name: "tone.mp3", seconds: 6, freq: 440, ext: "mp3")
@@ -68,11 +77,11 @@ final class NeverAiredTests: XCTestCase {
     }
 
     /// One output refused, a recording beside it written: the show aired (exit 0).
-    func testARunWithOneOutputThatPublishedExitsZero() throws {
+    private func aRunWithOneOutputThatPublishedExitsZero() throws {
         let dir = try makeTempDir()
         let rtmp = try startRTMPServer(keyPrefix: "good")
         let rec = dir.appendingPathComponent("rec.mkv")
-        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [rtmp.url(key: "refusedShow78q"), rec.path],
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(name: "aired", source: E2EPreset.testsrc, outputs: [rtmp.url(key: "refusedShow78q"), rec.path],
                                                                   extra: "reconnect: {initial: 200ms, max: 1s, give_up_after: never}"))
         let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "2s"], timeout: 60)
         XCTAssertEqual(r.status, 0, r.summary("a run that recorded"))

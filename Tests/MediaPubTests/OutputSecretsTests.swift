@@ -14,7 +14,16 @@ final class OutputSecretsTests: XCTestCase {
             && process.isRunning
     }
 
-    func testOutputEnvKeepsTheKeyOffTheCommandLine() throws {
+    /// The runs that mostly wait (outputs to closed ports retried, a run publishing to an
+    /// SRT listener, a realtime run looked at in /proc), each with its own folder and its
+    /// own preset name or control socket: all at once, each checked as its own test was.
+    func testDebugLogCredentialsAndOutputEnvEachInARunOfItsOwnAtOnce() {
+        atOnce([("the GStreamer debug log", gstreamerDebugLogIsMaskedAndInTheChosenFormat),
+                ("credential parameters", credentialParametersAreMaskedEverywhere),
+                ("--output-env", outputEnvKeepsTheKeyOffTheCommandLine)])
+    }
+
+    private func outputEnvKeepsTheKeyOffTheCommandLine() throws {
         let dir = try makeTempDir()
         let rtmp = try startRTMPServer()
         let key = "envkey4Hq83secret"
@@ -60,13 +69,13 @@ final class OutputSecretsTests: XCTestCase {
 
     /// GST_DEBUG makes GStreamer log URIs, locations and its SRT parameters; those lines
     /// go through mediapub's logger, masked, and as JSON lines with --log-format json.
-    func testGStreamerDebugLogIsMaskedAndInTheChosenFormat() throws {
+    private func gstreamerDebugLogIsMaskedAndInTheChosenFormat() throws {
         let dir = try makeTempDir()
         let closed = try Ports.free()
         let planted = ["httppw_9Xq2", "sig_7Rk4w", "rtmpkey_3Jm8", "srtpass_5Tz1abcd", "alice_6Wc0"]
         let source = "http://bob:\(planted[0])@127.0.0.1:\(closed)/gone.mp3?sig=\(planted[1])"
         let out = dir.appendingPathComponent("rec.mp4")
-        var yaml = E2EPreset.basic(source: E2EPreset.testsrc, outputs: [
+        var yaml = E2EPreset.basic(name: "gstdebug", source: E2EPreset.testsrc, outputs: [
             out.path,
             "rtmp://127.0.0.1:\(closed)/live/\(planted[2])",
             "srt://127.0.0.1:\(closed)?mode=caller&passphrase=\(planted[3])&streamid=#!::r=live/cam1,u=\(planted[4])",
@@ -124,7 +133,7 @@ final class OutputSecretsTests: XCTestCase {
     /// Credential query parameters (signed CDN and S3 URLs, API tokens), on an HTTP source
     /// and on an output, are masked in `validate`, the log (GStreamer's own lines too),
     /// the events (`player.track`, `output.state`) and `ctl status`.
-    func testCredentialParametersAreMaskedEverywhere() throws {
+    private func credentialParametersAreMaskedEverywhere() throws {
         let dir = try makeTempDir()
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)

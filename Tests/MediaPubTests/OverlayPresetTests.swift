@@ -1,5 +1,6 @@
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 /// Overlays as a preset gives them (docs/presets.md, overlays): a bad one refused at
 /// start at its `file:line: key`, the template's fields and the clock's format, and

@@ -1,5 +1,6 @@
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 /// The preset's field table (PresetField, one list per section): every key decodes,
 /// is range-checked as its reference says, is settable with `--set`, round-trips

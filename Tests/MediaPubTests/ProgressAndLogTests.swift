@@ -7,13 +7,20 @@ import XCTest
 
 final class ProgressAndLogTests: XCTestCase {
 
+    /// The realtime runs under script(1), each with its own folder, typescript and control
+    /// socket: at once, each checked as its own test was.
+    func testStatusLinesOnATerminalEachInARunOfItsOwnAtOnce() {
+        atOnce([("redrawn in place", statusLineRedrawsInPlaceOnATerminal),
+                ("percent, stop-after and players that end", statusLineShowsPercentWithStopAfterAndWithPlayersThatEnd)])
+    }
+
     /// Under a real terminal (script(1) gives the run a pty), the status line is drawn
     /// with carriage return and erase-line, never scrolled, and shows % and time left.
-    func testStatusLineRedrawsInPlaceOnATerminal() throws {
+    private func statusLineRedrawsInPlaceOnATerminal() throws {
         let dir = try makeTempDir()
         let typescript = dir.appendingPathComponent("typescript")
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [dir.appendingPathComponent("o.mkv").path]))
-        let command = "\(try CLI.binary()) --preset \(preset.path) --realtime --duration 4s"
+        let command = "\(try CLI.binary()) --preset \(preset.path) --realtime --duration 4s --control \(dir.appendingPathComponent("c.sock").path)"
         let r = try Proc.run(try Tools.path("script"), ["-q", "-e", "-c", command, typescript.path], env: CLI.environment(), timeout: 60)
         XCTAssertEqual(r.status, 0, r.summary("mediapub under script"))
         let screen = try String(contentsOf: typescript, encoding: .utf8)
@@ -27,7 +34,7 @@ final class ProgressAndLogTests: XCTestCase {
 
     /// `%` and `eta=` whenever the run's length is known: from `stop.after`, and from
     /// players that end (a playlist played once of items whose durations are known).
-    func testStatusLineShowsPercentWithStopAfterAndWithPlayersThatEnd() throws {
+    private func statusLineShowsPercentWithStopAfterAndWithPlayersThatEnd() throws {
         let dir = try makeTempDir()
         try TestMedia.makeAudio(in: dir, name: "a.wav", seconds: 1.5, ext: "wav")
         try TestMedia.makeAudio(in: dir, name: "b.wav", seconds: 2, freq: 660, ext: "wav")

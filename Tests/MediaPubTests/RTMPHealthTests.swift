@@ -69,10 +69,21 @@ final class RTMPHealthTests: XCTestCase {
         }
     }
 
+    /// The runs against servers that refuse a key, go and come back, never answer or
+    /// freeze, or sit among hundreds of other sockets: realtime, mostly waiting on the
+    /// wall clock, each with its own server, folder and preset name (so its own control
+    /// socket): all at once, each checked as its own test was.
+    func testServersThatRefuseGoNeverAnswerFreezeOrHideAmongOtherSocketsEachInARunOfItsOwnAtOnce() {
+        atOnce([("a server killed and back, one that never answers", aServerKilledAndBackIsRejoinedWithoutAGapAndOneThatNeverAnswersIsNeverPublishingAndStopsInTime),
+                ("a refused key", aRefusedKeyIsRejectedAndAcceptedKeysBesideItPublish),
+                ("SIGTERM while the server is frozen", sigtermWhileTheServerIsFrozenExitsWithinTenSeconds),
+                ("among hundreds of other sockets", publishingIsToldAmongHundredsOfOtherSockets)])
+    }
+
     /// A key the server refuses is `rejected` with what the server did, masked, and
     /// retried on the slow end of the backoff; accepted keys to the same server publish,
     /// each judged by its own connection.
-    func testARefusedKeyIsRejectedAndAcceptedKeysBesideItPublish() throws {
+    private func aRefusedKeyIsRejectedAndAcceptedKeysBesideItPublish() throws {
         let dir = try makeTempDir()
         let rtmp = try startRTMPServer(keyPrefix: "good")
         let bad = rtmp.url(key: "refusedKey42x")
@@ -119,7 +130,7 @@ final class RTMPHealthTests: XCTestCase {
     /// The run to a server that never answers (each its own process, folder and control
     /// socket) goes beside it, started first and followed to its end while this one's
     /// server is down (10 s): each is checked as its own test did.
-    func testAServerKilledAndBackIsRejoinedWithoutAGapAndOneThatNeverAnswersIsNeverPublishingAndStopsInTime() throws {
+    private func aServerKilledAndBackIsRejoinedWithoutAGapAndOneThatNeverAnswersIsNeverPublishingAndStopsInTime() throws {
         let top = try makeTempDir()
         let dir = top.appendingPathComponent("back"), silentDir = top.appendingPathComponent("silent")
         for sub in [dir, silentDir] { try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true) }
@@ -132,7 +143,7 @@ final class RTMPHealthTests: XCTestCase {
         let url = first.url(key: "backAgainKey")
         let out = dir.appendingPathComponent("rec.mkv")
         let events = dir.appendingPathComponent("events.jsonl")
-        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440", outputs: [url, out.path],
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(name: "back", source: "testsrc:?pattern=ball&freq=440", outputs: [url, out.path],
                                                                   extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never}"))
         let mp = try startMediaPub(["--preset", preset.path, "--realtime", "--duration", "20s", "--events", events.path])
         func rtmpStates() -> [String] { states(events, url: SecretMask.mask(url: url)).compactMap { $0["state"] as? String } }
@@ -169,13 +180,13 @@ final class RTMPHealthTests: XCTestCase {
 extension RTMPHealthTests {
     /// nginx frozen (SIGSTOP) mid-stream: once it is noticed as stalled and the output
     /// calls it again, SIGTERM to mediapub exits within 10 s with the recording finalised.
-    func testSIGTERMWhileTheServerIsFrozenExitsWithinTenSeconds() throws {
+    private func sigtermWhileTheServerIsFrozenExitsWithinTenSeconds() throws {
         let dir = try makeTempDir()
         let rtmp = try startRTMPServer()
         addTeardownBlock { kill(rtmp.process.pid, SIGCONT) }
         let out = dir.appendingPathComponent("rec.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
-        var yaml = E2EPreset.basic(source: "testsrc:?pattern=snow&freq=440", outputs: [rtmp.url(key: "frozenKey"), out.path],
+        var yaml = E2EPreset.basic(name: "frozen", source: "testsrc:?pattern=snow&freq=440", outputs: [rtmp.url(key: "frozenKey"), out.path],
                                    extra: "reconnect: {initial: 500ms, max: 1s, give_up_after: never, stall: 3s}")
         yaml = yaml.replacingOccurrences(of: "bitrate: 800k", with: "bitrate: 6000k")   // fills the server's buffers in seconds
         let preset = try writeFile(dir, "t.yaml", yaml)
@@ -202,7 +213,7 @@ extension RTMPHealthTests {
     /// loopback): the output still finds its own socket and publishes. (When this read
     /// /proc/self/net/tcp, Foundation's String(contentsOfFile:) returned only procfs's
     /// first page, and the output's socket was never found.)
-    func testPublishingIsToldAmongHundredsOfOtherSockets() throws {
+    private func publishingIsToldAmongHundredsOfOtherSockets() throws {
         let dir = try makeTempDir()
         let held = """
         import signal, socket
@@ -216,7 +227,7 @@ extension RTMPHealthTests {
         XCTAssertTrue(Ports.waitUntil(timeout: 30) { holder.stdout.contains("held") || !holder.isRunning }, holder.stderr)
         let rtmp = try startRTMPServer()
         let events = dir.appendingPathComponent("events.jsonl")
-        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: E2EPreset.testsrc, outputs: [rtmp.url(key: "crowdKey")]))
+        let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(name: "crowd", source: E2EPreset.testsrc, outputs: [rtmp.url(key: "crowdKey")]))
         let r = try CLI.run(["--preset", preset.path, "--realtime", "--duration", "3s", "--events", events.path], timeout: 60)
         XCTAssertEqual(r.status, 0, r.summary("RTMP among 600 other sockets"))
         XCTAssertEqual(states(events).compactMap { $0["state"] as? String }, ["publishing", "stopped"], r.stderr)

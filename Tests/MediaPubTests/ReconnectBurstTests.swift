@@ -38,6 +38,14 @@ final class ReconnectBurstTests: XCTestCase {
         }
     }
 
+    /// The two realtime runs (mostly waiting: for deadlines and `give_up_after`, for bursts of
+    /// reconnects), each with its own servers, folder and control socket, each counting its own
+    /// process's descriptors: at once, each checked as its own test was.
+    func testConnectsGivenUpAndBurstsOfReconnectsEachInARunOfItsOwnAtOnce() {
+        atOnce([("connects given up at their deadline", connectsGivenUpAtTheirDeadlineLeaveNothingBehind),
+                ("bursts of parallel reconnects", burstsOfParallelReconnectsLeaveNothingBehind)])
+    }
+
     /// Twelve bursts of five `ctl reconnect` at once (60 in all): they are carried out one
     /// at a time (one asked while a connect is under way, or while the connection it
     /// replaces is being closed, is that connect), none fails, and once the output
@@ -48,7 +56,7 @@ final class ReconnectBurstTests: XCTestCase {
     /// application", its socket shut down under its `connect`); and rtmp2sink stopped
     /// there kept its socket and its main context for ever: descriptors went 27 → 29…33
     /// and now and then a second connection to nginx stayed open.
-    func testBurstsOfParallelReconnectsLeaveNothingBehind() throws {
+    private func burstsOfParallelReconnectsLeaveNothingBehind() throws {
         let dir = try makeTempDir()
         let rtmp = try startRTMPServer()
         let events = dir.appendingPathComponent("events.jsonl")
@@ -135,7 +143,7 @@ final class ReconnectBurstTests: XCTestCase {
     /// is stopped): after `give_up_after` and after each `ctl reconnect` of the failed
     /// outputs (one more connect each, given up again at its deadline), mediapub holds no
     /// connection to either, one to nginx, and the same descriptors each time.
-    func testConnectsGivenUpAtTheirDeadlineLeaveNothingBehind() throws {
+    private func connectsGivenUpAtTheirDeadlineLeaveNothingBehind() throws {
         let dir = try makeTempDir()
         let rtmp = try startRTMPServer()
         let bad = try startBadRTMPServers()

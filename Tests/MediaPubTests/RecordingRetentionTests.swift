@@ -4,6 +4,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 final class RecordingRetentionTests: XCTestCase {
     private typealias K = PresetTestKit

@@ -93,7 +93,15 @@ final class RecordingSafetyTests: XCTestCase {
         XCTAssertEqual(failed.first?["error"] as? String, "Could not open file \"\(bad.path)\" for writing: Not a directory")
     }
 
-    func testARecordingWhoseFolderIsRemovedMidRunGoesOnInANewFile() throws {
+    /// A full disk (as fast as possible) and a folder removed mid-run (realtime, mostly
+    /// waiting), each with its own folder and, for the realtime one, its own control socket:
+    /// at once, each checked as its own test was.
+    func testAFullDiskAndAFolderRemovedMidRunEachInARunOfItsOwnAtOnce() {
+        atOnce([("a full disk", aFullDiskHoldsUpThatRecordingAloneAndNamesIt),
+                ("a folder removed mid-run", aRecordingWhoseFolderIsRemovedMidRunGoesOnInANewFile)])
+    }
+
+    private func aRecordingWhoseFolderIsRemovedMidRunGoesOnInANewFile() throws {
         let dir = try makeTempDir()
         let folder = dir.appendingPathComponent("rec")
         let out = folder.appendingPathComponent("show.mp4")
@@ -123,7 +131,7 @@ final class RecordingSafetyTests: XCTestCase {
     /// A 2 MB disk (tmpfs) fills mid-run: that recording is reconnecting, naming its file (it
     /// is retried until there is room), and stays playable up to where the disk filled; the
     /// other recording runs its full length.
-    func testAFullDiskHoldsUpThatRecordingAloneAndNamesIt() throws {
+    private func aFullDiskHoldsUpThatRecordingAloneAndNamesIt() throws {
         let dir = try makeTempDir()
         guard let small = try mountFullableDisk(in: dir) else { return }
         let full = small.appendingPathComponent("rec.mp4")

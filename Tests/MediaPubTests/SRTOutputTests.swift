@@ -7,6 +7,17 @@ import XCTest
 
 final class SRTOutputTests: XCTestCase {
 
+    /// The runs that mostly wait on the wall clock (a listener that is killed, stops
+    /// acknowledging or never was; a caller pulling from mediapub's listener), each with
+    /// its own folder, port, control socket and listener: all at once, each checked as
+    /// its own test was.
+    func testListenersThatGoStallOrNeverWereAndACallerOfOursEachInARunOfItsOwnAtOnce() {
+        atOnce([("listener mode", listenerModeServesACaller),
+                ("a listener that stops acknowledging", aListenerThatStopsAcknowledgingIsNoticedAndReconnected),
+                ("a listener killed", aListenerKilledIsNoticedAndTheNextOneGetsAKeyframeFirst),
+                ("no listener", aCallerWithNoListenerSaysSo)])
+    }
+
     /// mediapub calls a listening srt-live-transmit, which writes the TS to a file.
     func testCallerModeDeliversDecodableMPEGTS() throws {
         let dir = try makeTempDir()
@@ -59,7 +70,7 @@ final class SRTOutputTests: XCTestCase {
     }
 
     /// mediapub listens; ffmpeg connects as the caller and records 3 s.
-    func testListenerModeServesACaller() throws {
+    private func listenerModeServesACaller() throws {
         let dir = try makeTempDir()
         let port = try Ports.free()
         let preset = try writeFile(dir, "srt.yaml", E2EPreset.basic(source: E2EPreset.testsrc))
@@ -67,7 +78,8 @@ final class SRTOutputTests: XCTestCase {
 
         let mp = try startMediaPub(["--preset", preset.path,
                                     "--output", "srt://127.0.0.1:\(port)?mode=listener",
-                                    "--realtime", "--duration", "10s", "--events", events.path])
+                                    "--realtime", "--duration", "10s", "--events", events.path,
+                                    "--control", dir.appendingPathComponent("c.sock").path])
         let listening = EventLog.waitFor(events, of: mp, timeout: 8) {
             $0["event"] as? String == "output.state" && $0["state"] as? String == "publishing"
         }
@@ -162,7 +174,7 @@ final class SRTOutputTests: XCTestCase {
     /// An SRT caller is publishing once the listener acknowledges; a listener that stops
     /// (SIGSTOP: it neither reads nor acknowledges) is noticed after reconnect.stall and
     /// the output reconnects (reason: stalled); once it goes on, the output publishes again.
-    func testAListenerThatStopsAcknowledgingIsNoticedAndReconnected() throws {
+    private func aListenerThatStopsAcknowledgingIsNoticedAndReconnected() throws {
         let dir = try makeTempDir()
         let srt = try startSRTListener(output: dir.appendingPathComponent("received.ts"))
         let out = dir.appendingPathComponent("rec.mkv")
@@ -209,7 +221,7 @@ final class SRTOutputTests: XCTestCase {
     /// srtsink reconnected on its own without a word: the output stayed publishing, its
     /// statistics stood still (so nothing counted as sent and nothing stalled), and the
     /// new listener got the stream mid-GOP ("non-existing PPS").
-    func testAListenerKilledIsNoticedAndTheNextOneGetsAKeyframeFirst() throws {
+    private func aListenerKilledIsNoticedAndTheNextOneGetsAKeyframeFirst() throws {
         let dir = try makeTempDir()
         let srt = try startSRTListener(output: dir.appendingPathComponent("received.ts"))
         let events = dir.appendingPathComponent("events.jsonl")
@@ -247,7 +259,7 @@ final class SRTOutputTests: XCTestCase {
     }
 
     /// A caller with nobody listening says so, in words (srtsink says "Connection does not exist").
-    func testACallerWithNoListenerSaysSo() throws {
+    private func aCallerWithNoListenerSaysSo() throws {
         let dir = try makeTempDir()
         let port = try Ports.free()
         let events = dir.appendingPathComponent("events.jsonl")

@@ -46,9 +46,16 @@ final class SignalTests: XCTestCase {
         }
     }
 
+    /// The realtime runs that are signalled, each with its own folder and control socket:
+    /// at once, each checked as its own test was.
+    func testSIGTERMSIGINTAndSIGHUPEachInARunOfItsOwnAtOnce() {
+        atOnce([("SIGTERM and SIGINT", sigtermFinalisesMP4AndSIGINTFinalisesMKV),
+                ("SIGHUP", sighupFinalisesEveryFileAndIsIgnoredUnderNohup)])
+    }
+
     /// SIGTERM finalises an MP4 and SIGINT an MKV: the two runs go at once (each realtime,
     /// each its own folder and control socket), each signalled once it has played 4 s.
-    func testSIGTERMFinalisesMP4AndSIGINTFinalisesMKV() throws {
+    private func sigtermFinalisesMP4AndSIGINTFinalisesMKV() throws {
         try recordUntilSignal([(SIGTERM, try startRecording(ext: "mp4")), (SIGINT, try startRecording(ext: "mkv"))])
     }
 
@@ -56,7 +63,7 @@ final class SignalTests: XCTestCase {
     /// once (each realtime, each its own folder and control socket); the nohup run is sent
     /// its SIGHUP once it has played 1 s, the other once it has played 3 s, then the nohup
     /// run is followed through and the other checked: each as its own test did.
-    func testSIGHUPFinalisesEveryFileAndIsIgnoredUnderNohup() throws {
+    private func sighupFinalisesEveryFileAndIsIgnoredUnderNohup() throws {
         let nohup = try startUnderNohup()
         let finalised = try sighupFinalisesEveryFile(after: { try nohup.hangUp() })
         try nohup.goesOn()

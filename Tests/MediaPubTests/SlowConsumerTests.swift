@@ -7,6 +7,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -41,11 +41,3 @@ extension XCTestCase {
 private final class ResultBox: @unchecked Sendable {
     var result: RunResult?
 }
-
-/// A thread-safe collector for tap callbacks.
-final class Collector<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [T] = []
-    func add(_ item: T) { lock.lock(); items.append(item); lock.unlock() }
-    var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
-}

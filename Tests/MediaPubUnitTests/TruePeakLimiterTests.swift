@@ -4,6 +4,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 final class TruePeakLimiterTests: XCTestCase {
     private let rate = 48000

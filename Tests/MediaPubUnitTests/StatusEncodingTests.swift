@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 /// `status` encodes to exactly the object docs/status.md shows: keys as there, null
 /// for an unknown duration or tag, optional output fields left out.

@@ -4,6 +4,7 @@
 
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 final class ContentWatchTests: XCTestCase {
     typealias K = PresetTestKit

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 /// `schedule:` in a preset or in a programme file of its own (docs/presets.md, Schedule):
 /// what it reads, and every refusal with its `file:line: key`. Pure: no media.

@@ -1,5 +1,6 @@
 import CGStreamer
 @testable import MediaPub
+@testable import MediaPubTestSupport
 import XCTest
 
 /// Errors from sinks and libcurl are scrubbed of every secret of the URL they concern.

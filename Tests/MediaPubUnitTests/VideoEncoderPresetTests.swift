@@ -1,5 +1,6 @@
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 /// The encoder keys of a preset's video section (docs/presets.md, video): `tune`, `bframes` and
 /// `profile`, their defaults, ranges and the combinations that are refused, each at

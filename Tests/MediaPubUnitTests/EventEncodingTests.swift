@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 /// Each event encodes to exactly the JSON line mediapub has always written
 /// (keys sorted, null where a value is unknown, optional errors left out).

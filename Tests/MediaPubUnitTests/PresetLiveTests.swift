@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 /// `live:` in a preset (docs/presets.md, live): what it reads, its refusals with their
 /// `file:line: key`, and its secrets masked. Pure: no media.

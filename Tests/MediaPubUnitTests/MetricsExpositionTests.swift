@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 /// `/metrics` rendered from a status value: names, types, labels and values.
 final class MetricsExpositionTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import MediaPub
+@testable import MediaPubTestSupport
 
 final class PresetOverridesTests: XCTestCase {
     typealias K = PresetTestKit
