@@ -12,7 +12,10 @@ import Glibc
 /// - a playlist crossfading into an item on that server;
 /// - a programme block whose source is on it;
 /// - `ctl overlay set logo image=` naming a FIFO nobody writes;
-/// - the programme's file replaced by a FIFO nobody writes.
+/// - the programme's file replaced by a FIFO nobody writes;
+/// - a programme block whose local file hangs whoever opens it (a write lease its holder does
+///   not give up: open(2) waits as on a hung NFS or FUSE mount, stat(2) does not) from before
+///   its cue until 8 s after.
 ///
 /// What is checked, from that one run:
 /// - mediapub's own lag watch (docs/status.md, timeline) never says `timeline.late` (more
@@ -38,6 +41,7 @@ final class TimelineOnTimeTests: XCTestCase {
         try FileManager.default.createDirectory(at: slowRoot, withIntermediateDirectories: true)
         try TestMedia.makeVideo(in: dir, name: "filler.mp4", seconds: 12, size: "320x180", fps: fps, freq: 440)
         try TestMedia.makeVideo(in: slowRoot, name: "block.mp4", seconds: 12, size: "320x180", fps: fps, freq: 660)
+        let hung = try TestMedia.makeVideo(in: dir, name: "hung.mp4", seconds: 12, size: "320x180", fps: fps, freq: 990)
         try TestMedia.makeAudio(in: dir, name: "first.wav", seconds: 6, freq: 550, ext: "wav")
         try TestMedia.makeAudio(in: slowRoot, name: "second.mp3", seconds: 20, freq: 770, ext: "mp3")
         try TestMedia.makeAudio(in: slowRoot, name: "loaded.mp3", seconds: 20, freq: 880, ext: "mp3")
@@ -47,18 +51,21 @@ final class TimelineOnTimeTests: XCTestCase {
         XCTAssertEqual(mkfifo(fifoLogo, 0o600), 0)
         let slow = try startSlowHTTPServer(root: slowRoot, delay: 8)
 
-        // The block starts 20 s of wall time from now (the run starts within a few seconds).
+        // The blocks start 20 s and 32 s of wall time from now (the run starts within a few seconds).
         let utc = DateFormatter()
         utc.locale = Locale(identifier: "en_US_POSIX")
         utc.timeZone = TimeZone(identifier: "UTC")
         utc.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        let blockAt = utc.string(from: Date().addingTimeInterval(20))
+        let now = Date()
+        let blockAt = utc.string(from: now.addingTimeInterval(20))
+        let hungAt = now.addingTimeInterval(32)
         let programme = try writeFile(dir, "programme.yaml", """
             timezone: UTC
             player: main
             filler: { items: [filler.mp4], mode: loop }
             blocks:
               - { id: slow, at: "\(blockAt)", duration: 10s, source: "\(slow.url("block.mp4"))" }
+              - { id: hung, at: "\(utc.string(from: hungAt))", duration: 10s, source: hung.mp4 }
 
             """)
         let srtPort = try Ports.free()
@@ -111,6 +118,14 @@ final class TimelineOnTimeTests: XCTestCase {
         XCTAssertTrue((logo.answer["error"] as? String ?? "").contains("logo.fifo"), "the error names it: \(logo.answer)")
         try FileManager.default.removeItem(at: programme)
         XCTAssertEqual(mkfifo(programme.path, 0o600), 0)
+        // The hung block's file: opened by nobody from now until 8 s after its cue (5 s before it).
+        let held = dir.appendingPathComponent("lease.held").path
+        let holder = try startTool("python3", ["-c", Self.leaseHolder, hung.path, held,
+                                               "\(max(1, hungAt.addingTimeInterval(3).timeIntervalSinceNow))"])
+        defer { holder.stop(signal: SIGTERM, grace: 3) }
+        XCTAssertTrue(Ports.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: held) || !holder.isRunning },
+                      "the lease is taken: \(holder.stderr)")
+        XCTAssertTrue(holder.isRunning, "the lease is held: \(holder.stderr)")
 
         // Status read every 250 ms for the rest of the run (it also keeps the socket busy).
         var reads: [(ms: Double, lagMs: Int?)] = []
@@ -148,6 +163,9 @@ final class TimelineOnTimeTests: XCTestCase {
                       "the FIFO programme file is an error event: \(named("error"))")
         let blocks = named("schedule.block").map { "\($0["block"] as? String ?? "?") \($0["state"] as? String ?? "?")" }
         XCTAssertTrue(blocks.contains("slow started"), "the block on the slow server went on air: \(blocks)")
+        XCTAssertTrue(blocks.contains("hung started"), "the block whose file hung went on air: \(blocks)")
+        XCTAssertTrue(named("player.track").contains { ($0["source"] as? String ?? "").contains("hung.mp4") },
+                      "its file played once it could be opened")
         XCTAssertTrue(named("player.track").contains { $0["player"] as? String == "extra"
                           && ($0["source"] as? String ?? "").contains("loaded.mp3") }, "the slow load played: \(named("player.track"))")
         XCTAssertTrue(named("player.track").contains { $0["player"] as? String == "music"
@@ -163,6 +181,20 @@ final class TimelineOnTimeTests: XCTestCase {
         let receivedSteps = Set(zip(received.dropFirst(), received).map { (($0 - $1) * 1000).rounded() })
         XCTAssertEqual(receivedSteps, [100], "the SRT stream's frames step 1/\(fps) s")
     }
+}
+
+extension TimelineOnTimeTests {
+    /// Holds a write lease on argv[1] (marked by creating argv[2]) for argv[3] seconds: whoever
+    /// opens the file meanwhile waits in open(2) for the lease to be given up.
+    static let leaseHolder = """
+    import fcntl, os, signal, sys, time
+    signal.signal(signal.SIGIO, signal.SIG_IGN)
+    fd = os.open(sys.argv[1], os.O_WRONLY)
+    fcntl.fcntl(fd, getattr(fcntl, "F_SETLEASE", 1024), fcntl.F_WRLCK)
+    open(sys.argv[2], "w").close()
+    time.sleep(float(sys.argv[3]))
+    fcntl.fcntl(fd, getattr(fcntl, "F_SETLEASE", 1024), fcntl.F_UNLCK)
+    """
 }
 
 /// A UDP receiver on 127.0.0.1 (behind `srt-live-transmit`): writes each datagram to `out`
