@@ -23,9 +23,10 @@ import Glibc
 ///   under 2 frames, bar what a loaded machine adds (printed);
 /// - the recording's frames step exactly 1/fps (ffprobe): nothing dropped or repeated;
 /// - a receiver behind the SRT listener timestamps every datagram as it arrives: the
-///   largest gap is printed against the 300 ms the issue asks, and asserted under 1 s
-///   (every freeze named above lasts 5 to 8 s; a loaded machine can hold the receiver
-///   itself a few hundred ms, which is not mediapub's);
+///   largest gap is printed against the 300 ms the issue asks, and asserted under 2 s
+///   (the freezes named above last 5 to 8 s; on a shared 2-core machine gaps of up to
+///   ~0.8 s were seen with no freeze at all: the process, the relay or the receiver held
+///   by the load);
 /// - `ctl status` answers each time (each answer timed on the socket and printed against
 ///   200 ms; asserted under 2 s, well under the 5 to 8 s a frozen run would take);
 /// - each slow thing ends as documented: the FIFO logo is refused at once naming the FIFO, the
@@ -156,7 +157,7 @@ final class TimelineOnTimeTests: XCTestCase {
         // Two frames are 200 ms; a read lands at a random moment of a tick, on a loaded machine.
         XCTAssertLessThan(lags.filter { $0 >= 200 }.count, max(3, lags.count / 20), "lag_ms under 2 frames: \(lags)")
         XCTAssertGreaterThan(receiver.count, 1000, "the SRT stream arrived")
-        XCTAssertLessThan(receiver.largestGapMs, 1000, "no freeze reaches the receiver")
+        XCTAssertLessThan(receiver.largestGapMs, 2000, "no freeze reaches the receiver")
 
         // Each slow thing ended as documented, off the timeline.
         XCTAssertTrue(named("error").contains { ($0["message"] as? String ?? "").contains("programme.yaml") },
