@@ -38,6 +38,7 @@ extension Mutex where Value: HasWaiters {
     /// Waits while `waiting` holds of the state, up to `deadline`; never holds the
     /// lock while it waits. Call it with the lock not held.
     borrowing func wait(until deadline: MonotonicInstant, while waiting: (Value) -> Bool) {
+        TimelineThread.assertMayWait(deadline.timeIntervalSinceNow, "a wait")
         while true {
             let semaphore: DispatchSemaphore? = withLock { s in waiting(s) ? s.waiters.enlist() : nil }
             guard let semaphore else { return }

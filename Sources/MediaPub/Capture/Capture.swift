@@ -47,6 +47,9 @@ public final class Capture: Sendable {
     let master: OutputLoudness
     /// How far a realtime timeline is behind (docs/status.md, timeline); nil as fast as possible.
     let lag: TimelineLagWatch?
+    /// Where the standby's ringtone is started and rewound (it opens or seeks a session), never on
+    /// the timeline thread (docs/design.md, What may run on the timeline thread).
+    private let ringtoneQueue = DispatchQueue(label: "standby-ringtone")
 
     private struct State {
         var publishing: Bool
@@ -93,10 +96,14 @@ public final class Capture: Sendable {
     }
 
     /// Runs `action` on the timeline thread before the tick at `seconds` of output; with a
-    /// `key`, in place of the action waiting under it (`TimelineActions`).
+    /// `key`, in place of the action waiting under it (`TimelineActions`). An action without a
+    /// key (`Broadcast.schedule`'s callers: a player's control at an exact output second) may
+    /// call the player, whose calls open sessions until it opens them on its own queue: what
+    /// it reaches is tolerated as the player's render is (`TimelineThread.toleratingPlayer`).
     func schedule(at seconds: Double, key: String? = nil, _ action: @escaping @Sendable () -> Void) {
         let tick = tick(at: seconds)
-        state.withLock { $0.actions.add(tick: tick, key: key, action) }
+        let tolerated: @Sendable () -> Void = { TimelineThread.toleratingPlayer { action() } }
+        state.withLock { $0.actions.add(tick: tick, key: key, key == nil ? tolerated : action) }
     }
 
     /// How many actions wait on the timeline.
@@ -133,7 +140,7 @@ public final class Capture: Sendable {
 
     /// Runs the timeline on the calling thread until a stop condition; sends EOS. The thread is
     /// marked as the timeline's meanwhile (`TimelineThread`).
-    func run() -> CaptureStop { TimelineThread.run { runTicks() } }
+    func run() -> CaptureStop { TimelineThread.run(realtime: realtime) { runTicks() } }
 
     private func runTicks() -> CaptureStop {
         let channels = format.channels
@@ -181,7 +188,9 @@ public final class Capture: Sendable {
             func render(_ player: MediaPlayer, wait: Double) -> MediaPlayer.Rendered {
                 scratch.withUnsafeMutableBufferPointer { out in
                     out.baseAddress!.update(repeating: 0, count: frames * channels)
-                    return player.render(frames: frames, tick: tick, at: n, into: out.baseAddress!, wait: wait)
+                    return TimelineThread.toleratingPlayer {
+                        player.render(frames: frames, tick: tick, at: n, into: out.baseAddress!, wait: wait)
+                    }
                 }
             }
             let publishing = self.publishing
@@ -201,8 +210,10 @@ public final class Capture: Sendable {
                 }
             }
             // On air, the live feed's picture and sound replace the programme's.
-            let liveOnAir = live?.apply(tick: n, length: tick, frames: frames, first: clock.audioFrames(atTick: n),
-                                        publishing: publishing, mix: &mix, feed: &feed, picture: &playerFrame) ?? false
+            let liveOnAir = TimelineThread.toleratingPlayer {
+                live?.apply(tick: n, length: tick, frames: frames, first: clock.audioFrames(atTick: n),
+                            publishing: publishing, mix: &mix, feed: &feed, picture: &playerFrame) ?? false
+            }
             if stopAtEnd, !anyAudio, !liveOnAir, let end = contentEndReason(somethingPlayed: &somethingPlayed) {
                 // The content ran out during this tick: end the timeline on the last real tick.
                 reason = end
@@ -216,17 +227,20 @@ public final class Capture: Sendable {
             if held { Mixer.silence(&mix, count: frames * channels) }
             if !publishing || held || (playerFrame == nil && !auxSounding && !liveOnAir) {
                 if let ringtone {
-                    // Like a phone's ringtone: every standby spell plays it from its beginning.
-                    var restarted = !ringtoneStarted
-                    if !ringtoneStarted {
-                        ringtone.start()
-                        ringtoneStarted = true
-                    } else if ticksWithoutRingtone >= tickRate {
-                        restarted = ringtone.rewind()
+                    // Like a phone's ringtone: every standby spell plays it from its beginning, started
+                    // or rewound on its queue: in realtime its sound comes in once it is there (the tick
+                    // never waits); as fast as possible the tick waits for it, as for any content.
+                    if !ringtoneStarted || ticksWithoutRingtone >= tickRate {
+                        let first = !ringtoneStarted
+                        let restart: @Sendable () -> Void = { if first { ringtone.start() } else { _ = ringtone.rewind() } }
+                        // (Not `sync`: that would run it on this thread.)
+                        let done = DispatchSemaphore(value: 0)
+                        ringtoneQueue.async { restart(); done.signal() }
+                        if !realtime { _ = done.wait(timeout: .now() + min(2, waitBudget)) }
                     }
+                    ringtoneStarted = true
                     ticksWithoutRingtone = 0
-                    // Just (re)started: in realtime, wait a moment for its first sound rather than skip it.
-                    let rendered = render(ringtone, wait: realtime ? (restarted ? 0.05 : 0) : min(2, waitBudget))
+                    let rendered = render(ringtone, wait: realtime ? 0 : min(2, waitBudget))
                     if rendered.audioFrames > 0 {
                         Mixer.add(scratch, into: &mix, count: frames * channels, gain: 1)
                         if monitor != nil { Mixer.add(scratch, into: &local, count: frames * channels, gain: 1) }

@@ -17,6 +17,8 @@ final class ContentWatch: Sendable {
     private let liveSource: String?
     /// Where an `alert` or `cleared` goes (it must only queue).
     private let report: @Sendable (Event) -> Void
+    /// Where an alert's `next` skips the player's item (it opens the next one), never on the timeline thread.
+    private let actions = DispatchQueue(label: "monitor-action")
 
     private struct State {
         var silence: SilenceWatch?
@@ -104,7 +106,7 @@ final class ContentWatch: Sendable {
             report(.alert(alert))
             // Skipped, the next item is counted afresh: silent (or dead) on, it is skipped in its turn.
             if action == .next, let player {
-                player.next()
+                actions.async { player.next() }
                 state.withLock { s in
                     if kind == .silence { s.silence?.restart() } else { s.picture?.restart(black: kind == .black) }
                 }

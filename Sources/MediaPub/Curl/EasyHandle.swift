@@ -104,6 +104,7 @@ final class EasyHandle {
     /// returning false stops the transfer there (a `TransferError` with
     /// CURLE_WRITE_ERROR follows). Throws `TransferError` when it fails.
     func perform(receive: (UnsafeRawBufferPointer) -> Bool = { _ in true }) throws {
+        TimelineThread.assertOff("a libcurl transfer")
         errorBuffer[0] = 0
         let code: CURLcode = try withoutActuallyEscaping(receive) { receive in
             let receiver = Receiver(receive)

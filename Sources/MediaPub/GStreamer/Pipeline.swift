@@ -112,6 +112,7 @@ final class Pipeline: Element, @unchecked Sendable {
         _ what: String,
         _ call: (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> UnsafeMutablePointer<GstElement>?
     ) throws -> UnsafeMutablePointer<GstElement> {
+        TimelineThread.assertOff("building \(what)")
         let context = gst_parse_context_new()
         defer { gst_parse_context_free(context) }
         var error: UnsafeMutablePointer<GError>? = nil

@@ -12,6 +12,7 @@ struct FileVersion: Equatable, Sendable {
 
     /// nil when `path` cannot be looked at (not there).
     init?(path: String) {
+        TimelineThread.assertOff("a file's stat")
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         size = Int64(info.st_size)

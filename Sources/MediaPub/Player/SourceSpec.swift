@@ -95,6 +95,7 @@ enum SourceSpec: Equatable {
     /// Throws, naming `source`, when it is a local file that is missing or unreadable.
     func checkReadable(_ source: String) throws {
         guard let path = localPath else { return }
+        TimelineThread.assertOff("checking a file")
         if let problem = SourceSpec.playlistContentProblem(path: path) { throw MediaPubError.badSource(source, problem) }
         guard !FileManager.default.isReadableFile(atPath: path) else { return }
         throw MediaPubError.sourceFailed(source, FileManager.default.fileExists(atPath: path) ? "cannot read the file (permissions?)" : "no such file")

@@ -30,6 +30,7 @@ enum BoundedFile {
     static let fifoWait: TimeInterval = 5
 
     static func contents(_ path: String, limit: Int) -> Result<[UInt8], Failure> {
+        TimelineThread.assertOff("reading a file")
         // Non-blocking, so that opening a FIFO with no writer does not wait for one.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(.system(errno)) }

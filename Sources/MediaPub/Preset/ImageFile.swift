@@ -21,6 +21,7 @@ struct ImageFile: Sendable {
 
     /// The file at `path`, or why it cannot be a logo (a sentence naming it).
     static func load(_ path: String) -> Result<ImageFile, PresetTextRefusal> {
+        TimelineThread.assertOff("reading an image")
         // Looked at before it is opened: opening a FIFO for reading waits for a writer.
         var info = stat()
         guard stat(path, &info) == 0 else {

@@ -43,6 +43,7 @@ struct LogoPixels: Sendable {
             if let error { g_error_free(error) }
             return .init("\(file.path) cannot be decoded as a PNG or JPEG picture (\(why.clipped()))")
         }
+        TimelineThread.assertOff("decoding an image")
         var error: UnsafeMutablePointer<GError>?
         let type = file.bytes.first == 0x89 ? "png" : "jpeg"
         guard let loader = gdk_pixbuf_loader_new_with_type(type, &error) else { return .failure(failed(error)) }

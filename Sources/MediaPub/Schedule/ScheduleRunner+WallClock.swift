@@ -6,11 +6,15 @@ extension ScheduleRunner {
     /// Every tick, on the timeline: whether the wall clock moved by more than a frame against
     /// the monotonic clock since the anchor was taken (a step, or a slew that added up); if it
     /// did, the programme follows it at once (docs/presets.md, On air: wall clock). Two clock
-    /// readings and a subtraction.
+    /// readings and a subtraction; the mark is taken again at once and the programme follows
+    /// on the cue queue (a block joined is looked at there, never on the timeline thread).
     func watchClock() {
         onTimeline(outputSeconds() + 1 / Double(tickClock.tickRate), .clock) { [weak self] in
             guard let self else { return }
-            if let moved = self.clockMoved(), abs(moved) > 1 / Double(self.tickClock.tickRate) { self.follow(moved) }
+            if let moved = self.clockMoved(), abs(moved) > 1 / Double(self.tickClock.tickRate) {
+                self.state.withLock { s in s.clockMark = self.clocks() ?? s.clockMark }
+                self.cueQueue.async { [weak self] in self?.follow(moved) }
+            }
             self.watchClock()
         }
     }
@@ -37,8 +41,8 @@ extension ScheduleRunner {
 
     /// The wall clock moved: what the programme has on air now (by the clock as it is) goes
     /// on air on the next tick, unless it is already; the switches after are planned anew.
-    /// On the timeline thread, which never waits: a block joined whose items' lengths are not
-    /// found yet leaves the filler on air until they are, found off the thread as at the start.
+    /// On the cue queue, which never waits for a probe: a block joined whose items' lengths are
+    /// not found yet leaves the filler on air until they are, found in the background as at the start.
     private func follow(_ moved: TimeInterval) {
         emit(.warning(String(format: "schedule: the wall clock moved by %+.3f s: the programme follows it", moved)))
         let generation = state.withLock { s in

@@ -11,8 +11,11 @@ import Synchronization
 /// timeline itself never jumps back).
 ///
 /// Each switch (a block's start, a block's end to filler) is cued on the player
-/// `lead` seconds ahead (its content opened beside what plays) and committed on the
-/// timeline thread just before the tick its instant falls on: it lands on that frame.
+/// `lead` seconds ahead (its content opened beside what plays), on the runner's own
+/// `programme-cue` queue (`ScheduleCue`), and committed on the timeline thread just before
+/// the tick its instant falls on: it lands on that frame. The timeline thread only decides
+/// and commits: it never opens, reads or checks anything (docs/design.md, What may run on
+/// the timeline thread).
 /// Reload and skip bump `generation`: actions planned before do nothing.
 final class ScheduleRunner: Sendable {
     let player: MediaPlayer
@@ -77,6 +80,8 @@ final class ScheduleRunner: Sendable {
     /// Probes a joined block's items, one at a time (one thread at most, each probe bounded by
     /// its deadline), until a reload, skip, step or join changes the plan or the run ends.
     let probeQueue = DispatchQueue(label: "programme-probe")
+    /// Makes the switches' cues (`ScheduleCue`), one at a time, in the order asked.
+    let cueQueue = DispatchQueue(label: "programme-cue")
     /// The wall clock (tests give one they can step).
     let wallClock: @Sendable () -> Date
 
@@ -203,20 +208,42 @@ final class ScheduleRunner: Sendable {
         let entry = programme.onAir(at: at)
         state.withLock { s in if s.generation == generation { s.next = (at, entry) } }
         let due = max(0, at.timeIntervalSince(anchor))
-        let ticket = Mutex<Int?>(nil)
+        let cue = Mutex<ScheduleCue?>(nil)
+        // On the timeline only the cue's order: it is made on the cue queue.
         onTimeline(max(0, due - Self.lead), .cue) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
-            let (playlist, offset) = self.content(entry, at: at, programme: programme, onTimeline: true)
-            guard let playlist else { return }
-            let t = self.player.cue(playlist, startAt: offset, at: self.tickClock.tick(at: due),
-                                    then: self.followOn(entry, programme: programme),
-                                    onSettled: self.whenSettled(entry, generation: generation))
-            ticket.withLock { $0 = t }
+            let made = self.makeCue(entry, at: at, programme: programme, tick: self.tickClock.tick(at: due),
+                                    knownOnly: true, generation: generation)
+            cue.withLock { $0 = made }
         }
         onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
-            self.commit(ticket.withLock { $0 }, entry: entry, scheduled: at, due: due, generation: generation)
+            self.commit(cue.withLock { $0 }, entry: entry, scheduled: at, due: due, generation: generation)
         }
+    }
+
+    /// Makes the player's cue of `entry` (nil: filler) for output tick `tick`, its content as it
+    /// is at `instant`, on the cue queue (`knownOnly`: only lengths known already count,
+    /// `content`). A plan changed before it is made makes nothing.
+    func makeCue(_ entry: ProgrammeEntry?, at instant: Date, programme: Programme, tick: UInt64, knownOnly: Bool,
+                 generation: Int) -> ScheduleCue {
+        let cue = ScheduleCue()
+        cueQueue.async { [weak self] in
+            guard let self, self.isCurrent(generation),
+                  case let (playlist?, offset) = self.content(entry, at: instant, programme: programme, onTimeline: knownOnly)
+            else {
+                _ = cue.made(.nothing)
+                return
+            }
+            let ticket = self.player.cue(playlist, startAt: offset, at: tick, then: self.followOn(entry, programme: programme),
+                                         onSettled: self.whenSettled(entry, generation: generation))
+            switch cue.made(.cued(ticket)) {
+            case .keep: break
+            case .commit: _ = self.player.commitCue(ticket, wait: 0)
+            case .cancel: self.player.cancelCue(ticket)
+            }
+        }
+        return cue
     }
 
     /// The instant of the switch after `instant`: the end of the block on air, or the next
@@ -236,23 +263,27 @@ final class ScheduleRunner: Sendable {
 
     /// On the timeline, just before the tick of `due`: what was cued goes on air. When the
     /// block on air finishes its item (`overrun: finish`), the switch waits for the item's end.
-    private func commit(_ ticket: Int?, entry: ProgrammeEntry?, scheduled: Date, due: Double, generation: Int,
+    private func commit(_ cue: ScheduleCue?, entry: ProgrammeEntry?, scheduled: Date, due: Double, generation: Int,
                         waited: Bool = false, joinedMs: Int? = nil) {
         // Once: after the wait the block's next item (its playlist goes on) is not waited for too.
         if !waited, onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
             // The player lands it on the item's last sample; the commit a tick after is its backstop
             // (the cue not ready by then, or the item held paused by a live feed).
-            if let ticket { player.commitCueAtItemEnd(ticket) }
+            if let ticket = cue?.made.ticket { player.commitCueAtItemEnd(ticket) }
             onTimeline(outputSeconds() + rest + 1 / Double(tickClock.tickRate), .commit) { [weak self] in
                 guard let self, self.isCurrent(generation) else { return }
-                self.commit(ticket, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true,
+                self.commit(cue, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true,
                             joinedMs: joinedMs)
             }
             return
         }
+        // What the cue queue has made by now (as fast as possible, waited for; realtime: a cue
+        // still being made is committed once it is, and lands late).
+        let made = cue?.commit(wait: realtime ? 0 : Self.commitWait) ?? .nothing
+        let ticket = made.ticket
         // Nothing to play (a block's end, no filler): the player stops and the standby is on air.
-        if ticket == nil, entry == nil { player.stop() }
-        let outcome = ticket.map { player.commitCue($0, wait: realtime ? 0 : Self.commitWait) }
+        if made == .nothing, entry == nil { player.stop() }
+        let outcome = ticket.map { commitOnTimeline($0, wait: realtime ? 0 : Self.commitWait) }
         let lateMs: Int
         var entry = entry
         switch outcome {
@@ -354,12 +385,21 @@ final class ScheduleRunner: Sendable {
     /// The filler (if there is one) goes on air on the next tick, unless the plan changes first.
     private func fillerNextTick(generation: Int) {
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
-        guard let playlist = content(nil, at: now, programme: programme).0 else { return }
-        let ticket = player.cue(playlist, startAt: 0, at: tickClock.tick(at: due))
+        let programme = self.programme
+        guard programme.config.filler != nil else { return }
+        let cue = makeCue(nil, at: now, programme: programme, tick: tickClock.tick(at: due), knownOnly: true, generation: generation)
         onTimeline(due, .filler) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
-            _ = self.player.commitCue(ticket, wait: self.realtime ? 0 : Self.commitWait)
+            let wait = self.realtime ? 0 : Self.commitWait
+            if let ticket = cue.commit(wait: wait).ticket { _ = self.commitOnTimeline(ticket, wait: wait) }
         }
+    }
+
+    /// The player's cue of `ticket` committed, on the timeline thread. Landing it opens the item
+    /// after it (the player's gapless preload) until the player opens its sessions on its own
+    /// queue: tolerated as the player's render is (`TimelineThread.toleratingPlayer`).
+    private func commitOnTimeline(_ ticket: Int, wait: TimeInterval) -> MediaPlayer.CueOutcome {
+        TimelineThread.toleratingPlayer { player.commitCue(ticket, wait: wait) }
     }
 
     // MARK: Steering
@@ -407,20 +447,16 @@ final class ScheduleRunner: Sendable {
     func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int, knownOnly: Bool = false) {
         let (programme, now) = (self.programme, self.now)
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
-        let (playlist, offset) = content(entry, at: joining ? now : entry?.start ?? now, programme: programme,
-                                         onTimeline: knownOnly)
         // A block joined where it is says how far in (a reload, a wall-clock step).
         let joined = joining ? entry.map { Int((now.timeIntervalSince($0.start) * 1000).rounded()) }.flatMap { $0 > 0 ? $0 : nil } : nil
-        let ticket = playlist.map {
-            player.cue($0, startAt: offset, at: tickClock.tick(at: due), then: followOn(entry, programme: programme),
-                       onSettled: whenSettled(entry, generation: generation))
-        }
+        let cue = makeCue(entry, at: joining ? now : entry?.start ?? now, programme: programme, tick: tickClock.tick(at: due),
+                          knownOnly: knownOnly, generation: generation)
         onTimeline(due, .commit) { [weak self] in
             guard let self, self.isCurrent(generation) else {
-                if let ticket { self?.player.cancelCue(ticket) }
+                if let ticket = cue.drop() { self?.player.cancelCue(ticket) }
                 return
             }
-            self.commit(ticket, entry: entry, scheduled: entry?.start ?? now, due: due, generation: generation, joinedMs: joined)
+            self.commit(cue, entry: entry, scheduled: entry?.start ?? now, due: due, generation: generation, joinedMs: joined)
         }
     }
 
