@@ -91,6 +91,7 @@ final class DecodeSession: Sendable {
 
     init(source: String, format: MediaFormat, wantsVideo: Bool, speed: Double = 1, pitch: Double = 0,
          startAt: TimeInterval = 0, memory: Memory = .none, onEvent: @escaping @Sendable (DecodeSession, Event) -> Void) throws {
+        assert(!TimelineThread.isCurrent, "a pipeline is built off the timeline thread (docs/design.md, The timeline)")
         self.source = source
         self.spec = try SourceSpec(source, streams: true)  // which sources a player may have is checked before
         self.memory = memory

@@ -46,7 +46,7 @@ struct ItemGain {
     /// The gain `item` gets now, and its loudness when it was measured.
     func decide(_ item: String) -> (lufs: Double?, gainDB: Double, measured: Bool) {
         let config = loudness.config
-        guard case .some(let lufs) = loudness.known(item) else { return (nil, config.conservativeGain, false) }
+        guard case .some(let lufs) = loudness.looked(item) else { return (nil, config.conservativeGain, false) }
         return (lufs, config.gain(measured: lufs) ?? config.conservativeGain, true)
     }
 
@@ -66,7 +66,7 @@ struct ItemGain {
     /// The items a run as fast as possible waits for before going on (once each): the one
     /// playing, if its gain is not settled yet, and the next one.
     mutating func toAwait(current: String?, next: String?) -> [String] {
-        let items = [current, next].compactMap { $0 }.filter { !awaited.contains($0) && loudness.known($0) == nil }
+        let items = [current, next].compactMap { $0 }.filter { !awaited.contains($0) && loudness.looked($0) == nil }
         awaited = Array((awaited + items).suffix(8))
         return items
     }
@@ -96,7 +96,7 @@ struct ItemGain {
             if first || crossfading { from = goalDB }
             framesLeft = max(1, frames)
             requested = false
-        } else if !settled, requested, case .some(let lufs) = loudness.known(source) {
+        } else if !settled, requested, case .some(let lufs) = loudness.looked(source) {
             measured = lufs
             settled = true
             goalDB = loudness.config.gain(measured: lufs) ?? goalDB

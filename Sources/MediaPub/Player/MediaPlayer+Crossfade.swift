@@ -69,8 +69,9 @@ extension MediaPlayer {
 
     /// As fast as possible, a tick waits for the next item's preroll once its crossfade is due.
     func crossfadeAwaited(_ s: borrowing State) -> Bool {
+        // The next item not ready, or still being opened (`MediaPlayer+Open`).
         guard let (current, remaining) = crossfadeCandidate(s), s.crossfade.unreadyAt !== current,
-              let next = s.upcoming, !next.isReady else { return false }
+              s.upcoming.map({ !$0.isReady }) ?? (s.upcomingOpening != nil) else { return false }
         return remaining <= fadeSeconds(s, current, nil)
     }
 

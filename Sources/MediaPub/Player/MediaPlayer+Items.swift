@@ -10,8 +10,7 @@ extension MediaPlayer {
         closeSessions(&s)
         s.currentReady = false
         setState(.loading, &s)
-        s.current = makeSession(s.playlist.current, startAt: s.config.startAt, s)
-        s.current?.start()
+        openAsCurrent(s.playlist.current, startAt: s.config.startAt, &s)
     }
 
     /// The current item again, from `ms`.
@@ -19,8 +18,7 @@ extension MediaPlayer {
         let resume = s.phase
         closeSessions(&s)
         s.currentReady = false
-        s.current = makeSession(s.playlist.current, startAt: Double(ms) / 1000, s)
-        s.current?.start()
+        openAsCurrent(s.playlist.current, startAt: Double(ms) / 1000, &s)
         setState(resume == .paused ? .paused : .loading, &s)
     }
 
@@ -33,39 +31,21 @@ extension MediaPlayer {
         s.lastProgressMs = nil
         s.continuing = true
         setState(s.phase == .paused ? .paused : .loading, &s)
-        s.current = makeSession(s.playlist.current, startAt: Double(ms) / 1000, s)
-        s.current?.start()
+        openAsCurrent(s.playlist.current, startAt: Double(ms) / 1000, &s)
     }
 
-    func makeSession(_ source: String, startAt: TimeInterval, _ s: borrowing State) -> DecodeSession? {
-        do {
-            let memory: DecodeSession.Memory = s.memoryData.map { .data($0) } ?? (s.config.memory ? .load : .none)
-            return try newSession(source, startAt: startAt, memory: memory, s)
-        } catch {
-            let failure = SourceFailure(MediaPubError.reason(of: error), .unplayable)
-            queue.async { [weak self] in self?.itemFailed(source: source, failure) }
-            return nil
-        }
-    }
-
-    /// A session for `source` whose events reach `sessionEvent` on the player's queue.
-    func newSession(_ source: String, startAt: TimeInterval, memory: DecodeSession.Memory,
-                    _ s: borrowing State) throws -> DecodeSession {
-        try DecodeSession(source: source, format: format, wantsVideo: feedsVideo || s.taps.wantsVideo,
-                          speed: s.config.speed, pitch: s.config.pitch, startAt: startAt,
-                          memory: memory) { [weak self] session, event in
-            // Bus, loader and streaming threads only hand the event over: they never wait for the player.
-            self?.queue.async { [weak self, weak session] in
-                guard let self, let session else { return }
-                self.sessionEvent(event, from: session)
-            }
-        }
+    /// Under the lock: `source` becomes the current session once opened (`MediaPlayer+Open`);
+    /// none is current meanwhile.
+    func openAsCurrent(_ source: String, startAt: TimeInterval, _ s: inout State) {
+        s.current = nil
+        s.currentOpening = open(source, startAt: startAt, memory: memoryKind(s), for: .current, &s)
     }
 
     func closeSessions(_ s: inout State) {
         if s.pendingLoad?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that goes
         retire(s.current)
         s.current = nil
+        s.currentOpening = nil
         dropUpcoming(&s)
         dropOutgoing(&s)
         dropFadingOut(&s)
@@ -77,6 +57,7 @@ extension MediaPlayer {
     func dropUpcoming(_ s: inout State) {
         retire(s.upcoming)
         s.upcoming = nil
+        s.upcomingOpening = nil
         s.upcomingPosition = nil
         s.upcomingFollowsOn = false
         s.waiters.wakeAll()  // a tick may wait for it to be ready (a crossfade)
@@ -92,19 +73,17 @@ extension MediaPlayer {
     /// Opens the next item ahead, so it starts gaplessly; at the playlist's end, the first
     /// item of what the player goes on with (`followOn`).
     func preloadNext(_ s: inout State) {
-        guard s.upcoming == nil else { return }
+        guard s.upcoming == nil, s.upcomingOpening == nil else { return }
         if s.playlist.following() == nil, let then = s.followOn {
             s.upcomingFollowsOn = true
-            s.upcoming = try? newSession(then.current, startAt: 0, memory: s.config.memory ? .load : .none, s)
-            s.upcoming?.start()
+            s.upcomingOpening = open(then.current, startAt: 0, memory: s.config.memory ? .load : .none, for: .upcoming, &s)
             return
         }
         guard s.playlist.followingIsDrawn, let (position, _) = s.playlist.following() else { return }
         var copy = s.playlist
         _ = copy.advance()
         s.upcomingPosition = position
-        s.upcoming = makeSession(copy.current, startAt: 0, s)
-        s.upcoming?.start()
+        s.upcomingOpening = open(copy.current, startAt: 0, memory: memoryKind(s), for: .upcoming, &s)
     }
 
     /// The current session has nothing more to give: the item goes on (a segment
@@ -158,14 +137,14 @@ extension MediaPlayer {
     /// becomes the current item, or the item is opened now.
     func promote(_ next: DecodeSession?, _ s: inout State) {
         guard let next else {
-            s.current = makeSession(s.playlist.current, startAt: 0, s)
+            openAsCurrent(s.playlist.current, startAt: 0, &s)
             s.currentReady = false
             setState(.loading, &s)
-            s.current?.start()
             return
         }
         s.current = next
         s.upcoming = nil
+        s.upcomingOpening = nil
         s.upcomingPosition = nil
         s.upcomingFollowsOn = false
         s.currentReady = next.isReady
@@ -200,11 +179,11 @@ extension MediaPlayer {
         // A track event, built once the lock is let go (its duration is a query of the pipeline).
         let track: (@Sendable (Int?) -> PlayerEvent)? = state.withLock { s in
             if let pending = s.pendingLoad, session === pending.session {
-                pendingLoadEvent(event, pending, &s)
+                pendingLoadEvent(event, pending, from: session, &s)
                 return nil
             }
             if let cue = s.cue, session === cue.session {
-                cueEvent(event, cue, &s)
+                cueEvent(event, cue, from: session, &s)
                 return nil
             }
             let isCurrent = session === s.current

@@ -16,6 +16,8 @@ public final class MediaPlayer: Sendable {
     let reconnect: ReconnectConfig
     /// Serialises session events and the events the player reports; never waits for the capture.
     let queue: DispatchQueue
+    /// Builds the sessions' pipelines, off the lock and off the timeline thread (`MediaPlayer+Open`).
+    let opener: DispatchQueue
     let state: Mutex<State>
 
     struct State: HasWaiters {
@@ -26,6 +28,10 @@ public final class MediaPlayer: Sendable {
         var sentTags: NowPlaying?
         var current: DecodeSession?
         var upcoming: DecodeSession?
+        /// Opens asked for so far, and the one each of `current` and `upcoming` waits for (`MediaPlayer+Open`).
+        var opens: UInt64 = 0
+        var currentOpening: UInt64?
+        var upcomingOpening: UInt64?
         var upcomingPosition: Int?
         var currentReady = false
         var policy = RetryPolicy()
@@ -105,6 +111,7 @@ public final class MediaPlayer: Sendable {
         self.feedsVideo = feedsVideo
         self.reconnect = reconnect
         queue = DispatchQueue(label: "player-\(config.id)")
+        opener = DispatchQueue(label: "player-\(config.id)-open")
         var playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
             ?? Playlist(source: config.source ?? "", repeat: config.repeat)
         playlist.crossfade = config.playlist?.crossfade ?? CrossfadeConfig()
