@@ -20,59 +20,42 @@ extension MediaPlayer {
         var outgoing: Outgoing?
         /// Items a skip dropped from their fade, going out quickly (`MediaPlayer+FadeOut`).
         var fadingOut: [FadingOut] = []
-        /// The current item whose next one was opened ahead (once: one that fails is not opened again each tick).
-        var openedAheadOf: DecodeSession?
-        /// The current item whose next one was not ready when its fade was due: ticks wait for it no more.
-        var unreadyAt: DecodeSession?
     }
 
-    /// How long before its crossfade the next item is opened (its preroll's lead).
-    static let crossfadeLead: TimeInterval = 10
-
-    /// Seconds of output left of the current item, when a crossfade may begin (it plays
-    /// and has a known duration, no other fade, segment skip or load on its way).
-    private func crossfadeCandidate(_ s: borrowing State) -> (DecodeSession, TimeInterval)? {
+    /// What a tick finds of the current item when a crossfade may begin (it plays and has a
+    /// known duration, no other fade, segment skip or load on its way), for the `Deck`.
+    private func crossfadeCandidate(_ s: borrowing State) -> Deck.Candidate? {
         guard s.playlist.crossfade.isOn, s.crossfade.outgoing == nil, s.phase == .playing, s.currentReady, s.resumeAtMs == nil,
               s.pendingLoad == nil, let current = s.current, let total = current.lengthMs else { return nil }
         let remaining = Double(total - current.positionMs) / 1000 / max(0.1, s.config.speed)
-        return remaining > 0 ? (current, remaining) : nil
-    }
-
-    /// The crossfade's length from the current item to `next`: the setting, at most half of either.
-    private func fadeSeconds(_ s: borrowing State, _ current: DecodeSession, _ next: DecodeSession?) -> TimeInterval {
-        [current.lengthMs, next?.lengthMs].compactMap { $0 }.reduce(s.playlist.crossfade.seconds) { min($0, Double($1) / 2000) }
+        guard remaining > 0 else { return nil }
+        let forNext = s.upcomingPosition == s.playlist.following()?.position
+        let next: Deck.Next = !forNext ? .none
+            : s.upcoming.map { $0.isReady ? .ready : .unready } ?? (s.upcomingOpening != nil ? .opening : .none)
+        return Deck.Candidate(item: ObjectIdentifier(current), fadeSetting: s.playlist.crossfade.seconds, remaining: remaining,
+                              lengthMs: total, nextLengthMs: forNext ? s.upcoming?.lengthMs : nil, next: next)
     }
 
     /// At the start of a tick: the next item opened ahead, and the crossfade begun once
-    /// the current item's end is within it and the next item is ready.
+    /// the current item's end is within it and the next item is ready (`Deck`).
     func crossfadeIfDue(_ s: inout State) {
-        // What was noted of an item that is no longer current is let go (its session with it).
-        if s.crossfade.openedAheadOf.map({ $0 !== s.current }) == true { s.crossfade.openedAheadOf = nil }
-        if s.crossfade.unreadyAt.map({ $0 !== s.current }) == true { s.crossfade.unreadyAt = nil }
-        guard let (current, remaining) = crossfadeCandidate(s) else { return }
-        if remaining <= s.playlist.crossfade.seconds + Self.crossfadeLead, s.crossfade.openedAheadOf !== current {
-            s.crossfade.openedAheadOf = current
-            preloadNext(&s)
+        let current = s.current
+        for effect in s.deck.tick(current: current.map(ObjectIdentifier.init), crossfadeCandidate(s)) {
+            switch effect {
+            case .openNext:
+                preloadNext(&s)
+            case .beginCrossfade(let frames):
+                guard let current else { continue }
+                s.current = nil  // not retired: it fades out
+                guard advanceAfterEnd(&s) else { retire(current); return }
+                s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve))
+            }
         }
-        guard let next = s.upcoming, s.upcomingPosition == s.playlist.following()?.position,
-              remaining <= fadeSeconds(s, current, next) else { return }
-        guard next.isReady else {
-            s.crossfade.unreadyAt = current  // it starts if it gets ready in time, with a shorter fade
-            return
-        }
-        let frames = Int(remaining * Double(format.sampleRate))
-        guard frames > 0 else { return }
-        s.current = nil  // not retired: it fades out
-        guard advanceAfterEnd(&s) else { retire(current); return }
-        s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve))
     }
 
     /// As fast as possible, a tick waits for the next item's preroll once its crossfade is due.
     func crossfadeAwaited(_ s: borrowing State) -> Bool {
-        // The next item not ready, or still being opened (`MediaPlayer+Open`).
-        guard let (current, remaining) = crossfadeCandidate(s), s.crossfade.unreadyAt !== current,
-              s.upcoming.map({ !$0.isReady }) ?? (s.upcomingOpening != nil) else { return false }
-        return remaining <= fadeSeconds(s, current, nil)
+        s.deck.awaitsNext(current: s.current.map(ObjectIdentifier.init), crossfadeCandidate(s))
     }
 
     /// For `next` and `previous`, the playlist moved already: its current item is opened,
@@ -93,7 +76,7 @@ extension MediaPlayer {
             openCurrent(&s)
             return
         }
-        let left = crossfadeCandidate(s)?.1 ?? s.playlist.crossfade.seconds
+        let left = crossfadeCandidate(s)?.remaining ?? s.playlist.crossfade.seconds
         let fade = min(s.playlist.crossfade.seconds, left, current.lengthMs.map { Double($0) / 2000 } ?? .infinity)
         let level = s.crossfade.outgoing?.fade.levels.incoming ?? 1
         let quick = takeFadingOut(&s)

@@ -87,6 +87,8 @@ public final class MediaPlayer: Sendable {
         var fade: CutFade
         /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
         var crossfade = CrossfadeState()
+        /// What is on its way for the current item's end (`Deck`).
+        var deck: Deck
         /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
         var gain: ItemGain?
         /// Items said to give samples that are no sound (`BrokenSamples`): once each, however
@@ -115,7 +117,8 @@ public final class MediaPlayer: Sendable {
         var playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
             ?? Playlist(source: config.source ?? "", repeat: config.repeat)
         playlist.crossfade = config.playlist?.crossfade ?? CrossfadeConfig()
-        state = Mutex(State(config: config, playlist: playlist, fade: CutFade(sampleRate: format.sampleRate), eventHandler: onEvent))
+        state = Mutex(State(config: config, playlist: playlist, fade: CutFade(sampleRate: format.sampleRate),
+                            deck: Deck(sampleRate: format.sampleRate), eventHandler: onEvent))
     }
 
     deinit {
