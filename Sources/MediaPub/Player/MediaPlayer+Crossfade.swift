@@ -94,35 +94,42 @@ extension MediaPlayer {
         s.crossfade.outgoing = nil
     }
 
-    /// Without the lock, once the tick's current item is in `out` (its first `filled` of
-    /// `frames`): the outgoing item read and mixed under it. `advance`: the current item
-    /// sounds, the fade moves on. Returns how many frames of `out` hold sound.
-    func mixOutgoing(into out: UnsafeMutablePointer<Float>, frames: Int, filled: Int, tick length: ClockTime,
-                     wait: Double, advance: Bool) -> Int {
+    /// What a tick read of the item fading out: its samples (`frames` of them) and its fade as the tick began.
+    struct OutgoingRead {
+        let session: DecodeSession
+        let fade: Crossfade
+        let samples: UnsafeMutablePointer<Float>
+        let frames: Int
+
+        func release() { samples.deallocate() }
+    }
+
+    /// Without the lock: a tick of `frames` of the item fading out, read. `advance`: the
+    /// current item sounds, the fade moves on (and is bounded by half of the incoming item,
+    /// known only once it is ready: after a skip). nil without a crossfade.
+    func readOutgoing(frames: Int, tick length: ClockTime, wait: Double, advance: Bool) -> OutgoingRead? {
         let taken = state.withLock { s -> (DecodeSession, Crossfade)? in
-            // Half of an incoming item known only once it is ready (after a skip) bounds the fade too.
             if advance, let ms = s.current?.lengthMs { s.crossfade.outgoing?.fade.limit(to: ms * format.sampleRate / 2000) }
             return s.crossfade.outgoing.map { ($0.session, $0.fade) }
         }
-        guard let (session, start) = taken else { return mixFadingOut(into: out, frames: frames, filled: filled, wait: wait) }
-        let channels = format.channels
-        var fade = start
-        let source = UnsafeMutablePointer<Float>.allocate(capacity: max(1, frames * channels))
-        defer { source.deallocate() }
+        guard let (session, fade) = taken else { return nil }
+        let source = UnsafeMutablePointer<Float>.allocate(capacity: max(1, frames * format.channels))
         var got = 0
         if !session.hasAudio {
             session.advance(by: length)
         } else if !session.audioExhausted {
             got = session.readAudio(frames: min(frames, fade.length - fade.position), into: source, wait: wait)
         }
-        applyOutgoingGain(to: source, frames: got)
-        let sounding = fade.mix(into: out, incoming: filled, outgoing: source, outgoingFrames: got, frames: frames,
-                                channels: channels, advance: advance)
+        return OutgoingRead(session: session, fade: fade, samples: source, frames: got)
+    }
+
+    /// Once mixed (`GainEnvelope`): the fade as it has moved on kept, or the item dropped once it is over.
+    func commitOutgoing(_ read: OutgoingRead, _ fade: Crossfade?) {
+        read.release()
         state.withLock { s in
-            guard s.crossfade.outgoing?.session === session else { return }
+            guard s.crossfade.outgoing?.session === read.session, let fade else { return }
             if fade.isOver { dropOutgoing(&s) } else { s.crossfade.outgoing?.fade = fade }
         }
-        return mixFadingOut(into: out, frames: frames, filled: sounding, wait: wait)
     }
 
     /// Without the lock: the tick's picture across a crossfade, the outgoing item's and
@@ -142,7 +149,14 @@ extension MediaPlayer {
         guard state.withLock({ ($0.crossfade.outgoing != nil || !$0.crossfade.fadingOut.isEmpty) && $0.phase != .paused })
         else { return early }
         var rendered = early
-        rendered.audioFrames = mixOutgoing(into: out, frames: frames, filled: 0, tick: length, wait: wait, advance: false)
+        // The outgoing item at its gain as the fade stands (it does not move on while nothing comes in).
+        let outgoing = readOutgoing(frames: frames, tick: length, wait: wait, advance: false)
+        var envelope = GainEnvelope(crossfade: outgoing?.fade, advance: false,
+                                    outgoingGain: state.withLock { $0.gain?.outgoingGain ?? 1 })
+        let sounding = envelope.apply(to: out, incoming: 0, outgoing: outgoing?.samples, outgoingFrames: outgoing?.frames ?? 0,
+                                      frames: frames, channels: format.channels)
+        if let outgoing { commitOutgoing(outgoing, envelope.crossfade) }
+        rendered.audioFrames = mixFadingOut(into: out, frames: frames, filled: sounding, wait: wait)
         rendered.video = dissolve(early.video, lag: length.scaled(by: 1, 2), wait: wait)
         // The taps hear what the capture does (`finishTick` is not reached in such a tick).
         let deliveries = state.withLock { s in
