@@ -29,11 +29,10 @@ extension MediaPlayer {
               s.pendingLoad == nil, let current = s.current, let total = current.lengthMs else { return nil }
         let remaining = Double(total - current.positionMs) / 1000 / max(0.1, s.config.speed)
         guard remaining > 0 else { return nil }
-        let forNext = s.upcomingPosition == s.playlist.following()?.position
-        let next: Deck.Next = !forNext ? .none
-            : s.upcoming.map { $0.isReady ? .ready : .unready } ?? (s.upcomingOpening != nil ? .opening : .none)
+        let upcoming = s.upcoming.flatMap { $0.position == s.playlist.following()?.position ? $0 : nil }
+        let next: Deck.Next = upcoming.map { $0.session.map { $0.isReady ? .ready : .unready } ?? .opening } ?? .none
         return Deck.Candidate(item: ObjectIdentifier(current), fadeSetting: s.playlist.crossfade.seconds, remaining: remaining,
-                              lengthMs: total, nextLengthMs: forNext ? s.upcoming?.lengthMs : nil, next: next)
+                              lengthMs: total, nextLengthMs: upcoming?.session?.lengthMs, next: next)
     }
 
     /// At the start of a tick: the next item opened ahead, and the crossfade begun once

@@ -5,6 +5,23 @@ import Foundation
 /// events its sessions report. Every function here runs under the player's lock
 /// (it takes the state `inout`), except `sessionEvent`, which takes it.
 extension MediaPlayer {
+    /// The next item prepared ahead, so that it starts gaplessly or crossfades in.
+    struct NextItem {
+        enum Stage {
+            /// Being opened: the open's number (`MediaPlayer+Open`).
+            case opening(UInt64)
+            case opened(DecodeSession)
+        }
+
+        var stage: Stage
+        /// The playlist position it is for; nil: the first item of `followOn`, opened ahead of the playlist's end.
+        let position: Int?
+
+        var followsOn: Bool { position == nil }
+        var session: DecodeSession? { if case .opened(let session) = stage { session } else { nil } }
+        var opening: UInt64? { if case .opening(let number) = stage { number } else { nil } }
+    }
+
     /// Opens `playlist.current` as the current session.
     func openCurrent(_ s: inout State) {
         closeSessions(&s)
@@ -55,11 +72,8 @@ extension MediaPlayer {
     }
 
     func dropUpcoming(_ s: inout State) {
-        retire(s.upcoming)
+        retire(s.upcoming?.session)
         s.upcoming = nil
-        s.upcomingOpening = nil
-        s.upcomingPosition = nil
-        s.upcomingFollowsOn = false
         s.waiters.wakeAll()  // a tick may wait for it to be ready (a crossfade)
     }
 
@@ -73,17 +87,17 @@ extension MediaPlayer {
     /// Opens the next item ahead, so it starts gaplessly; at the playlist's end, the first
     /// item of what the player goes on with (`followOn`).
     func preloadNext(_ s: inout State) {
-        guard s.upcoming == nil, s.upcomingOpening == nil else { return }
+        guard s.upcoming == nil else { return }
         if s.playlist.following() == nil, let then = s.followOn {
-            s.upcomingFollowsOn = true
-            s.upcomingOpening = open(then.current, startAt: 0, memory: s.config.memory ? .load : .none, for: .upcoming, &s)
+            let number = open(then.current, startAt: 0, memory: s.config.memory ? .load : .none, for: .upcoming, &s)
+            s.upcoming = NextItem(stage: .opening(number), position: nil)
             return
         }
         guard s.playlist.followingIsDrawn, let (position, _) = s.playlist.following() else { return }
         var copy = s.playlist
         _ = copy.advance()
-        s.upcomingPosition = position
-        s.upcomingOpening = open(copy.current, startAt: 0, memory: memoryKind(s), for: .upcoming, &s)
+        let number = open(copy.current, startAt: 0, memory: memoryKind(s), for: .upcoming, &s)
+        s.upcoming = NextItem(stage: .opening(number), position: position)
     }
 
     /// The current session has nothing more to give: the item goes on (a segment
@@ -117,14 +131,14 @@ extension MediaPlayer {
             s.playlist = then
             s.memoryData = nil
             s.fadeInPending = true
-            let next = s.upcomingFollowsOn ? s.upcoming : nil
+            let next = s.upcoming?.followsOn == true ? s.upcoming?.session : nil
             if next == nil { dropUpcoming(&s) }
             promote(next, &s)
             return true
         }
-        var prepared = !s.upcomingFollowsOn && s.upcomingPosition == s.playlist.position ? s.upcoming : nil
+        var prepared = s.upcoming.flatMap { !$0.followsOn && $0.position == s.playlist.position ? $0.session : nil }
         // Prepared, and ready, for an order changed since (`setRepeat` near the end): it plays all the same.
-        if prepared == nil, let next = s.upcoming, !s.upcomingFollowsOn, next.isReady, let position = s.upcomingPosition {
+        if prepared == nil, let next = s.upcoming?.session, next.isReady, let position = s.upcoming?.position {
             s.playlist.jump(toPosition: position)
             prepared = next
         }
@@ -144,9 +158,6 @@ extension MediaPlayer {
         }
         s.current = next
         s.upcoming = nil
-        s.upcomingOpening = nil
-        s.upcomingPosition = nil
-        s.upcomingFollowsOn = false
         s.currentReady = next.isReady
         // A short item decodes to its end while it waits as the next one: its
         // `decodedAll` came while it was not current, so the item after it is prepared now.
@@ -187,7 +198,7 @@ extension MediaPlayer {
                 return nil
             }
             let isCurrent = session === s.current
-            guard isCurrent || session === s.upcoming else { return nil }
+            guard isCurrent || session === s.upcoming?.session else { return nil }
             switch event {
             case .ready:
                 if !isCurrent { s.waiters.wakeAll() }  // a tick may wait for it (a crossfade)

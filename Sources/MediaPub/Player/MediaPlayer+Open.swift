@@ -12,7 +12,7 @@ extension MediaPlayer {
     enum OpenPurpose: Sendable, Equatable {
         /// The current item (`State.currentOpening`).
         case current
-        /// The next item, prepared ahead (`State.upcomingOpening`).
+        /// The next item, prepared ahead (`State.upcoming`).
         case upcoming
         /// The load (a skip, a reopening) of this ticket (`PendingLoad.session`).
         case load(ticket: Int)
@@ -33,7 +33,7 @@ extension MediaPlayer {
     }
 
     /// Under the lock: `source` is opened at `startAt` for `purpose`, off the lock. Returns
-    /// the open's number (what is to receive the session keeps it, `State.currentOpening`...).
+    /// the open's number (what is to receive the session keeps it: `State.currentOpening`, `NextItem`).
     @discardableResult
     func open(_ source: String, startAt: TimeInterval, memory: DecodeSession.Memory, for purpose: OpenPurpose,
               _ s: inout State) -> UInt64 {
@@ -75,8 +75,7 @@ extension MediaPlayer {
             guard s.currentOpening == r.generation else { return session }
             s.currentOpening = nil
         case .upcoming:
-            guard s.upcomingOpening == r.generation else { return session }
-            s.upcomingOpening = nil
+            guard s.upcoming?.opening == r.generation else { return session }
         case .load(let ticket):
             guard let pending = s.pendingLoad, pending.ticket == ticket, pending.session == nil else { return session }
         case .cue(let ticket):
@@ -88,7 +87,7 @@ extension MediaPlayer {
         }
         switch r.purpose {
         case .current: s.current = session
-        case .upcoming: s.upcoming = session
+        case .upcoming: s.upcoming?.stage = .opened(session)
         case .load: s.pendingLoad?.session = session
         case .cue: s.cue?.session = session
         }

@@ -57,8 +57,8 @@ extension MediaPlayer {
             openCurrentCrossfading(&s)
             return
         }
-        if let next = s.upcoming, !s.upcomingFollowsOn, next.isReady, s.upcomingPosition == list.position,
-           next.source == list.current {
+        if let upcoming = s.upcoming, let next = upcoming.session, !upcoming.followsOn, next.isReady,
+           upcoming.position == list.position, next.source == list.current {
             // What plays goes, with what was noted of it (a segment to go on after, a live wait).
             s.upcoming = nil
             closeSessions(&s)
@@ -171,11 +171,12 @@ extension MediaPlayer {
         state.withLock { s in
             s.config.repeat = on
             s.playlist.mode = on ? .repeatOne : (s.config.playlist?.mode ?? .once)
+            // Prepared ahead, or being opened (`MediaPlayer+Open`).
             guard let upcoming = s.upcoming else { return }
             let wanted = s.playlist.following()?.position
-            guard s.upcomingFollowsOn ? wanted != nil : s.upcomingPosition != wanted else { return }
+            guard upcoming.followsOn ? wanted != nil : upcoming.position != wanted else { return }
             // Ready, with the end near: it plays at this end (`advanceAfterEnd`), the new order from the next one.
-            if upcoming.isReady, let current = s.current, let length = current.lengthMs,
+            if upcoming.session?.isReady == true, let current = s.current, let length = current.lengthMs,
                Double(length - current.positionMs) / 1000 / max(0.1, s.config.speed) < Self.repeatLead { return }
             dropUpcoming(&s)
             if s.current?.hasDecodedAll == true { preloadNext(&s) }

@@ -27,12 +27,11 @@ public final class MediaPlayer: Sendable {
         /// The tags the current item's `player.track` carried (nil: none sent yet for it).
         var sentTags: NowPlaying?
         var current: DecodeSession?
-        var upcoming: DecodeSession?
-        /// Opens asked for so far, and the one each of `current` and `upcoming` waits for (`MediaPlayer+Open`).
+        /// The next item prepared ahead (gapless handover, crossfade), being opened or opened.
+        var upcoming: NextItem?
+        /// Opens asked for so far, and the one `current` waits for (`MediaPlayer+Open`).
         var opens: UInt64 = 0
         var currentOpening: UInt64?
-        var upcomingOpening: UInt64?
-        var upcomingPosition: Int?
         var currentReady = false
         var policy = RetryPolicy()
         var frozenFrame: Buffer?
@@ -69,8 +68,6 @@ public final class MediaPlayer: Sendable {
         /// What the player goes on with once its playlist is over, as a cut (a programme's
         /// filler after a block that has played all it had; `MediaPlayer+Items`). nil: it ends.
         var followOn: Playlist?
-        /// `upcoming` is `followOn`'s first item, opened ahead of the playlist's end.
-        var upcomingFollowsOn = false
         /// Output seconds the last reopening of the current item took to take over
         /// (`MediaPlayer+Switch`): the next one opens that far ahead of where the item is.
         var reopenLead: TimeInterval = 0
@@ -122,7 +119,7 @@ public final class MediaPlayer: Sendable {
     }
 
     deinit {
-        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming, $0.pendingLoad?.session, $0.cue?.session) }
+        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming?.session, $0.pendingLoad?.session, $0.cue?.session) }
         current?.close()
         upcoming?.close()
         loading?.close()
