@@ -175,8 +175,12 @@ extension MediaPlayer {
                 }
             }
         }
-        guard sounding > 0 else { return envelope }
+        // Content that came in as a cut starts silent even when nothing of it sounds in this tick.
         let (first, silentFrom) = (format.tickClock.audioFrames(atTick: t.index), cutSilentFrom(tick: t.index, s))
+        guard sounding > 0, t.cutInAt != nil || s.fade.moves(frames: sounding, first: first, silentFrom: silentFrom) else {
+            if t.cutInAt != nil { s.fade.cutIn() }
+            return envelope  // full sound throughout: no gain per frame to work out
+        }
         let cut = min(t.cutInAt ?? sounding, sounding)
         var gains = [Float](repeating: 1, count: sounding)
         let fading = gains.withUnsafeMutableBufferPointer { g in
