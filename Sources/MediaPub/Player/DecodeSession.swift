@@ -300,7 +300,10 @@ final class DecodeSession: Sendable {
         // A trimmed playlist begins at `seekOffsetMs`: nothing before it can be reached.
         let offset = offsetMs
         let ms = max(ms, offset)
-        guard pipeline.seek(to: ClockTime(milliseconds: ms - offset), rate: rate) else { return false }
+        guard pipeline.seek(to: ClockTime(milliseconds: ms - offset), rate: rate) else {
+            state.withLock { $0.reading.seekPending = false }  // reads go on from where they were
+            return false
+        }
         state.withLock { s in
             s.decodedAllSent = false
             var reading = Reading(mediaStartMs: max(0, ms), rate: rate, lastVideo: s.reading.lastVideo)

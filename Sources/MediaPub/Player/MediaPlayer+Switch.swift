@@ -115,12 +115,16 @@ extension MediaPlayer {
     }
 
     /// The current item from its start again, in place (the standby's ringtone, on the
-    /// timeline thread, which must not wait for a new session): a flushing seek.
+    /// timeline thread, which must not wait for a new session nor for a flushing seek, which
+    /// waits for the decoder's threads): the seek is made on the opener queue, and the item
+    /// gives nothing until it is made (`DecodeSession.holdForSeek`). Returns whether one was asked for.
     @discardableResult
     func rewind() -> Bool {
         guard let (session, rate) = state.withLock({ s in s.currentReady ? s.current.map { ($0, s.config.speed) } : nil })
         else { return false }
-        return session.seek(toMs: 0, rate: rate)
+        session.holdForSeek()
+        opener.async { _ = session.seek(toMs: 0, rate: rate) }
+        return true
     }
 
     /// `value` when it lies in `range`, else a usage error that names `name` and the range.
