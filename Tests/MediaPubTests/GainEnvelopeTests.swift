@@ -84,6 +84,23 @@ final class GainEnvelopeTests: XCTestCase {
         XCTAssertEqual(cutGains[frames - 1], Float(2205 - 460) / 2205, accuracy: 1e-6, "then falling a step a frame")
     }
 
+    /// Without a crossfade (the common tick): the item's ramp then its gain, with and without a
+    /// cut-fade, as their definitions say; frames past the item's are left alone.
+    func testTheItemGainAloneWithAndWithoutACut() {
+        let input = samples(1.7)
+        let cut = (0..<frames).map { Float(max(0, 600 - $0)) / 600 }
+        for withCut in [false, true] {
+            var envelope = GainEnvelope(itemFrom: 0.25, itemTo: 0.5, itemRamp: 300, cut: withCut ? cut : nil)
+            let (out, sounding) = applied(&envelope, input, incomingFrames: 900)
+            XCTAssertEqual(sounding, 900)
+            for f in [0, 150, 299, 300, 899] {
+                let g = (f < 300 ? 0.25 + 0.25 * Float(f) / 300 : 0.5) * (withCut ? cut[f] : 1)
+                XCTAssertEqual(out[f * channels + 1], input[f * channels + 1] * g, accuracy: 1e-6, "frame \(f), cut \(withCut)")
+            }
+            XCTAssertEqual(out[900 * channels], input[900 * channels], "past the item's frames: untouched")
+        }
+    }
+
     /// Without the incoming item (loading after a skip) the outgoing one goes on alone at its gain
     /// as the fade stands, and the fade does not move.
     func testTheOutgoingItemAloneKeepsItsGainWhileTheFadeWaits() {

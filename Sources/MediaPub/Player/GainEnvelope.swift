@@ -32,17 +32,28 @@ struct GainEnvelope {
         let outgoingFrames = outgoing == nil || crossfade == nil ? 0 : min(max(0, outgoingFrames), frames)
         let sounding = max(incoming, outgoingFrames)
         guard !isUnity, channels > 0 else { return sounding }
-        let fade = crossfade
-        let at = fade?.position ?? 0
         let slope = itemRamp > 0 ? (itemTo - itemFrom) / Float(itemRamp) : 0
-        for f in 0..<sounding {
-            var gIn = f >= incoming ? 0 : f < itemRamp ? itemFrom + slope * Float(f) : itemTo
-            var gOut: Float = 0
-            if let fade {
-                let (g, h) = fade.gains(at: at + (advance ? f : 0))
-                gIn *= h
-                gOut = f < outgoingFrames ? g * fade.outgoingScale * outgoingGain : 0
+        guard let fade = crossfade else {
+            // The item's gain alone (the common tick): its ramp, then its gain, and the cut's when it moves.
+            let ramp = cut == nil ? min(itemRamp, incoming) : incoming
+            for f in 0..<ramp {
+                var g = f < itemRamp ? itemFrom + slope * Float(f) : itemTo
+                if let cut { g *= cut[f] }
+                let frame = out + f * channels
+                for c in 0..<channels { frame[c] *= g }
             }
+            // The rest at one gain: one run over the samples.
+            if ramp < incoming, itemTo != 1 {
+                for k in (ramp * channels)..<(incoming * channels) { out[k] *= itemTo }
+            }
+            return sounding
+        }
+        let scaledOut = fade.outgoingScale * outgoingGain
+        let at = fade.position
+        for f in 0..<sounding {
+            let (g, h) = fade.gains(at: at + (advance ? f : 0))
+            var gIn = f >= incoming ? 0 : (f < itemRamp ? itemFrom + slope * Float(f) : itemTo) * h
+            var gOut = f < outgoingFrames ? g * scaledOut : 0
             if let cut {
                 gIn *= cut[f]
                 gOut *= cut[f]
