@@ -4,7 +4,7 @@
 /// the next item is opened ahead, when a crossfade to it begins, and when a run as fast as
 /// possible waits for it. `MediaPlayer` executes the effects (`MediaPlayer+Crossfade`).
 /// Items are told apart by identity only (`ObjectIdentifier` of their session).
-struct Deck: Sendable, Equatable {
+struct Deck: Sendable {
     /// What is on its way for the current item's end.
     enum Transition: Sendable, Equatable {
         /// Nothing yet.
@@ -53,6 +53,8 @@ struct Deck: Sendable, Equatable {
     let lead: Double
     let sampleRate: Int
     private(set) var transition = Transition.none
+    /// The load, skip or reopening on its way beside the current item (`MediaPlayer+Load`).
+    var load = DeckLoad<DecodeSession>()
 
     init(lead: Double = Deck.crossfadeLead, sampleRate: Int) {
         self.lead = lead

@@ -26,7 +26,7 @@ extension MediaPlayer {
     /// known duration, no other fade, segment skip or load on its way), for the `Deck`.
     private func crossfadeCandidate(_ s: borrowing State) -> Deck.Candidate? {
         guard s.playlist.crossfade.isOn, s.crossfade.outgoing == nil, s.phase == .playing, s.currentReady, s.resumeAtMs == nil,
-              s.pendingLoad == nil, let current = s.current, let total = current.lengthMs else { return nil }
+              s.deck.load.pending == nil, let current = s.current, let total = current.lengthMs else { return nil }
         let remaining = Double(total - current.positionMs) / 1000 / max(0.1, s.config.speed)
         guard remaining > 0 else { return nil }
         let upcoming = s.upcoming.flatMap { $0.position == s.playlist.following()?.position ? $0 : nil }

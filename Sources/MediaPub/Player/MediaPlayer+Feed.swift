@@ -52,7 +52,7 @@ extension MediaPlayer {
         // out what plays only if it is to land) and a committed cue not ready at its commit.
         if wait > 0 {
             state.wait(until: MonotonicInstant.now.addingTimeInterval(wait)) { s in
-                s.awaitingItem || s.pendingLoad != nil || cueAwaited(tick: n, s) || crossfadeAwaited(s)
+                s.awaitingItem || s.deck.load.pending != nil || cueAwaited(tick: n, s) || crossfadeAwaited(s)
             }
         }
         awaitItemLoudness(wait: wait)

@@ -59,7 +59,7 @@ extension MediaPlayer {
     }
 
     func closeSessions(_ s: inout State) {
-        if s.pendingLoad?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that goes
+        if s.deck.load.pending?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that goes
         retire(s.current)
         s.current = nil
         s.currentOpening = nil
@@ -116,7 +116,7 @@ extension MediaPlayer {
         }
         // A cue waiting for this item's end (a block after one that finishes its item) lands here.
         if landAtItemEnd(&s) { return true }
-        if s.pendingLoad?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that ended
+        if s.deck.load.pending?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that ended
         retire(s.current)
         s.current = nil
         s.lastProgressMs = nil
@@ -189,8 +189,8 @@ extension MediaPlayer {
     func sessionEvent(_ event: DecodeSession.Event, from session: DecodeSession) {
         // A track event, built once the lock is let go (its duration is a query of the pipeline).
         let track: (@Sendable (Int?) -> PlayerEvent)? = state.withLock { s in
-            if let pending = s.pendingLoad, session === pending.session {
-                pendingLoadEvent(event, pending, from: session, &s)
+            if let pending = s.deck.load.pending, session === pending.session {
+                pendingLoadEvent(event, from: session, &s)
                 return nil
             }
             if let cue = s.cue, session === cue.session {

@@ -7,29 +7,6 @@ import Foundation
 /// dropped and leaves the player as it was (docs/control.md, `load`). The commands
 /// that change what plays otherwise go the same way (`MediaPlayer+Switch`).
 extension MediaPlayer {
-    /// A load on its way: the session being prepared and what becomes of the player once it is ready.
-    struct PendingLoad {
-        let ticket: Int
-        /// nil until opened (`MediaPlayer+Open`).
-        var session: DecodeSession?
-        let playlist: Playlist
-        let memoryData: Data?
-        var kind = Kind.load
-        /// Where in its item it was opened (seconds).
-        var startAt: TimeInterval = 0
-        /// The output tick the player was at when it was asked for.
-        var askedAtTick: UInt64 = 0
-
-        enum Kind: Equatable {
-            /// `load`: a source in place of the player's.
-            case load
-            /// `next`, `previous`: the item of the playlist they moved to.
-            case skip
-            /// The current item again, in a session of its own (seek, speed, pitch): no new track.
-            case reposition
-        }
-    }
-
     /// How a load (by its ticket) went, as far as it is known.
     public enum LoadOutcome: Sendable, Equatable {
         /// Still being prepared; the player plays what it played.
@@ -61,49 +38,44 @@ extension MediaPlayer {
 
     /// Waits (bounded) until the load of `ticket` is known.
     public func waitForLoad(_ ticket: Int, timeout: TimeInterval) -> LoadOutcome {
-        state.wait(until: MonotonicInstant.now.addingTimeInterval(timeout)) { $0.pendingLoad?.ticket == ticket }
-        return state.withLock { s in
-            if s.pendingLoad?.ticket == ticket { return .loading }
-            if let failed = s.failedLoad, failed.ticket == ticket { return .failed(failed.why) }
-            return .done(s.phase)
-        }
+        state.wait(until: MonotonicInstant.now.addingTimeInterval(timeout)) { $0.deck.load.pending?.ticket == ticket }
+        return state.withLock { $0.deck.load.outcome(ticket: ticket, phase: $0.phase) }
     }
 
     /// Opens `list`'s current item at `startAt` in a session of its own, to take over as
     /// `kind` says once ready (what was on its way before is given up). Returns its ticket.
-    func prepare(_ list: Playlist, startAt: TimeInterval, memory: Data?, kind: PendingLoad.Kind, _ s: inout State) -> Int {
-        dropPendingLoad(&s)
-        s.loadsAsked += 1
-        let ticket = s.loadsAsked
+    func prepare(_ list: Playlist, startAt: TimeInterval, memory: Data?, kind: LoadKind, _ s: inout State) -> Int {
+        let (ticket, givenUp) = s.deck.load.ask(list, memoryData: memory, kind: kind, startAt: startAt, atTick: s.nextTick)
+        if let givenUp {
+            retire(givenUp.session)
+            s.waiters.wakeAll()
+        }
         let memoryKind: DecodeSession.Memory = memory.map { .data($0) } ?? (s.config.memory ? .load : .none)
-        s.pendingLoad = PendingLoad(ticket: ticket, session: nil, playlist: list, memoryData: memory, kind: kind,
-                                    startAt: startAt, askedAtTick: s.nextTick)
         open(list.current, startAt: startAt, memory: memoryKind, for: .load(ticket: ticket), &s)
         return ticket
     }
 
     /// Gives up the load on its way, if any (a later load, stop, next or previous takes its place).
     func dropPendingLoad(_ s: inout State) {
-        guard let pending = s.pendingLoad else { return }
-        s.pendingLoad = nil
+        guard let pending = s.deck.load.giveUp() else { return }
         retire(pending.session)
         s.waiters.wakeAll()
     }
 
     /// On the player's queue, under the lock: what the session of the load on its way reported.
-    func pendingLoadEvent(_ event: DecodeSession.Event, _ pending: PendingLoad, from session: DecodeSession, _ s: inout State) {
+    func pendingLoadEvent(_ event: DecodeSession.Event, from session: DecodeSession, _ s: inout State) {
         switch event {
         case .ready:
-            s.pendingLoad = nil
+            guard let pending = s.deck.load.ready(session) else { return }
             if pending.kind == .reposition {
                 replaceCurrent(with: session, askedAtTick: pending.askedAtTick, &s)
             } else {
                 adopt(session, playlist: pending.playlist, memoryData: pending.memoryData, &s)
             }
         case .failed(let failure):
-            s.pendingLoad = nil
+            guard let ticket = s.deck.load.pending?.ticket else { return }
             retire(session)
-            pendingFailed(pending.ticket, pending.kind, pending.playlist, source: session.source, failure, &s)
+            pendingFailed(ticket, source: session.source, failure, &s)
         case .warning(let text):
             emit(.warning("player \(id): \(text)"), s)
         case .decodedAll, .tags, .restarted:
@@ -114,10 +86,10 @@ extension MediaPlayer {
     /// What was prepared could not be opened: a load or a reopening of the current item
     /// is refused and leaves the player as it was; the item a skip moved to fails as the
     /// current item does (`RetryPolicy`: retried, skipped...).
-    func pendingFailed(_ ticket: Int, _ kind: PendingLoad.Kind, _ list: Playlist, source: String,
-                               _ failure: SourceFailure, _ s: inout State) {
+    func pendingFailed(_ ticket: Int, source: String, _ failure: SourceFailure, _ s: inout State) {
         let why = failureText(source: source, failure)
-        s.failedLoad = (ticket, why)
+        guard let pending = s.deck.load.failed(ticket: ticket, why: why) else { return }
+        let (kind, list) = (pending.kind, pending.playlist)
         s.waiters.wakeAll()
         if kind == .skip {
             closeSessions(&s)

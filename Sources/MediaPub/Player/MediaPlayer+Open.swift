@@ -14,7 +14,7 @@ extension MediaPlayer {
         case current
         /// The next item, prepared ahead (`State.upcoming`).
         case upcoming
-        /// The load (a skip, a reopening) of this ticket (`PendingLoad.session`).
+        /// The load (a skip, a reopening) of this ticket (`DeckLoad.Pending.session`).
         case load(ticket: Int)
         /// The cue of this ticket (`PendingCue.session`).
         case cue(ticket: Int)
@@ -77,7 +77,7 @@ extension MediaPlayer {
         case .upcoming:
             guard s.upcoming?.opening == r.generation else { return session }
         case .load(let ticket):
-            guard let pending = s.pendingLoad, pending.ticket == ticket, pending.session == nil else { return session }
+            guard s.deck.load.awaitsSession(ticket: ticket) else { return session }
         case .cue(let ticket):
             guard let cue = s.cue, cue.ticket == ticket, cue.session == nil else { return session }
         }
@@ -88,7 +88,7 @@ extension MediaPlayer {
         switch r.purpose {
         case .current: s.current = session
         case .upcoming: s.upcoming?.stage = .opened(session)
-        case .load: s.pendingLoad?.session = session
+        case .load(let ticket): _ = s.deck.load.opened(session, ticket: ticket)
         case .cue: s.cue?.session = session
         }
         session.start()
@@ -106,9 +106,7 @@ extension MediaPlayer {
         case .upcoming:
             dropUpcoming(&s)  // it fails again, as the current item, when its turn comes
         case .load(let ticket):
-            guard let pending = s.pendingLoad else { return }
-            s.pendingLoad = nil
-            pendingFailed(ticket, pending.kind, pending.playlist, source: r.source, failure, &s)
+            pendingFailed(ticket, source: r.source, failure, &s)
         case .cue(let ticket):
             guard let cue = s.cue else { return }
             s.cue = nil

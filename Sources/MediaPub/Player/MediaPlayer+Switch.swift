@@ -43,8 +43,7 @@ extension MediaPlayer {
     /// Under the lock: the playlist `next` and `previous` move from: where a skip on its
     /// way goes (two quick `next`s go two items on), else the player's.
     private func skipBase(_ s: borrowing State) -> Playlist {
-        if let pending = s.pendingLoad, pending.kind == .skip { return pending.playlist }
-        return s.playlist
+        s.deck.load.skipping ?? s.playlist
     }
 
     /// Under the lock: `list` (moved to its new item) becomes what plays: at once when that
@@ -89,7 +88,7 @@ extension MediaPlayer {
         guard ms >= 0, Double(ms) <= MediaTime.maxDuration * 1000 else { return false }
         let at = Double(ms) / 1000
         let plan = state.withLock { s -> SeekPlan in
-            if let pending = s.pendingLoad {
+            if let pending = s.deck.load.pending {
                 return .beside(prepare(pending.playlist, startAt: at, memory: pending.memoryData, kind: pending.kind, &s))
             }
             guard let session = s.current, s.currentReady else {
@@ -193,15 +192,15 @@ extension MediaPlayer {
     /// it opens keeps up then).
     func keepUpWithSettings(_ s: inout State) {
         guard s.phase == .playing, let current = s.current else { return }
-        if let pending = s.pendingLoad, pending.kind == .load || pending.kind == .skip { return }
+        if let pending = s.deck.load.pending, pending.kind == .load || pending.kind == .skip { return }
         let pitched = current.setPitch(s.config.pitch) || current.pitch == s.config.pitch
         guard !pitched || current.rate != s.config.speed else { return }
         // A reopening on its way (a seek) keeps its position; else ahead of where the item is.
-        let ahead = s.pendingLoad?.startAt ?? Double(current.positionMs) / 1000 + s.reopenLead * current.rate
+        let ahead = s.deck.load.pending?.startAt ?? Double(current.positionMs) / 1000 + s.reopenLead * current.rate
         prepare(s.playlist, startAt: ahead, memory: s.memoryData, kind: .reposition, &s)
     }
 
-    /// Under the lock, the reopened item ready (`PendingLoad.Kind.reposition`): it takes the
+    /// Under the lock, the reopened item ready (`LoadKind.reposition`): it takes the
     /// current one's place, the same item going on (no new track). How long it took (output
     /// ticks since `askedAtTick`) is the next reopening's lead.
     func replaceCurrent(with session: DecodeSession, askedAtTick: UInt64, _ s: inout State) {

@@ -52,11 +52,6 @@ public final class MediaPlayer: Sendable {
         /// The current session continues the item (a skipped segment, a restarted live
         /// origin): its start is no new track.
         var continuing = false
-        /// A `load` being prepared beside the current item (`MediaPlayer+Load`).
-        var pendingLoad: PendingLoad?
-        /// Loads asked for so far (each one's ticket), and the last one refused, with why.
-        var loadsAsked = 0
-        var failedLoad: (ticket: Int, why: String)?
         /// Live sources: the media sequence number of the last segment played, by source.
         var livePlayed: [String: Int] = [:]
         /// The retry a live stream waits for (nil: none); `liveWaits` numbers them.
@@ -84,7 +79,7 @@ public final class MediaPlayer: Sendable {
         var fade: CutFade
         /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
         var crossfade = CrossfadeState()
-        /// What is on its way for the current item's end (`Deck`).
+        /// What is on its way for the current item's end, and the load beside it (`Deck`).
         var deck: Deck
         /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
         var gain: ItemGain?
@@ -119,7 +114,7 @@ public final class MediaPlayer: Sendable {
     }
 
     deinit {
-        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming?.session, $0.pendingLoad?.session, $0.cue?.session) }
+        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming?.session, $0.deck.load.pending?.session, $0.cue?.session) }
         current?.close()
         upcoming?.close()
         loading?.close()
