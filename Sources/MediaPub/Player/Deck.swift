@@ -55,6 +55,8 @@ struct Deck: Sendable {
     private(set) var transition = Transition.none
     /// The load, skip or reopening on its way beside the current item (`MediaPlayer+Load`).
     var load = DeckLoad<DecodeSession>()
+    /// The cue on its way, to take over on a given tick (`MediaPlayer+Cue`), and how the last few ended.
+    var cue = DeckCue<DecodeSession>()
 
     init(lead: Double = Deck.crossfadeLead, sampleRate: Int) {
         self.lead = lead

@@ -9,10 +9,9 @@ import Foundation
 /// are told apart by identity only.
 struct DeckLoad<Session: AnyObject & Sendable>: Sendable {
     /// A load on its way: the session being prepared and what becomes of the player once it is ready.
-    struct Pending: Sendable {
+    struct Pending: Sendable, DeckPending {
         let ticket: Int
-        /// nil until opened (`MediaPlayer+Open`).
-        fileprivate(set) var session: Session?
+        var session: Session?
         let playlist: Playlist
         let memoryData: Data?
         let kind: LoadKind
@@ -51,16 +50,10 @@ struct DeckLoad<Session: AnyObject & Sendable>: Sendable {
     }
 
     /// Whether a session built for `ticket` is still awaited (else it is closed unused).
-    func awaitsSession(ticket: Int) -> Bool {
-        pending?.ticket == ticket && pending?.session == nil
-    }
+    func awaitsSession(ticket: Int) -> Bool { pending.awaitsSession(ticket: ticket) }
 
     /// The session built for `ticket`, taken if it is awaited.
-    mutating func opened(_ session: Session, ticket: Int) -> Bool {
-        guard awaitsSession(ticket: ticket) else { return false }
-        pending?.session = session
-        return true
-    }
+    mutating func opened(_ session: Session, ticket: Int) -> Bool { pending.take(session, ticket: ticket) }
 
     /// The load of `session` is ready: returned, to take over.
     mutating func ready(_ session: Session) -> Pending? {

@@ -193,8 +193,8 @@ extension MediaPlayer {
                 pendingLoadEvent(event, from: session, &s)
                 return nil
             }
-            if let cue = s.cue, session === cue.session {
-                cueEvent(event, cue, from: session, &s)
+            if let cue = s.deck.cue.pending, session === cue.session {
+                cueEvent(event, from: session, &s)
                 return nil
             }
             let isCurrent = session === s.current

@@ -16,7 +16,7 @@ extension MediaPlayer {
         case upcoming
         /// The load (a skip, a reopening) of this ticket (`DeckLoad.Pending.session`).
         case load(ticket: Int)
-        /// The cue of this ticket (`PendingCue.session`).
+        /// The cue of this ticket (`DeckCue.Pending.session`).
         case cue(ticket: Int)
     }
 
@@ -79,7 +79,7 @@ extension MediaPlayer {
         case .load(let ticket):
             guard s.deck.load.awaitsSession(ticket: ticket) else { return session }
         case .cue(let ticket):
-            guard let cue = s.cue, cue.ticket == ticket, cue.session == nil else { return session }
+            guard s.deck.cue.awaitsSession(ticket: ticket) else { return session }
         }
         guard let session else {
             if case .failure(let error) = built { openFailed(r, SourceFailure(MediaPubError.reason(of: error), .unplayable), &s) }
@@ -89,7 +89,7 @@ extension MediaPlayer {
         case .current: s.current = session
         case .upcoming: s.upcoming?.stage = .opened(session)
         case .load(let ticket): _ = s.deck.load.opened(session, ticket: ticket)
-        case .cue: s.cue?.session = session
+        case .cue(let ticket): _ = s.deck.cue.opened(session, ticket: ticket)
         }
         session.start()
         s.waiters.wakeAll()  // a tick may wait for it (the next item of a crossfade)
@@ -108,9 +108,8 @@ extension MediaPlayer {
         case .load(let ticket):
             pendingFailed(ticket, source: r.source, failure, &s)
         case .cue(let ticket):
-            guard let cue = s.cue else { return }
-            s.cue = nil
-            cueFailed(ticket, source: r.source, failure, cue.onSettled, &s)
+            guard s.deck.cue.pending?.ticket == ticket else { return }
+            cueFailed(source: r.source, failure, &s)
         }
     }
 }

@@ -57,9 +57,6 @@ public final class MediaPlayer: Sendable {
         /// The retry a live stream waits for (nil: none); `liveWaits` numbers them.
         var liveWait: Int?
         var liveWaits = 0
-        /// Content cued to take over on a given tick (`MediaPlayer+Cue`), and the tickets so far.
-        var cue: PendingCue?
-        var cuesAsked = 0
         /// What the player goes on with once its playlist is over, as a cut (a programme's
         /// filler after a block that has played all it had; `MediaPlayer+Items`). nil: it ends.
         var followOn: Playlist?
@@ -71,15 +68,13 @@ public final class MediaPlayer: Sendable {
         var fadeInPending = false
         /// Held paused by a live feed on air (`MediaPlayer+Hold`); nil: not held.
         var hold: Hold?
-        /// How the last few cues ended, by ticket.
-        var settledCues: [(ticket: Int, outcome: CueOutcome)] = []
         /// The output tick the capture asks this player for next (a cue lands on it).
         var nextTick: UInt64 = 0
         /// The gain across a cut to cued content.
         var fade: CutFade
         /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
         var crossfade = CrossfadeState()
-        /// What is on its way for the current item's end, and the load beside it (`Deck`).
+        /// What is on its way for the current item's end, and the load and cue beside it (`Deck`).
         var deck: Deck
         /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
         var gain: ItemGain?
@@ -114,7 +109,7 @@ public final class MediaPlayer: Sendable {
     }
 
     deinit {
-        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming?.session, $0.deck.load.pending?.session, $0.cue?.session) }
+        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming?.session, $0.deck.load.pending?.session, $0.deck.cue.pending?.session) }
         current?.close()
         upcoming?.close()
         loading?.close()
