@@ -57,6 +57,8 @@ struct Deck: Sendable {
     var load = DeckLoad<DecodeSession>()
     /// The cue on its way, to take over on a given tick (`MediaPlayer+Cue`), and how the last few ended.
     var cue = DeckCue<DecodeSession>()
+    /// How the current item goes on: after a segment left out, what follows the playlist, a reopening's lead, the hold.
+    var course = DeckCourse()
 
     init(lead: Double = Deck.crossfadeLead, sampleRate: Int) {
         self.lead = lead

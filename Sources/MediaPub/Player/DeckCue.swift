@@ -12,7 +12,7 @@ struct DeckCue<Session: AnyObject & Sendable>: Sendable {
         let ticket: Int
         var session: Session?
         let playlist: Playlist
-        /// What the player goes on with once `playlist` is over (`Deck.followOn`).
+        /// What the player goes on with once `playlist` is over (`DeckCourse.followOn`).
         let then: Playlist?
         /// The output tick it is to land on.
         let tick: UInt64

@@ -25,7 +25,7 @@ extension MediaPlayer {
     /// What a tick finds of the current item when a crossfade may begin (it plays and has a
     /// known duration, no other fade, segment skip or load on its way), for the `Deck`.
     private func crossfadeCandidate(_ s: borrowing State) -> Deck.Candidate? {
-        guard s.playlist.crossfade.isOn, s.crossfade.outgoing == nil, s.phase == .playing, s.currentReady, s.resumeAtMs == nil,
+        guard s.playlist.crossfade.isOn, s.crossfade.outgoing == nil, s.phase == .playing, s.currentReady, s.deck.course.resumeAtMs == nil,
               s.deck.load.pending == nil, let current = s.current, let total = current.lengthMs else { return nil }
         let remaining = Double(total - current.positionMs) / 1000 / max(0.1, s.config.speed)
         guard remaining > 0 else { return nil }

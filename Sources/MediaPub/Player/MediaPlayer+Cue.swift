@@ -169,7 +169,7 @@ extension MediaPlayer {
         guard let session = cue.session else { return .cancelled("no cue on its way") }
         // A load still on its way was asked for before the content that now starts.
         dropPendingLoad(&s)
-        s.followOn = cue.then  // before `adopt`, which opens the next item ahead of a short one's end
+        s.deck.course.followOn = cue.then  // before `adopt`, which opens the next item ahead of a short one's end
         adopt(session, playlist: cue.playlist, memoryData: nil, &s)
         if withinTick { s.fadeInPending = true } else { s.fade.cutIn() }
         let late = n >= cue.tick ? Int(clamping: n - cue.tick) : -Int(clamping: cue.tick - n)

@@ -70,7 +70,7 @@ extension MediaPlayer {
     /// again. Returns whether it was such a failure.
     func skipSegment(of session: DecodeSession, failedWith message: String, _ s: inout State) -> Bool {
         // Already going on after a segment: later errors are that failure's consequences.
-        if s.resumeAtMs != nil { return true }
+        if s.deck.course.resumeAtMs != nil { return true }
         guard let segment = session.segmentFailure(in: message),
               segment.isLive || segment.resumeMs > session.mediaStartMs else { return false }
         let why = segment.status.map { " (\($0))" } ?? ""
@@ -80,7 +80,7 @@ extension MediaPlayer {
             awaitLive(session, why: what, &s)
         } else if s.currentReady, session.playhead > .zero {
             emit(.warning("player \(id): \(what): skipped"), s)
-            s.resumeAtMs = segment.resumeMs
+            s.deck.course.segmentLeftOut(resumeAtMs: segment.resumeMs)
         } else {
             emit(.warning("player \(id): \(what): skipped"), s)
             continueCurrent(atMs: segment.resumeMs, &s)

@@ -8,9 +8,7 @@ import Foundation
 extension MediaPlayer {
     func hold() {
         state.withLock { s in
-            guard s.hold == nil else { return }
-            s.hold = Hold(pausedBefore: s.phase == .paused)
-            guard s.phase == .playing else { return }
+            guard s.deck.course.holdBegins(phase: s.phase), s.phase == .playing else { return }
             s.frozenFrame = s.current?.lastVideo
             setState(.paused, &s)
         }
@@ -18,22 +16,13 @@ extension MediaPlayer {
 
     func releaseHold() {
         state.withLock { s in
-            guard let hold = s.hold else { return }
-            s.hold = nil
-            guard s.phase == .paused, !hold.pausedBefore else { return }
+            guard s.deck.course.holdEnds(), s.phase == .paused else { return }
             setState(s.currentReady ? .playing : .loading, &s)
         }
     }
 
-    struct Hold {
-        /// Paused (`ctl pause`) when the hold began, and nothing has taken its place since.
-        var pausedBefore: Bool
-    }
-
     /// Under the lock, for `setState`: what `new` is while the player is held (playing is paused).
     func held(_ new: PlayerState, _ s: inout State) -> PlayerState {
-        guard new == .playing, s.hold != nil else { return new }
-        s.hold?.pausedBefore = false
-        return .paused
+        s.deck.course.held(new)
     }
 }

@@ -43,10 +43,9 @@ extension MediaPlayer {
     func continueCurrent(atMs ms: Int, _ s: inout State) {
         retire(s.current)
         s.current = nil
-        s.resumeAtMs = nil
+        s.deck.course.goesOn()
         s.currentReady = false
         s.lastProgressMs = nil
-        s.continuing = true
         setState(s.phase == .paused ? .paused : .loading, &s)
         openAsCurrent(s.playlist.current, startAt: Double(ms) / 1000, &s)
     }
@@ -66,8 +65,7 @@ extension MediaPlayer {
         dropUpcoming(&s)
         dropOutgoing(&s)
         dropFadingOut(&s)
-        s.resumeAtMs = nil
-        s.continuing = false
+        s.deck.course.itemGone()
         s.liveWait = nil
     }
 
@@ -88,7 +86,7 @@ extension MediaPlayer {
     /// item of what the player goes on with (`followOn`).
     func preloadNext(_ s: inout State) {
         guard s.upcoming == nil else { return }
-        if s.playlist.following() == nil, let then = s.followOn {
+        if s.playlist.following() == nil, let then = s.deck.course.followOn {
             let number = open(then.current, startAt: 0, memory: s.config.memory ? .load : .none, for: .upcoming, &s)
             s.upcoming = NextItem(stage: .opening(number), position: nil)
             return
@@ -105,11 +103,11 @@ extension MediaPlayer {
     /// list is over. Returns false when it is over.
     func advanceAfterEnd(_ s: inout State) -> Bool {
         // Drained before its failure reached the player (the event waits for the lock the capture holds).
-        if s.resumeAtMs == nil, let session = s.current, let message = session.failure,
+        if s.deck.course.resumeAtMs == nil, let session = s.current, let message = session.failure,
            skipSegment(of: session, failedWith: message, &s), s.current !== session {
             return true  // already going on in a new session
         }
-        if let ms = s.resumeAtMs {
+        if let ms = s.deck.course.resumeAtMs {
             // The same item goes on after a segment it had to leave out.
             continueCurrent(atMs: ms, &s)
             return true
@@ -121,13 +119,12 @@ extension MediaPlayer {
         s.current = nil
         s.lastProgressMs = nil
         guard s.playlist.advance() else {
-            guard let then = s.followOn else {
+            guard let then = s.deck.course.takeFollowOn() else {
                 dropUpcoming(&s)
                 setState(.ended, &s)
                 return false
             }
             // What the player goes on with comes in as a cut: faded in from where it starts.
-            s.followOn = nil
             s.playlist = then
             s.memoryData = nil
             s.fadeInPending = true
@@ -208,8 +205,7 @@ extension MediaPlayer {
                 if s.phase == .loading { setState(.playing, &s) }
                 s.sentTags = session.currentTags
                 s.waiters.wakeAll()  // a capture may wait for a prerolled item to be ready
-                defer { s.continuing = false }
-                guard !s.continuing else { return nil }
+                guard s.deck.course.started() else { return nil }
                 let (index, source, tags) = (s.playlist.index, s.playlist.current, session.currentTags)
                 return { .track(index: index, source: source, durationMs: $0, tags: tags) }
             case .decodedAll:

@@ -73,7 +73,7 @@ extension MediaPlayer {
                 }
             }
             emit(.warning("player \(id): \(SecretMask.mask(url: source)) moves again: joining the live stream"), s)
-            s.continuing = true
+            s.deck.course.goesOn()
             openAsCurrent(source, startAt: 0, &s)
         }
     }

@@ -196,7 +196,7 @@ extension MediaPlayer {
         let pitched = current.setPitch(s.config.pitch) || current.pitch == s.config.pitch
         guard !pitched || current.rate != s.config.speed else { return }
         // A reopening on its way (a seek) keeps its position; else ahead of where the item is.
-        let ahead = s.deck.load.pending?.startAt ?? Double(current.positionMs) / 1000 + s.reopenLead * current.rate
+        let ahead = s.deck.load.pending?.startAt ?? Double(current.positionMs) / 1000 + s.deck.course.reopenLead * current.rate
         prepare(s.playlist, startAt: ahead, memory: s.memoryData, kind: .reposition, &s)
     }
 
@@ -209,15 +209,14 @@ extension MediaPlayer {
             return
         }
         let took = s.nextTick >= askedAtTick ? Double(s.nextTick - askedAtTick) / Double(format.tickRate) : 0
-        s.reopenLead = min(1, took)
+        s.deck.course.reopened(took: took)
         retire(old)
         s.current = session
         s.currentReady = true
         s.lastProgressMs = nil
         s.stalled = .zero
         s.starvedSince = nil
-        s.resumeAtMs = nil
-        s.continuing = false
+        s.deck.course.itemGone()
         if session.hasDecodedAll { preloadNext(&s) }
         s.waiters.wakeAll()
         keepUpWithSettings(&s)

@@ -46,35 +46,22 @@ public final class MediaPlayer: Sendable {
         var starvedSince: MonotonicInstant?
         /// Some item played since the last start or load (a later failure ends the list, not the player).
         var playedSinceStart = false
-        /// An HLS segment of the current item could not be fetched: once what decoded
-        /// has played, the item goes on from here (ms), in a new session.
-        var resumeAtMs: Int?
-        /// The current session continues the item (a skipped segment, a restarted live
-        /// origin): its start is no new track.
-        var continuing = false
         /// Live sources: the media sequence number of the last segment played, by source.
         var livePlayed: [String: Int] = [:]
         /// The retry a live stream waits for (nil: none); `liveWaits` numbers them.
         var liveWait: Int?
         var liveWaits = 0
-        /// What the player goes on with once its playlist is over, as a cut (a programme's
-        /// filler after a block that has played all it had; `MediaPlayer+Items`). nil: it ends.
-        var followOn: Playlist?
-        /// Output seconds the last reopening of the current item took to take over
-        /// (`MediaPlayer+Switch`): the next one opens that far ahead of where the item is.
-        var reopenLead: TimeInterval = 0
         /// Content that took over within the tick being rendered comes in faded (`CutFade`)
         /// from where it starts in the tick (`MediaPlayer+Feed`).
         var fadeInPending = false
-        /// Held paused by a live feed on air (`MediaPlayer+Hold`); nil: not held.
-        var hold: Hold?
         /// The output tick the capture asks this player for next (a cue lands on it).
         var nextTick: UInt64 = 0
         /// The gain across a cut to cued content.
         var fade: CutFade
         /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
         var crossfade = CrossfadeState()
-        /// What is on its way for the current item's end, and the load and cue beside it (`Deck`).
+        /// What is on its way for the current item's end, the load and cue beside it, and how
+        /// the item goes on (a segment left out, what follows the playlist, the hold; `Deck`).
         var deck: Deck
         /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
         var gain: ItemGain?
