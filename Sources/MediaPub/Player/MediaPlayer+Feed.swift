@@ -60,7 +60,7 @@ extension MediaPlayer {
             s.nextTick = n &+ 1
             landIfDue(at: n, &s)
             crossfadeIfDue(&s)
-            if s.phase != .playing { s.starvedSince = nil }
+            if s.phase != .playing { s.watch.notPlaying() }
             switch s.phase {
             case .paused: return mixed(Rendered(audioFrames: 0, video: s.frozenFrame), s)
             case .playing where s.currentReady: return nil
@@ -205,22 +205,16 @@ extension MediaPlayer {
         if let changedAt = t.changedAt, changedAt * 2 > t.frames, let picture = t.pictureAtMiddle { decoded = picture }
         // A source that gives nothing (network stall, buffering) has no picture to show: the slate stands in.
         let progressed = t.filled > 0 || (s.current.map { !$0.hasAudio || $0.audioExhausted } ?? false)
-        s.stalled = progressed ? .zero : s.stalled + t.length
-        let buffering = s.stalled > MediaPlayer.stallLimit
-        if s.phase != .playing || t.filled >= t.frames || (progressed && t.filled == 0) {
-            s.starvedSince = nil  // all it was asked for, or it was not asked (no audio)
-        } else if let session = s.current {
-            // Short this tick (it waited since it began for what did not come), or nothing again.
-            let since = t.filled > 0 ? t.began : (s.starvedSince ?? t.began)
-            s.starvedSince = since
-            // A live stream whose playlist stopped growing is stalled once what was queued has played.
-            let limit = session.isLiveStale ? MediaPlayer.stallLimit.seconds : DecodeSession.stallSeconds
-            if MonotonicInstant.now.timeIntervalSince(since) >= limit {
-                // Nothing for seconds, in the middle: what was queued has played out.
-                s.starvedSince = nil
-                session.abandon()
-                itemFailed(source: session.source, DecodeSession.stalled, &s)
-            }
+        // A live stream whose playlist stopped growing is stalled once what was queued has played.
+        let limit = s.current?.isLiveStale == true ? MediaPlayer.stallLimit.seconds : DecodeSession.stallSeconds
+        let verdict = s.watch.tick(length: t.length, progressed: progressed, filled: t.filled, frames: t.frames,
+                                   playing: s.phase == .playing, item: s.current != nil, began: t.began,
+                                   now: .now, limit: limit)
+        let buffering = verdict.buffering
+        if verdict.broken, let session = s.current {
+            // Nothing for seconds, in the middle: what was queued has played out.
+            session.abandon()
+            itemFailed(source: session.source, DecodeSession.stalled, &s)
         }
         // The taps hear what the capture does (the tick's gains applied, `tickEnvelope`).
         var deliveries: [@Sendable () -> Void] = []

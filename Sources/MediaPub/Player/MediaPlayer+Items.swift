@@ -45,7 +45,7 @@ extension MediaPlayer {
         s.current = nil
         s.deck.course.goesOn()
         s.currentReady = false
-        s.lastProgressMs = nil
+        s.watch.positionMoved()
         setState(s.phase == .paused ? .paused : .loading, &s)
         openAsCurrent(s.playlist.current, startAt: Double(ms) / 1000, &s)
     }
@@ -117,7 +117,7 @@ extension MediaPlayer {
         if s.deck.load.pending?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that ended
         retire(s.current)
         s.current = nil
-        s.lastProgressMs = nil
+        s.watch.positionMoved()
         guard s.playlist.advance() else {
             guard let then = s.deck.course.takeFollowOn() else {
                 dropUpcoming(&s)
@@ -176,8 +176,7 @@ extension MediaPlayer {
         guard s.phase == .playing, let session = s.current else { return }
         let position = session.positionMs
         let step = max(100, Int(s.config.progressInterval * 1000))
-        if let last = s.lastProgressMs, position >= last, position - last < step { return }
-        s.lastProgressMs = position - position % step
+        guard s.watch.progressDue(at: position, step: step) else { return }
         emit({ .progress(positionMs: position, durationMs: $0) }, durationOf: session, s)
     }
 

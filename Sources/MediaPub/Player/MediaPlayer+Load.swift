@@ -112,9 +112,7 @@ extension MediaPlayer {
         s.memoryData = memoryData
         s.frozenFrame = nil
         s.currentReady = true
-        s.lastProgressMs = nil
-        s.stalled = .zero
-        s.starvedSince = nil
+        s.watch.restart()
         s.policy.itemChosen()
         s.policy.itemPlays()
         setState(.playing, &s)

@@ -61,7 +61,8 @@ extension MediaPlayer {
             // What plays goes, with what was noted of it (a segment to go on after, a live wait).
             s.upcoming = nil
             closeSessions(&s)
-            (s.playlist, s.lastProgressMs, s.frozenFrame) = (list, nil, nil)
+            (s.playlist, s.frozenFrame) = (list, nil)
+            s.watch.positionMoved()
             promote(next, &s)
             setState(.playing, &s)
             return
@@ -108,7 +109,7 @@ extension MediaPlayer {
         case .seek(let session, let rate):
             // The flushing seek waits for the decoder's threads: it is made without the lock.
             let ok = session.seek(toMs: ms, rate: rate)
-            state.withLock { s in if s.current === session { s.lastProgressMs = nil } }
+            state.withLock { s in if s.current === session { s.watch.positionMoved() } }
             return ok
         }
     }
@@ -213,9 +214,7 @@ extension MediaPlayer {
         retire(old)
         s.current = session
         s.currentReady = true
-        s.lastProgressMs = nil
-        s.stalled = .zero
-        s.starvedSince = nil
+        s.watch.restart()
         s.deck.course.itemGone()
         if session.hasDecodedAll { preloadNext(&s) }
         s.waiters.wakeAll()

@@ -38,12 +38,8 @@ public final class MediaPlayer: Sendable {
         /// Bytes given with `load(data:name:)`, decoded from memory.
         var memoryData: Data?
         var taps = FrameTaps()
-        var lastProgressMs: Int?
-        /// Output time the playing source has given nothing: past `stallLimit` it counts as buffering.
-        var stalled = ClockTime.zero
-        /// When the playing source last stopped giving (wall clock; nil while it gives):
-        /// after `DecodeSession.stallSeconds` it counts as broken (retried, then skipped).
-        var starvedSince: MonotonicInstant?
+        /// The current item's last progress event and whether it gives what the ticks ask for (`ItemWatch`).
+        var watch = ItemWatch()
         /// Some item played since the last start or load (a later failure ends the list, not the player).
         var playedSinceStart = false
         /// Live sources: the media sequence number of the last segment played, by source.
