@@ -53,6 +53,8 @@ struct Deck: Sendable {
     let lead: Double
     let sampleRate: Int
     private(set) var transition = Transition.none
+    /// The next item prepared ahead (gapless handover, crossfade), being opened or opened (`MediaPlayer+Items`).
+    var upcoming: MediaPlayer.NextItem?
     /// The load, skip or reopening on its way beside the current item (`MediaPlayer+Load`).
     var load = DeckLoad<DecodeSession>()
     /// The cue on its way, to take over on a given tick (`MediaPlayer+Cue`), and how the last few ended.

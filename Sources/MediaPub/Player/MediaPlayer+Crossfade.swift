@@ -29,7 +29,7 @@ extension MediaPlayer {
               s.deck.load.pending == nil, let current = s.current, let total = current.lengthMs else { return nil }
         let remaining = Double(total - current.positionMs) / 1000 / max(0.1, s.config.speed)
         guard remaining > 0 else { return nil }
-        let upcoming = s.upcoming.flatMap { $0.position == s.playlist.following()?.position ? $0 : nil }
+        let upcoming = s.deck.upcoming.flatMap { $0.position == s.playlist.following()?.position ? $0 : nil }
         let next: Deck.Next = upcoming.map { $0.session.map { $0.isReady ? .ready : .unready } ?? .opening } ?? .none
         return Deck.Candidate(item: ObjectIdentifier(current), fadeSetting: s.playlist.crossfade.seconds, remaining: remaining,
                               lengthMs: total, nextLengthMs: upcoming?.session?.lengthMs, next: next)

@@ -70,8 +70,8 @@ extension MediaPlayer {
     }
 
     func dropUpcoming(_ s: inout State) {
-        retire(s.upcoming?.session)
-        s.upcoming = nil
+        retire(s.deck.upcoming?.session)
+        s.deck.upcoming = nil
         s.waiters.wakeAll()  // a tick may wait for it to be ready (a crossfade)
     }
 
@@ -85,17 +85,17 @@ extension MediaPlayer {
     /// Opens the next item ahead, so it starts gaplessly; at the playlist's end, the first
     /// item of what the player goes on with (`followOn`).
     func preloadNext(_ s: inout State) {
-        guard s.upcoming == nil else { return }
+        guard s.deck.upcoming == nil else { return }
         if s.playlist.following() == nil, let then = s.deck.course.followOn {
             let number = open(then.current, startAt: 0, memory: s.config.memory ? .load : .none, for: .upcoming, &s)
-            s.upcoming = NextItem(stage: .opening(number), position: nil)
+            s.deck.upcoming = NextItem(stage: .opening(number), position: nil)
             return
         }
         guard s.playlist.followingIsDrawn, let (position, _) = s.playlist.following() else { return }
         var copy = s.playlist
         _ = copy.advance()
         let number = open(copy.current, startAt: 0, memory: memoryKind(s), for: .upcoming, &s)
-        s.upcoming = NextItem(stage: .opening(number), position: position)
+        s.deck.upcoming = NextItem(stage: .opening(number), position: position)
     }
 
     /// The current session has nothing more to give: the item goes on (a segment
@@ -128,14 +128,14 @@ extension MediaPlayer {
             s.playlist = then
             s.memoryData = nil
             s.fadeInPending = true
-            let next = s.upcoming?.followsOn == true ? s.upcoming?.session : nil
+            let next = s.deck.upcoming?.followsOn == true ? s.deck.upcoming?.session : nil
             if next == nil { dropUpcoming(&s) }
             promote(next, &s)
             return true
         }
-        var prepared = s.upcoming.flatMap { !$0.followsOn && $0.position == s.playlist.position ? $0.session : nil }
+        var prepared = s.deck.upcoming.flatMap { !$0.followsOn && $0.position == s.playlist.position ? $0.session : nil }
         // Prepared, and ready, for an order changed since (`setRepeat` near the end): it plays all the same.
-        if prepared == nil, let next = s.upcoming?.session, next.isReady, let position = s.upcoming?.position {
+        if prepared == nil, let next = s.deck.upcoming?.session, next.isReady, let position = s.deck.upcoming?.position {
             s.playlist.jump(toPosition: position)
             prepared = next
         }
@@ -154,7 +154,7 @@ extension MediaPlayer {
             return
         }
         s.current = next
-        s.upcoming = nil
+        s.deck.upcoming = nil
         s.currentReady = next.isReady
         // A short item decodes to its end while it waits as the next one: its
         // `decodedAll` came while it was not current, so the item after it is prepared now.
@@ -194,7 +194,7 @@ extension MediaPlayer {
                 return nil
             }
             let isCurrent = session === s.current
-            guard isCurrent || session === s.upcoming?.session else { return nil }
+            guard isCurrent || session === s.deck.upcoming?.session else { return nil }
             switch event {
             case .ready:
                 if !isCurrent { s.waiters.wakeAll() }  // a tick may wait for it (a crossfade)

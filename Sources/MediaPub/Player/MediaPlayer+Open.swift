@@ -75,7 +75,7 @@ extension MediaPlayer {
             guard s.currentOpening == r.generation else { return session }
             s.currentOpening = nil
         case .upcoming:
-            guard s.upcoming?.opening == r.generation else { return session }
+            guard s.deck.upcoming?.opening == r.generation else { return session }
         case .load(let ticket):
             guard s.deck.load.awaitsSession(ticket: ticket) else { return session }
         case .cue(let ticket):
@@ -87,7 +87,7 @@ extension MediaPlayer {
         }
         switch r.purpose {
         case .current: s.current = session
-        case .upcoming: s.upcoming?.stage = .opened(session)
+        case .upcoming: s.deck.upcoming?.stage = .opened(session)
         case .load(let ticket): _ = s.deck.load.opened(session, ticket: ticket)
         case .cue(let ticket): _ = s.deck.cue.opened(session, ticket: ticket)
         }

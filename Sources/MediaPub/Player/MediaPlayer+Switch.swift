@@ -56,10 +56,10 @@ extension MediaPlayer {
             openCurrentCrossfading(&s)
             return
         }
-        if let upcoming = s.upcoming, let next = upcoming.session, !upcoming.followsOn, next.isReady,
+        if let upcoming = s.deck.upcoming, let next = upcoming.session, !upcoming.followsOn, next.isReady,
            upcoming.position == list.position, next.source == list.current {
             // What plays goes, with what was noted of it (a segment to go on after, a live wait).
-            s.upcoming = nil
+            s.deck.upcoming = nil
             closeSessions(&s)
             (s.playlist, s.frozenFrame) = (list, nil)
             s.watch.positionMoved()
@@ -176,7 +176,7 @@ extension MediaPlayer {
             s.config.repeat = on
             s.playlist.mode = on ? .repeatOne : (s.config.playlist?.mode ?? .once)
             // Prepared ahead, or being opened (`MediaPlayer+Open`).
-            guard let upcoming = s.upcoming else { return }
+            guard let upcoming = s.deck.upcoming else { return }
             let wanted = s.playlist.following()?.position
             guard upcoming.followsOn ? wanted != nil : upcoming.position != wanted else { return }
             // Ready, with the end near: it plays at this end (`advanceAfterEnd`), the new order from the next one.

@@ -27,8 +27,6 @@ public final class MediaPlayer: Sendable {
         /// The tags the current item's `player.track` carried (nil: none sent yet for it).
         var sentTags: NowPlaying?
         var current: DecodeSession?
-        /// The next item prepared ahead (gapless handover, crossfade), being opened or opened.
-        var upcoming: NextItem?
         /// Opens asked for so far, and the one `current` waits for (`MediaPlayer+Open`).
         var opens: UInt64 = 0
         var currentOpening: UInt64?
@@ -56,7 +54,7 @@ public final class MediaPlayer: Sendable {
         var fade: CutFade
         /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
         var crossfade = CrossfadeState()
-        /// What is on its way for the current item's end, the load and cue beside it, and how
+        /// What is on its way for the current item's end (the next item prepared ahead), the load and cue beside it, and how
         /// the item goes on (a segment left out, what follows the playlist, the hold; `Deck`).
         var deck: Deck
         /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
@@ -92,7 +90,7 @@ public final class MediaPlayer: Sendable {
     }
 
     deinit {
-        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming?.session, $0.deck.load.pending?.session, $0.deck.cue.pending?.session) }
+        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.deck.upcoming?.session, $0.deck.load.pending?.session, $0.deck.cue.pending?.session) }
         current?.close()
         upcoming?.close()
         loading?.close()
