@@ -16,7 +16,14 @@ extension MediaPlayer {
         var fade: Crossfade
     }
 
-    struct CrossfadeState {
+    /// The sound across changes of item: a cut's fade, the item fading out under the current
+    /// one, and those a skip dropped from their fade.
+    struct Fades {
+        /// The gain across a cut to cued content (`CutFade`).
+        var cut: CutFade
+        /// Content that took over within the tick being rendered comes in faded (`cut`)
+        /// from where it starts in the tick (`MediaPlayer+Feed`).
+        var cutInPending = false
         var outgoing: Outgoing?
         /// Items a skip dropped from their fade, going out quickly (`MediaPlayer+FadeOut`).
         var fadingOut: [FadingOut] = []
@@ -25,7 +32,7 @@ extension MediaPlayer {
     /// What a tick finds of the current item when a crossfade may begin (it plays and has a
     /// known duration, no other fade, segment skip or load on its way), for the `Deck`.
     private func crossfadeCandidate(_ s: borrowing State) -> Deck.Candidate? {
-        guard s.playlist.crossfade.isOn, s.crossfade.outgoing == nil, s.phase == .playing, s.currentReady, s.deck.course.resumeAtMs == nil,
+        guard s.playlist.crossfade.isOn, s.fades.outgoing == nil, s.phase == .playing, s.currentReady, s.deck.course.resumeAtMs == nil,
               s.deck.load.pending == nil, let current = s.current, let total = current.lengthMs else { return nil }
         let remaining = Double(total - current.positionMs) / 1000 / max(0.1, s.config.speed)
         guard remaining > 0 else { return nil }
@@ -47,7 +54,7 @@ extension MediaPlayer {
                 guard let current else { continue }
                 s.current = nil  // not retired: it fades out
                 guard advanceAfterEnd(&s) else { retire(current); return }
-                s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve))
+                s.fades.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve))
             }
         }
     }
@@ -64,11 +71,11 @@ extension MediaPlayer {
     /// not sounded yet is only replaced, what fades out under it going on as it was.
     func openCurrentCrossfading(_ s: inout State) {
         if s.playlist.crossfade.isOn, s.phase == .loading || (s.phase == .playing && !s.currentReady),
-           let fading = s.crossfade.outgoing {
-            let quick = s.crossfade.fadingOut
-            (s.crossfade.outgoing, s.crossfade.fadingOut) = (nil, [])
+           let fading = s.fades.outgoing {
+            let quick = s.fades.fadingOut
+            (s.fades.outgoing, s.fades.fadingOut) = (nil, [])
             openCurrent(&s)
-            (s.crossfade.outgoing, s.crossfade.fadingOut) = (fading, quick)
+            (s.fades.outgoing, s.fades.fadingOut) = (fading, quick)
             return
         }
         guard s.playlist.crossfade.isOn, s.phase == .playing, s.currentReady, let current = s.current else {
@@ -77,20 +84,20 @@ extension MediaPlayer {
         }
         let left = crossfadeCandidate(s)?.remaining ?? s.playlist.crossfade.seconds
         let fade = min(s.playlist.crossfade.seconds, left, current.lengthMs.map { Double($0) / 2000 } ?? .infinity)
-        let level = s.crossfade.outgoing?.fade.levels.incoming ?? 1
+        let level = s.fades.outgoing?.fade.levels.incoming ?? 1
         let quick = takeFadingOut(&s)
         s.current = nil  // not retired: it fades out
         openCurrent(&s)
-        s.crossfade.fadingOut = quick
+        s.fades.fadingOut = quick
         let frames = Int(fade * Double(format.sampleRate))
         guard frames > 0 else { retire(current); return }
-        s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve,
+        s.fades.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve,
                                                                           outgoingScale: level))
     }
 
     func dropOutgoing(_ s: inout State) {
-        retire(s.crossfade.outgoing?.session)
-        s.crossfade.outgoing = nil
+        retire(s.fades.outgoing?.session)
+        s.fades.outgoing = nil
     }
 
     /// What a tick read of the item fading out: its samples (`frames` of them) and its fade as the tick began.
@@ -108,8 +115,8 @@ extension MediaPlayer {
     /// known only once it is ready: after a skip). nil without a crossfade.
     func readOutgoing(frames: Int, tick length: ClockTime, wait: Double, advance: Bool) -> OutgoingRead? {
         let taken = state.withLock { s -> (DecodeSession, Crossfade)? in
-            if advance, let ms = s.current?.lengthMs { s.crossfade.outgoing?.fade.limit(to: ms * format.sampleRate / 2000) }
-            return s.crossfade.outgoing.map { ($0.session, $0.fade) }
+            if advance, let ms = s.current?.lengthMs { s.fades.outgoing?.fade.limit(to: ms * format.sampleRate / 2000) }
+            return s.fades.outgoing.map { ($0.session, $0.fade) }
         }
         guard let (session, fade) = taken else { return nil }
         let source = UnsafeMutablePointer<Float>.allocate(capacity: max(1, frames * format.channels))
@@ -126,15 +133,15 @@ extension MediaPlayer {
     func commitOutgoing(_ read: OutgoingRead, _ fade: Crossfade?) {
         read.release()
         state.withLock { s in
-            guard s.crossfade.outgoing?.session === read.session, let fade else { return }
-            if fade.isOver { dropOutgoing(&s) } else { s.crossfade.outgoing?.fade = fade }
+            guard s.fades.outgoing?.session === read.session, let fade else { return }
+            if fade.isOver { dropOutgoing(&s) } else { s.fades.outgoing?.fade = fade }
         }
     }
 
     /// Without the lock: the tick's picture across a crossfade, the outgoing item's and
     /// `picture` (the current one's) blended as far as the fade has gone.
     func dissolve(_ picture: Buffer?, lag: ClockTime, wait: Double) -> Buffer? {
-        guard feedsVideo, let (session, weight) = state.withLock({ s in s.crossfade.outgoing.map { ($0.session, $0.fade.pictureWeight) } })
+        guard feedsVideo, let (session, weight) = state.withLock({ s in s.fades.outgoing.map { ($0.session, $0.fade.pictureWeight) } })
         else { return picture }
         guard let old = session.videoFrame(lag: lag, wait: wait) else { return picture }
         guard let picture else { return old }
@@ -145,7 +152,7 @@ extension MediaPlayer {
     /// skip): the outgoing item goes on alone, at its gain, and the frame taps get it.
     func outgoingAlone(_ early: Rendered, frames: Int, tick length: ClockTime, into out: UnsafeMutablePointer<Float>,
                        wait: Double) -> Rendered {
-        guard state.withLock({ ($0.crossfade.outgoing != nil || !$0.crossfade.fadingOut.isEmpty) && $0.phase != .paused })
+        guard state.withLock({ ($0.fades.outgoing != nil || !$0.fades.fadingOut.isEmpty) && $0.phase != .paused })
         else { return early }
         var rendered = early
         // The outgoing item at its gain as the fade stands (it does not move on while nothing comes in).

@@ -141,7 +141,7 @@ extension MediaPlayer {
         case .ready:
             // Late: it lands on the next tick when what plays is silent still (the fade-out
             // before its tick), else once that has faded out again.
-            s.deck.cue.ready(session, nextTick: s.nextTick, silent: s.fade.isSilent,
+            s.deck.cue.ready(session, nextTick: s.nextTick, silent: s.fades.cut.isSilent,
                              fadeTicks: CutFade.ticks(tickRate: format.tickRate))
             s.waiters.wakeAll()
         case .failed(let failure):
@@ -171,7 +171,7 @@ extension MediaPlayer {
         dropPendingLoad(&s)
         s.deck.course.followOn = cue.then  // before `adopt`, which opens the next item ahead of a short one's end
         adopt(session, playlist: cue.playlist, memoryData: nil, &s)
-        if withinTick { s.fadeInPending = true } else { s.fade.cutIn() }
+        if withinTick { s.fades.cutInPending = true } else { s.fades.cut.cutIn() }
         let late = n >= cue.tick ? Int(clamping: n - cue.tick) : -Int(clamping: cue.tick - n)
         let lateMs = Int((Double(late) * 1000 / Double(format.tickRate)).rounded())
         let outcome = CueOutcome.landed(lateTicks: late, lateMs: lateMs)
@@ -186,7 +186,7 @@ extension MediaPlayer {
         guard let cue = s.deck.cue.pending, !cue.ready else { return false }
         guard !cue.committed else { return true }
         guard let silentFrom = cutSilentFrom(tick: n, s) else { return false }
-        return format.tickClock.audioFrames(atTick: n &+ 1) &+ UInt64(s.fade.length) > silentFrom
+        return format.tickClock.audioFrames(atTick: n &+ 1) &+ UInt64(s.fades.cut.length) > silentFrom
     }
 
     /// Under the lock: where the sound must be silent from for the cut to come (the

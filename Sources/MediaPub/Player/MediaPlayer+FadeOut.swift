@@ -21,25 +21,25 @@ extension MediaPlayer {
     /// Under the lock, for a skip: the item fading out under the current one (if any)
     /// goes out quickly, kept out of `closeSessions`' way until the new item is opened.
     func takeFadingOut(_ s: inout State) -> [FadingOut] {
-        var kept = s.crossfade.fadingOut
-        if let old = s.crossfade.outgoing {
+        var kept = s.fades.fadingOut
+        if let old = s.fades.outgoing {
             kept.append(FadingOut(session: old.session, gain: old.fade.levels.outgoing, fade: CutFade(sampleRate: format.sampleRate)))
         }
-        s.crossfade.outgoing = nil
-        s.crossfade.fadingOut = []
+        s.fades.outgoing = nil
+        s.fades.fadingOut = []
         for dropped in kept.dropLast(Self.fadingOutLimit) { retire(dropped.session) }
         return Array(kept.suffix(Self.fadingOutLimit))
     }
 
     func dropFadingOut(_ s: inout State) {
-        for item in s.crossfade.fadingOut { retire(item.session) }
-        s.crossfade.fadingOut = []
+        for item in s.fades.fadingOut { retire(item.session) }
+        s.fades.fadingOut = []
     }
 
     /// Without the lock: the items fading out quickly, added to the tick's first `filled`
     /// frames of `out`. Returns how many frames of `out` hold sound.
     func mixFadingOut(into out: UnsafeMutablePointer<Float>, frames: Int, filled: Int, wait: Double) -> Int {
-        let items = state.withLock { $0.crossfade.fadingOut }
+        let items = state.withLock { $0.fades.fadingOut }
         guard !items.isEmpty, frames > 0 else { return filled }
         let channels = format.channels
         let source = UnsafeMutablePointer<Float>.allocate(capacity: frames * channels)
@@ -60,7 +60,7 @@ extension MediaPlayer {
             if item.fade.isSilent || got == 0 { done.append(item.session) } else { moved.append((item.session, item)) }
         }
         state.withLock { s in
-            s.crossfade.fadingOut = s.crossfade.fadingOut.compactMap { kept in
+            s.fades.fadingOut = s.fades.fadingOut.compactMap { kept in
                 if done.contains(where: { $0 === kept.session }) { retire(kept.session); return nil }
                 return moved.first { $0.0 === kept.session }?.1 ?? kept
             }

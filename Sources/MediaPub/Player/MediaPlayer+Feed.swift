@@ -140,8 +140,8 @@ extension MediaPlayer {
         t.hops += 1
         reportBrokenSamples(of: session, &s)
         guard advanceAfterEnd(&s) else { return .done }
-        if s.fadeInPending {
-            s.fadeInPending = false
+        if s.fades.cutInPending {
+            s.fades.cutInPending = false
             t.cutInAt = t.filled
         }
         if s.awaitingItem && wait > 0 { return .waitForItem }
@@ -177,16 +177,16 @@ extension MediaPlayer {
         }
         // Content that came in as a cut starts silent even when nothing of it sounds in this tick.
         let (first, silentFrom) = (format.tickClock.audioFrames(atTick: t.index), cutSilentFrom(tick: t.index, s))
-        guard sounding > 0, t.cutInAt != nil || s.fade.moves(frames: sounding, first: first, silentFrom: silentFrom) else {
-            if t.cutInAt != nil { s.fade.cutIn() }
+        guard sounding > 0, t.cutInAt != nil || s.fades.cut.moves(frames: sounding, first: first, silentFrom: silentFrom) else {
+            if t.cutInAt != nil { s.fades.cut.cutIn() }
             return envelope  // full sound throughout: no gain per frame to work out
         }
         let cut = min(t.cutInAt ?? sounding, sounding)
         var gains = [Float](repeating: 1, count: sounding)
         let fading = gains.withUnsafeMutableBufferPointer { g in
-            let before = s.fade.gains(into: g.baseAddress!, frames: cut, first: first, silentFrom: silentFrom)
-            if t.cutInAt != nil { s.fade.cutIn() }
-            let after = s.fade.gains(into: g.baseAddress! + cut, frames: sounding - cut, first: first + UInt64(cut),
+            let before = s.fades.cut.gains(into: g.baseAddress!, frames: cut, first: first, silentFrom: silentFrom)
+            if t.cutInAt != nil { s.fades.cut.cutIn() }
+            let after = s.fades.cut.gains(into: g.baseAddress! + cut, frames: sounding - cut, first: first + UInt64(cut),
                                      silentFrom: silentFrom)
             return before || after
         }

@@ -127,7 +127,7 @@ extension MediaPlayer {
             // What the player goes on with comes in as a cut: faded in from where it starts.
             s.playlist = then
             s.memoryData = nil
-            s.fadeInPending = true
+            s.fades.cutInPending = true
             let next = s.deck.upcoming?.followsOn == true ? s.deck.upcoming?.session : nil
             if next == nil { dropUpcoming(&s) }
             promote(next, &s)

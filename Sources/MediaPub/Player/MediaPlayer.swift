@@ -45,15 +45,10 @@ public final class MediaPlayer: Sendable {
         /// The retry a live stream waits for (nil: none); `liveWaits` numbers them.
         var liveWait: Int?
         var liveWaits = 0
-        /// Content that took over within the tick being rendered comes in faded (`CutFade`)
-        /// from where it starts in the tick (`MediaPlayer+Feed`).
-        var fadeInPending = false
         /// The output tick the capture asks this player for next (a cue lands on it).
         var nextTick: UInt64 = 0
-        /// The gain across a cut to cued content.
-        var fade: CutFade
-        /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
-        var crossfade = CrossfadeState()
+        /// The sound across changes of item: a cut's fade, the item fading out under the current one (`MediaPlayer+Crossfade`).
+        var fades: Fades
         /// What is on its way for the current item's end (the next item prepared ahead), the load and cue beside it, and how
         /// the item goes on (a segment left out, what follows the playlist, the hold; `Deck`).
         var deck: Deck
@@ -85,7 +80,7 @@ public final class MediaPlayer: Sendable {
         var playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
             ?? Playlist(source: config.source ?? "", repeat: config.repeat)
         playlist.crossfade = config.playlist?.crossfade ?? CrossfadeConfig()
-        state = Mutex(State(config: config, playlist: playlist, fade: CutFade(sampleRate: format.sampleRate),
+        state = Mutex(State(config: config, playlist: playlist, fades: Fades(cut: CutFade(sampleRate: format.sampleRate)),
                             deck: Deck(sampleRate: format.sampleRate), eventHandler: onEvent))
     }
 
