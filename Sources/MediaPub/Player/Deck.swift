@@ -3,7 +3,10 @@
 /// it, its length and the next one's, and how far the next item prepared ahead is), when
 /// the next item is opened ahead, when a crossfade to it begins, and when a run as fast as
 /// possible waits for it. `MediaPlayer` executes the effects (`MediaPlayer+Crossfade`).
-/// Items are told apart by identity only (`ObjectIdentifier` of their session).
+/// Items are told apart by identity only (`ObjectIdentifier` of their session). It also
+/// holds the next item prepared ahead, the load beside the current item (`DeckLoad`), the
+/// cue (`DeckCue`) and how the current item goes on (`DeckCourse`), each a value whose
+/// methods take what happens and return what the player does.
 struct Deck: Sendable {
     /// What is on its way for the current item's end.
     enum Transition: Sendable, Equatable {
