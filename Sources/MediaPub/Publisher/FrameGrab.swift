@@ -54,6 +54,9 @@ final class FrameGrab: Sendable {
         }
     }
 
+    /// How many frames were taken since it was made.
+    var taken: UInt64 { state.withLock { $0.taken } }
+
     /// Whether a frame is asked for and not taken yet (for tests and the bench: nothing asked, nothing kept).
     var isWanted: Bool { wanted.load(ordering: .relaxed) }
 }
