@@ -50,7 +50,7 @@ enum WebPageHTML {
   </div>
   <p id="reply" class="reply" aria-live="polite"></p>
 </section>
-<section class="card">
+<section class="card wide">
   <h2>Players</h2>
   <table class="list"><thead><tr><th>player</th><th>state</th><th>item</th><th>position</th><th>volume</th><th>aux</th><th></th></tr></thead>
   <tbody id="players"></tbody></table>

@@ -8,7 +8,7 @@ header { display: flex; align-items: center; gap: 1em; padding: .6em 1em; border
 header h1 { font-size: 1.2em; margin: 0; }
 #token-form { margin-left: auto; display: flex; gap: .4em; }
 main { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 1em; padding: 1em; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: .8em 1em; min-width: 0; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: .8em 1em; min-width: 0; overflow-x: auto; }
 .card.wide, #on-air { grid-column: 1 / -1; }
 h2 { font-size: 1em; margin: 0 0 .6em; color: var(--muted); text-transform: uppercase; letter-spacing: .05em; }
 .onair-grid { display: flex; gap: 1.2em; flex-wrap: wrap; }
@@ -19,6 +19,7 @@ h2 { font-size: 1em; margin: 0 0 .6em; color: var(--muted); text-transform: uppe
 table { border-collapse: collapse; }
 .facts th { text-align: left; color: var(--muted); font-weight: normal; padding-right: 1em; vertical-align: top; }
 .list { width: 100%; }
+.list td:last-child { white-space: nowrap; }
 .list th, .list td { text-align: left; padding: .25em .5em; border-bottom: 1px solid var(--line); vertical-align: middle; }
 .list th { color: var(--muted); font-weight: normal; }
 ol, ul { margin: 0; padding-left: 1.2em; }
