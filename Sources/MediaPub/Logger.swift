@@ -28,6 +28,8 @@ public final class Logger: Sendable {
     private let handler: (@Sendable (String) -> Void)?
     /// stderr's queue and writer (nil with a handler).
     private let stderrQueue: ConsumerQueue<Data>?
+    /// The last lines written, for `GET /api/log` (docs/http.md).
+    let recent = LogRing()
 
     private struct State {
         /// The status line now drawn on the terminal (ffmpeg-style, redrawn in place).
@@ -84,6 +86,7 @@ public final class Logger: Sendable {
 
     /// Writes one log line, clearing the status line first and drawing it again after.
     private func emit(_ line: String) {
+        recent.append(line)
         // A handler draws no status line: it needs nothing of the lock.
         if let handler { return handler(line) }
         let behind = state.withLock { s -> (@Sendable (String) -> Void)? in

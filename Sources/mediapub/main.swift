@@ -32,7 +32,9 @@ run options:
   --control PATH        control socket (default $XDG_RUNTIME_DIR/mediapub/NAME.sock, else /tmp/mediapub-NAME.sock)
   --log-format text|json, --log-level error|warn|info|debug
   --lock PATH           refuse to start (exit 3) while another instance holds PATH
-  --metrics ADDR:PORT   Prometheus metrics over HTTP at /metrics (loopback by default)
+  --http ADDR:PORT      the HTTP server: the operator's page, the JSON API (docs/http.md), /metrics and /health
+                        (loopback by default); --metrics ADDR:PORT is the same option
+  --http-token-env NAME the token for commands over HTTP is in environment variable NAME (or http.token_file)
   --from "YYYY-MM-DD HH:MM[:SS]"
                         with --no-realtime: play the preset's programme as from this wall time of its zone (a rehearsal)
 """
@@ -56,6 +58,7 @@ struct Arguments {
     var lock: String?
     var from: String?
     var hours: String?
+    var httpTokenEnv: String?
 }
 
 func parse(_ argv: [String]) -> Arguments {
@@ -125,7 +128,10 @@ func parse(_ argv: [String]) -> Arguments {
             args.logLevel = l
         case "--control", "--socket": args.control = value(arg)
         case "--lock": args.lock = value(arg)
-        case "--metrics": args.options.metrics = value(arg)
+        case "--http", "--metrics":
+            args.options.http = value(arg)
+            args.options.httpFlag = arg
+        case "--http-token-env": args.httpTokenEnv = value(arg)
         case "--from" where args.command == "schedule": args.from = value(arg)
         case "--hours" where args.command == "schedule": args.hours = value(arg)
         case "--from": args.options.programmeFrom = value(arg)
@@ -246,6 +252,16 @@ default:
     }
     var options = args.options
     options.controlPath = args.control ?? ControlServer.defaultPath(name: preset.name)
+    // The token for commands over HTTP (docs/http.md): a bad one stops the run here (exit 2).
+    do {
+        if let name = args.httpTokenEnv {
+            options.httpToken = try HTTPToken.fromEnvironment(name)
+        } else if let file = preset.http.tokenFile {
+            options.httpToken = try HTTPToken.fromFile(file)
+        }
+    } catch {
+        fail("\(error)")
+    }
     let events = Events()
     for path in args.events {
         do { try events.addDestination(path: path) } catch { fail("\(error)") }

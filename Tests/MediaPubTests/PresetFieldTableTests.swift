@@ -22,7 +22,7 @@ final class PresetFieldTableTests: XCTestCase {
         rows(LiveConfig.self, "live."), rows(MonitorConfig.self, "monitor."),
         rows(SilenceCheck.self, "monitor.silence."), rows(PictureCheck.self, "monitor.picture."),
         rows(OverlayConfig.self, "overlays[]."),
-        rows(LoudnessConfig.self, "audio.loudness."),
+        rows(LoudnessConfig.self, "audio.loudness."), rows(HTTPConfig.self, "http."),
     ]
 
     /// The reference row of each field: `| key | type | values | default | meaning |`.
@@ -95,6 +95,7 @@ final class PresetFieldTableTests: XCTestCase {
         "reconnect.give_up_after": ["reconnect.give_up_after=never"], "reconnect.stall": ["reconnect.stall=7s"],
         "stop.after": ["stop.after=1h"], "stop.at_end": ["stop.at_end=false"],
         "events.webhook": ["events.webhook=https://hooks.example.com/mp"],
+        "http.public_read": ["http.public_read=true"], "http.token_file": ["http.token_file=token"],
         "schedule.file": ["schedule.file=programme.yaml"],
         "schedule.timezone": [block, "schedule.timezone=Europe/Paris"],
         "schedule.player": [block, "schedule.player=player2"],
@@ -174,6 +175,8 @@ final class PresetFieldTableTests: XCTestCase {
         // A logo: a 64x32 PNG (decoded whole where it is checked).
         TestImages.write(TestImages.png(width: 64, height: 32), to: dir + "/logo.png")
         K.touch(dir + "/programme.yaml", "blocks: [{id: a, at: \"07:00\", source: x.mp3}]\n")
+        K.touch(dir + "/token", "s3cret\n")
+        chmod(dir + "/token", 0o600)
         try body(dir)
     }
 

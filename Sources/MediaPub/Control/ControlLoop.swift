@@ -14,7 +14,7 @@ final class ControlLoop: Sendable {
     let limits: ControlServer.Limits
     private let handle: @Sendable ([String]) -> ControlReply
     private let lane: @Sendable ([String]) -> ControlLane
-    private let lanes = ControlLanes()
+    private let lanes: ControlLanes
     let wakeRead: Int32
     private let wakeWrite: Int32
     private let finished = DispatchSemaphore(value: 0)
@@ -29,9 +29,10 @@ final class ControlLoop: Sendable {
     private let state = Mutex(State())
 
     init(path: String, listener: UnixSocket, bound: UnixSocket.Identity?, limits: ControlServer.Limits,
-         lane: @escaping @Sendable ([String]) -> ControlLane = ControlLane.of,
+         lanes: ControlLanes = ControlLanes(), lane: @escaping @Sendable ([String]) -> ControlLane = ControlLane.of,
          handle: @escaping @Sendable ([String]) -> ControlReply) throws {
         self.path = path
+        self.lanes = lanes
         self.bound = bound
         self.limits = limits
         self.lane = lane

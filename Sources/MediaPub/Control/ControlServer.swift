@@ -56,7 +56,9 @@ public final class ControlServer: Sendable {
         try self.init(path: path, limits: .standard, handle: handle)
     }
 
-    init(path: String, limits: Limits, handle: @escaping @Sendable ([String]) -> ControlReply) throws {
+    /// `lanes`: where its commands run, shared with the HTTP server's `POST /api/command`
+    /// so that both keep one order (docs/control.md, Ordering).
+    init(path: String, limits: Limits, lanes: ControlLanes = ControlLanes(), handle: @escaping @Sendable ([String]) -> ControlReply) throws {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
@@ -72,7 +74,7 @@ public final class ControlServer: Sendable {
             throw MediaPubError.usage("control socket \(path): \(error)")
         }
         do {
-            loop = try ControlLoop(path: path, listener: listener.socket, bound: listener.bound, limits: limits, handle: handle)
+            loop = try ControlLoop(path: path, listener: listener.socket, bound: listener.bound, limits: limits, lanes: lanes, handle: handle)
         } catch {
             ControlLoop.unlinkIfOurs(path, listener.bound)
             throw MediaPubError.usage("control socket \(path): \(error)")

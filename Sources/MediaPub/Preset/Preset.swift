@@ -32,6 +32,8 @@ public struct Preset: Equatable, Sendable {
     public var live: LiveConfig?
     /// Logos and texts drawn on the output picture (docs/presets.md, overlays).
     public var overlays: [OverlayConfig] = []
+    /// The HTTP server's reading rule and token file (docs/presets.md, http).
+    public var http = HTTPConfig()
     /// Path of the preset file as given.
     public var file: String
     /// Absolute folder of the preset file; relative paths were resolved against it.

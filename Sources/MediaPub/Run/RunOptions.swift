@@ -9,8 +9,12 @@ public struct RunOptions: Sendable {
     public var realtime: Bool?
     /// The control socket's path; nil: no control socket.
     public var controlPath: String?
-    /// `--metrics ADDR:PORT`; nil: no metrics endpoint.
-    public var metrics: String?
+    /// `--http ADDR:PORT` (alias `--metrics`): the HTTP server (docs/http.md); nil: none.
+    public var http: String?
+    /// The option `http` was given as (`--http`, `--metrics`), for its errors.
+    public var httpFlag = "--http"
+    /// The token commands over HTTP need (`--http-token-env`, `http.token_file`); nil: none.
+    public var httpToken: HTTPToken?
     /// `--from`: a run as fast as possible plays the programme as from this wall time of
     /// its zone (docs/presets.md, Schedule); nil: from now.
     public var programmeFrom: String?

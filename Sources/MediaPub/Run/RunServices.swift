@@ -1,12 +1,16 @@
 import Foundation
 
 /// What a run offers the world while it runs, besides its outputs: the
-/// webhook (from before the first event), the control socket, `/metrics` and `/health`.
+/// webhook (from before the first event), the control socket, and the HTTP server
+/// (`/metrics`, `/health`, the API: docs/http.md), whose commands run in the control
+/// socket's lanes.
 /// Used by the run's own thread only; stopped in reverse order.
 struct RunServices {
     private var webhook: Webhook?
     private var control: ControlServer?
-    private var metrics: MetricsServer?
+    private var http: HTTPServer?
+    /// Where control commands run, from the socket and from HTTP alike.
+    private let lanes = ControlLanes()
     private let reporter: Reporter
 
     /// Starts the webhook, when the preset has one: it hears every event from here on.
@@ -26,7 +30,7 @@ struct RunServices {
         let log = reporter.log
         if let path = options.controlPath {
             do {
-                control = try ControlServer(path: path) { [weak broadcast] words in
+                control = try ControlServer(path: path, limits: .standard, lanes: lanes) { [weak broadcast] words in
                     guard let broadcast else { return .failure("stopping") }
                     return ControlCommands.handle(words, broadcast: broadcast)
                 }
@@ -37,26 +41,53 @@ struct RunServices {
                 log.warn("\(error); running without a control socket")
             }
         }
-        if let spec = options.metrics {
+        if let spec = options.http {
             do {
-                let server = try MetricsServer(spec: spec, health: { [weak broadcast] in
-                    broadcast?.health() ?? Health(ok: false, reason: "the run is over")
-                }, render: { [weak broadcast, webhook] in
-                    broadcast.map { MetricsExposition.render($0.status(), drops: $0.consumerDrops + [webhook?.drops].compactMap { $0 }) } ?? ""
-                })
-                log.info("metrics at http://\(server.address)/metrics")
-                metrics = server
+                let server = try HTTPServer(spec: spec, flag: options.httpFlag, site: site(options, for: broadcast))
+                log.info("http at http://\(server.address)/ (metrics at /metrics)")
+                http = server
             } catch {
-                log.warn("\(error); running without metrics")
+                log.warn("\(error); running without the HTTP server")
             }
         }
     }
 
-    /// Stops `/metrics` and the control socket, then gives the events' destinations,
+    /// What the HTTP server answers, from the run (docs/http.md).
+    private func site(_ options: RunOptions, for broadcast: Broadcast) -> HTTPSite {
+        let events = EventStream()
+        events.listen(to: reporter.events)
+        var site = HTTPSite()
+        site.health = { [weak broadcast] in broadcast?.health() ?? Health(ok: false, reason: "the run is over") }
+        site.metrics = { [weak broadcast, webhook] in
+            broadcast.map { MetricsExposition.render($0.status(), drops: $0.consumerDrops + [webhook?.drops].compactMap { $0 }) } ?? ""
+        }
+        let handle: @Sendable ([String]) -> ControlReply = { [weak broadcast] words in
+            guard let broadcast else { return .failure("stopping") }
+            return ControlCommands.handle(words, broadcast: broadcast)
+        }
+        site.read = handle
+        site.scheduleLines = { [weak broadcast] hours in
+            guard let runner = broadcast?.programmeRunner else { return nil }
+            let now = runner.now
+            return ScheduleListing.lines(runner.programme, from: now, to: now.addingTimeInterval(Double(hours) * 3600))
+        }
+        site.log = { [log = reporter.log] n in log.recent.last(n) }
+        site.bitrates = { [weak broadcast] in
+            guard let status = broadcast?.status() else { return (0, []) }
+            return (status.uptimeMs, status.outputs.map { ($0.id, $0.bitrateKbps) })
+        }
+        site.commands = CommandEndpoint(lanes: lanes, handle: handle)
+        site.events = events
+        site.token = options.httpToken
+        site.publicRead = broadcast.preset.http.publicRead
+        return site
+    }
+
+    /// Stops the HTTP server and the control socket, then gives the events' destinations,
     /// the log and the webhook a short while in all to take what is queued (and the
     /// first two a moment more for what the webhook said meanwhile).
     func stop() {
-        metrics?.stop()
+        http?.stop()
         control?.stop()
         let deadline = Date().addingTimeInterval(2)
         reporter.events.flush(until: deadline)

@@ -1,0 +1,124 @@
+// Who may do what over HTTP (docs/http.md), as pure values: the decision for each kind of
+// request, the token's comparison, the per-address limit of wrong tokens, the Origin check,
+// and a command body read by the control socket's own parser.
+
+import Foundation
+import XCTest
+@testable import MediaPub
+
+final class HTTPAccessTests: XCTestCase {
+    private let loopback = HTTPAccess.Policy(loopback: true, publicRead: false, hasToken: true)
+    private let open = HTTPAccess.Policy(loopback: false, publicRead: false, hasToken: true)
+
+    func testReadingIsOpenOnLoopbackOrPublicElseNeedsTheToken() {
+        XCTAssertEqual(HTTPAccess.decide(.read, policy: loopback, presented: .none, blocked: false), .allowed)
+        XCTAssertEqual(HTTPAccess.decide(.read, policy: .init(loopback: false, publicRead: true, hasToken: false), presented: .none, blocked: false), .allowed)
+        XCTAssertEqual(HTTPAccess.decide(.read, policy: open, presented: .none, blocked: false), .unauthorized(failure: false))
+        XCTAssertEqual(HTTPAccess.decide(.read, policy: open, presented: .wrong, blocked: false), .unauthorized(failure: true))
+        XCTAssertEqual(HTTPAccess.decide(.read, policy: open, presented: .right, blocked: false), .allowed)
+        XCTAssertEqual(HTTPAccess.decide(.read, policy: .init(loopback: false, publicRead: false, hasToken: false), presented: .none, blocked: false),
+                       .forbidden(HTTPAccess.noTokenForReading))
+        XCTAssertEqual(HTTPAccess.decide(.open, policy: .init(loopback: false, publicRead: false, hasToken: false), presented: .wrong, blocked: true), .allowed)
+    }
+
+    func testCommandsAlwaysNeedTheTokenAndAreRefusedWithoutOne() {
+        XCTAssertEqual(HTTPAccess.decide(.command, policy: loopback, presented: .none, blocked: false), .unauthorized(failure: false))
+        XCTAssertEqual(HTTPAccess.decide(.command, policy: loopback, presented: .wrong, blocked: false), .unauthorized(failure: true))
+        XCTAssertEqual(HTTPAccess.decide(.command, policy: loopback, presented: .right, blocked: false), .allowed)
+        XCTAssertEqual(HTTPAccess.decide(.command, policy: .init(loopback: true, publicRead: true, hasToken: false), presented: .none, blocked: false),
+                       .forbidden(HTTPAccess.noTokenForCommands))
+        // A blocked address is refused even with the right token.
+        XCTAssertEqual(HTTPAccess.decide(.command, policy: loopback, presented: .right, blocked: true), .tooManyFailures)
+    }
+
+    func testTheTokenMatchesOnlyItselfAsABearer() {
+        let token = HTTPToken("s3cret-token")
+        XCTAssertTrue(token.matches("s3cret-token"))
+        XCTAssertFalse(token.matches("s3cret-tokeN"))
+        XCTAssertFalse(token.matches("s3cret-token "))
+        XCTAssertFalse(token.matches(""))
+        XCTAssertEqual(token.matches(authorization: "Bearer s3cret-token"), .right)
+        XCTAssertEqual(token.matches(authorization: "bearer s3cret-token"), .right)
+        XCTAssertEqual(token.matches(authorization: "Basic s3cret-token"), .wrong)
+        XCTAssertEqual(token.matches(authorization: "Bearer other"), .wrong)
+        XCTAssertEqual(token.matches(authorization: nil), .none)
+        XCTAssertFalse("\(token)".contains("s3cret"), "the token is never shown")
+    }
+
+    func testATokenFileOthersMayReadIsRefusedNamingIt() throws {
+        let dir = try makeTempDir()
+        let path = dir.appendingPathComponent("token").path
+        try "abc\n".write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o644)
+        XCTAssertThrowsError(try HTTPToken.fromFile(path)) { error in
+            XCTAssertTrue("\(error)".contains("http.token_file \(path): others may read it (mode 644)"), "\(error)")
+        }
+        chmod(path, 0o600)
+        XCTAssertTrue(try HTTPToken.fromFile(path).matches("abc"))
+        XCTAssertThrowsError(try HTTPToken.fromEnvironment("MP_NO_SUCH_TOKEN", [:])) { error in
+            XCTAssertTrue("\(error)".contains("--http-token-env MP_NO_SUCH_TOKEN"), "\(error)")
+        }
+    }
+
+    func testTenWrongTokensAMinuteBlockThatAddressOnlyAndTheBlockEnds() {
+        var limiter = FailureLimiter(limit: 10, window: 60)
+        for i in 0..<9 { limiter.recordFailure("10.0.0.1", now: 100 + Double(i)) }
+        XCTAssertFalse(limiter.isBlocked("10.0.0.1", now: 109))
+        limiter.recordFailure("10.0.0.1", now: 109)
+        XCTAssertTrue(limiter.isBlocked("10.0.0.1", now: 109))
+        XCTAssertFalse(limiter.isBlocked("10.0.0.2", now: 109), "another address is not blocked")
+        XCTAssertTrue(limiter.isBlocked("10.0.0.1", now: 159.9))
+        XCTAssertFalse(limiter.isBlocked("10.0.0.1", now: 160), "a minute after the oldest of the ten")
+        // Failures spread over more than a minute never block.
+        var spread = FailureLimiter(limit: 10, window: 60)
+        for i in 0..<30 { spread.recordFailure("a", now: Double(i) * 7) }
+        XCTAssertFalse(spread.isBlocked("a", now: 29 * 7))
+    }
+
+    func testTheLimiterNeverGrowsPastItsAddresses() {
+        var limiter = FailureLimiter(limit: 10, window: 60, maxAddresses: 100)
+        for i in 0..<10_000 { limiter.recordFailure("10.0.\(i / 256).\(i % 256)", now: Double(i) / 1000) }
+        XCTAssertLessThanOrEqual(limiter.addresses, 100)
+        for _ in 0..<10 { limiter.recordFailure("blocked", now: 10) }
+        XCTAssertTrue(limiter.isBlocked("blocked", now: 10), "the newest address is kept")
+    }
+
+    func testAPostsOriginMustBeThisServer() {
+        XCTAssertTrue(HTTPAccess.originAllowed(origin: nil, host: "127.0.0.1:9300"))
+        XCTAssertTrue(HTTPAccess.originAllowed(origin: "http://127.0.0.1:9300", host: "127.0.0.1:9300"))
+        XCTAssertFalse(HTTPAccess.originAllowed(origin: "http://evil.example", host: "127.0.0.1:9300"))
+        XCTAssertFalse(HTTPAccess.originAllowed(origin: "http://127.0.0.1:9301", host: "127.0.0.1:9300"))
+        XCTAssertFalse(HTTPAccess.originAllowed(origin: "null", host: "127.0.0.1:9300"))
+        XCTAssertFalse(HTTPAccess.originAllowed(origin: "http://x", host: nil))
+    }
+
+    func testACommandBodyIsReadByTheSocketsParser() throws {
+        guard case .failure(let notJSON) = CommandEndpoint.request(from: Data("nope{".utf8)) else { return XCTFail("not JSON is refused") }
+        XCTAssertTrue(notJSON.message.hasPrefix("not JSON: "), notJSON.message)
+        XCTAssertEqual(notJSON.message, "not JSON: Invalid value around character 1.", "the parser's words, where")
+        guard case .success(let request?) = CommandEndpoint.request(from: Data(#"{"command":["publish","off"]}"#.utf8)) else { return XCTFail() }
+        XCTAssertEqual(try request.words.get(), ["publish", "off"])
+        guard case .success(let skip?) = CommandEndpoint.request(from: Data(#"{"command":"skip"}"#.utf8)) else { return XCTFail() }
+        XCTAssertEqual(try skip.words.get(), ["skip"])
+        guard case .success(nil) = CommandEndpoint.request(from: Data("[1,2]".utf8)) else { return XCTFail("JSON that is no object: the socket's answer") }
+    }
+
+    func testThePathsAndWhoMayUseThem() {
+        XCTAssertEqual(HTTPRoute(path: "/api/command")?.need, .command)
+        XCTAssertEqual(HTTPRoute(path: "/api/command")?.method, "POST")
+        XCTAssertEqual(HTTPRoute(path: "/metrics")?.need, .open)
+        for path in ["/api/status", "/api/schedule", "/api/events", "/api/log", "/api/outputs/history"] {
+            XCTAssertEqual(HTTPRoute(path: path)?.need, .read, path)
+            XCTAssertEqual(HTTPRoute(path: path)?.method, "GET", path)
+        }
+        XCTAssertNil(HTTPRoute(path: "/api/nope"))
+        XCTAssertEqual(HTTPRoute.count(nil, default: 24, in: 1...168), 24)
+        XCTAssertEqual(HTTPRoute.count("6", default: 24, in: 1...168), 6)
+        XCTAssertNil(HTTPRoute.count("0", default: 24, in: 1...168))
+        XCTAssertNil(HTTPRoute.count("x", default: 24, in: 1...168))
+        XCTAssertTrue(MediaPub.HTTPServer.isLoopback("127.0.0.1"))
+        XCTAssertTrue(MediaPub.HTTPServer.isLoopback("::1"))
+        XCTAssertFalse(MediaPub.HTTPServer.isLoopback("0.0.0.0"))
+        XCTAssertFalse(MediaPub.HTTPServer.isLoopback("192.168.1.2"))
+    }
+}
