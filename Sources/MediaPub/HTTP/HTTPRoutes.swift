@@ -81,6 +81,14 @@ extension SoupLoop {
             }
         case .command:
             command(msg)
+        case .page:
+            WebRoutes.asset(path).map { HTTPReply(200, type: $0.type, bytes: $0.body) }?.send(msg)
+        case .thumbnail:
+            // Made on the thumbnail's own queue; the message waits (paused), the soup thread does not.
+            let waiting = WaitingReply(msg)
+            WebRoutes.thumbnail(site.thumbnails, width: SoupLoop.query(query, "width")) { [weak self] r in
+                self?.invoke { waiting.answer(HTTPReply(r.status, type: r.type, bytes: r.body)) }
+            }
         }
     }
 

@@ -80,6 +80,7 @@ struct RunServices {
         site.events = events
         site.token = options.httpToken
         site.publicRead = broadcast.preset.http.publicRead
+        site.thumbnails = Thumbnails(output: broadcast.pictureSize) { [weak broadcast] in broadcast?.pictureGrab }
         return site
     }
 

@@ -4,8 +4,9 @@ import Synchronization
 /// `GET /api/thumbnail.jpg` (docs/http.md): the output picture after the overlays, as a JPEG
 /// at most `ThumbnailCache.maxAge` old. A picture is taken from the encoder (`FrameGrab`) only
 /// when the cache has none fresh for the width asked, so 50 viewers cost one JPEG a second, and
-/// none costs nothing. The work is done on the `thumbnail` queue, one request at a time; the
-/// caller waits for it (one tick for the picture, milliseconds for the JPEG), never the timeline.
+/// none costs nothing. The work is done on the `thumbnail` queue, one request at a time (one tick
+/// for the picture, milliseconds for the JPEG); the HTTP server is answered from there
+/// (`answer(query:then:)`), so neither it nor the output timeline waits for it.
 final class Thumbnails: Sendable {
     enum Answer: Equatable, Sendable {
         case jpeg(Data)
@@ -35,14 +36,27 @@ final class Thumbnails: Sendable {
         self.grab = grab
     }
 
+    /// The thumbnail `query` asks for, made on the `thumbnail` queue while the caller waits.
     func answer(query: String?) -> Answer {
-        guard let output else { return .unavailable(status: 404, reason: "this run has no pictures") }
-        let size: ThumbnailSize
-        switch ThumbnailSize.asked(query, output: (output.width, output.height)) {
-        case .success(let s): size = s
-        case .failure(let e): return .badRequest(e.message)
+        switch size(query) {
+        case .success(let size): return queue.sync { make(size) }
+        case .failure(let refusal): return refusal.answer
         }
-        return queue.sync { make(size) }
+    }
+
+    /// As `answer(query:)`, handed to `then` on the `thumbnail` queue: the caller never waits.
+    func answer(query: String?, then: @escaping @Sendable (Answer) -> Void) {
+        switch size(query) {
+        case .success(let size): queue.async { [self] in then(make(size)) }
+        case .failure(let refusal): then(refusal.answer)
+        }
+    }
+
+    private struct Refusal: Error { let answer: Answer }
+
+    private func size(_ query: String?) -> Result<ThumbnailSize, Refusal> {
+        guard let output else { return .failure(Refusal(answer: .unavailable(status: 404, reason: "this run has no pictures"))) }
+        return ThumbnailSize.asked(query, output: (output.width, output.height)).mapError { Refusal(answer: .badRequest($0.message)) }
     }
 
     /// On `queue`.

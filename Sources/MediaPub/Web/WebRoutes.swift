@@ -1,32 +1,31 @@
 import Foundation
 
-/// The paths of the operator's page (docs/http.md): the page's files and the thumbnail.
-/// The HTTP server asks it first; nil: not one of its paths. Reading, so open on loopback
-/// (the server checks who may read before it asks).
-struct WebRoutes: Sendable {
+/// What the paths of the operator's page answer (docs/http.md, The page): its files, and the
+/// thumbnail. The HTTP server has checked who may read before it asks.
+enum WebRoutes {
     struct Reply: Sendable, Equatable {
         var status: UInt32
         var type: String
         var body: [UInt8]
     }
 
-    let thumbnails: Thumbnails?
-
     static let thumbnailPath = "/api/thumbnail.jpg"
 
-    /// Whether `path` is one of the page's (GET only).
-    static func serves(_ path: String) -> Bool { WebAsset(rawValue: path) != nil || path == thumbnailPath }
+    /// One of the page's files; nil: `path` is none of them.
+    static func asset(_ path: String) -> Reply? {
+        WebAsset(rawValue: path).map { Reply(status: 200, type: $0.contentType, body: Array($0.body.utf8)) }
+    }
 
-    func answer(path: String, query: String?) -> Reply? {
-        if let asset = WebAsset(rawValue: path) {
-            return Reply(status: 200, type: asset.contentType, body: Array(asset.body.utf8))
-        }
-        guard path == Self.thumbnailPath else { return nil }
-        guard let thumbnails else { return Self.error(404, "this run has no pictures") }
-        switch thumbnails.answer(query: query) {
-        case .jpeg(let data): return Reply(status: 200, type: "image/jpeg", body: Array(data))
-        case .badRequest(let why): return Self.error(400, why)
-        case .unavailable(let status, let why): return Self.error(status, why)
+    /// The thumbnail at `width` (the query's, nil: the default), handed to `reply` from the
+    /// `thumbnail` queue (never on the caller's thread). `thumbnails` nil: the run serves none.
+    static func thumbnail(_ thumbnails: Thumbnails?, width: String?, reply: @escaping @Sendable (Reply) -> Void) {
+        guard let thumbnails else { return reply(error(404, "this run serves no thumbnail")) }
+        thumbnails.answer(query: width.map { "width=\($0)" }) { answer in
+            switch answer {
+            case .jpeg(let data): reply(Reply(status: 200, type: "image/jpeg", body: Array(data)))
+            case .badRequest(let why): reply(error(400, why))
+            case .unavailable(let status, let why): reply(error(status, why))
+            }
         }
     }
 
