@@ -4,7 +4,7 @@ driven by chromium-driver through python3-selenium (run with /usr/bin/python3: a
 earlier on PATH may not see Debian's modules).
 
 usage: page.py CONFIG.json
-CONFIG: {"url": "http://127.0.0.1:PORT", "mode": "check" | "screenshot", "screenshot": PATH,
+CONFIG: {"url": "http://127.0.0.1:PORT", "mode": "check" | "screenshot" | "watch", "screenshot": PATH, "seconds": S,
          "token": TOKEN, "ctl": [argv of `mediapub ctl --socket S`], "player": ID,
          "nginx": {"pid": N, "argv": [...], "port": P}, "stall_s": S,
          "load_s": 30, "thumbs_per_s": 200, "sse_clients": 50}
@@ -259,11 +259,19 @@ def screenshot(config, driver):
     return {"screenshot": config["screenshot"]}
 
 
+def watch(config, driver):
+    """The page open for `seconds`, as an operator leaves it (the bench's client)."""
+    driver.get(config["url"].rstrip("/") + "/")
+    time.sleep(config["seconds"])
+    return {"watched_s": config["seconds"]}
+
+
 def main():
     config = json.load(open(sys.argv[1]))
     driver = browser()
     try:
-        result = screenshot(config, driver) if config.get("mode") == "screenshot" else check(config, driver)
+        modes = {"screenshot": screenshot, "watch": watch, "check": check}
+        result = modes[config.get("mode", "check")](config, driver)
     finally:
         driver.quit()
     json.dump(result, sys.stdout)
