@@ -118,6 +118,7 @@ final class PageBrowserTests: XCTestCase {
         mp.terminate()
         XCTAssertTrue(mp.waitForExit(timeout: 30))
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
+        XCTAssertFalse(mp.stderr.contains("released without stop()"), "the thumbnail's pipelines are stopped with the server: \(mp.stderr)")
 
         // The recording: every frame, one tick apart; red, blue, and the standby slate at its end.
         let pts = try MediaProbe.videoPacketPTS(recording.path).sorted()

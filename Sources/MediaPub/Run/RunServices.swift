@@ -9,6 +9,8 @@ struct RunServices {
     private var webhook: Webhook?
     private var control: ControlServer?
     private var http: HTTPServer?
+    /// The page's thumbnail's JPEG pipelines, stopped once the server is.
+    private var thumbnails: Thumbnails?
     /// Where control commands run, from the socket and from HTTP alike.
     private let lanes = ControlLanes()
     private let reporter: Reporter
@@ -43,7 +45,9 @@ struct RunServices {
         }
         if let spec = options.http {
             do {
-                let server = try HTTPServer(spec: spec, flag: options.httpFlag, site: site(options, for: broadcast))
+                let site = site(options, for: broadcast)
+                thumbnails = site.thumbnails
+                let server = try HTTPServer(spec: spec, flag: options.httpFlag, site: site)
                 log.info("http at http://\(server.address)/ (metrics at /metrics)")
                 http = server
             } catch {
@@ -89,6 +93,7 @@ struct RunServices {
     /// first two a moment more for what the webhook said meanwhile).
     func stop() {
         http?.stop()
+        thumbnails?.stop()
         control?.stop()
         let deadline = Date().addingTimeInterval(2)
         reporter.events.flush(until: deadline)
