@@ -66,6 +66,7 @@ enum WebPageHTML {
     <tr><th>momentary</th><td id="lufs-m">–</td></tr>
     <tr><th>short-term</th><td id="lufs-s">–</td></tr>
     <tr><th>integrated</th><td id="lufs-i">–</td></tr>
+    <tr><th>target</th><td id="lufs-t">–</td></tr>
     <tr><th>limiter</th><td id="limiter">–</td></tr>
   </table>
 </section>

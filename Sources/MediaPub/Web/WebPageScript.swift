@@ -183,6 +183,12 @@ enum WebPageScript {
     text($("lufs-m"), l ? f(l.momentary_lufs) : "not measured (audio.loudness)");
     text($("lufs-s"), l ? f(l.short_term_lufs) : "–");
     text($("lufs-i"), l ? f(l.integrated_lufs) : "–");
+    text($("lufs-t"), l ? f(l.target_lufs) : "–");
+    // Each reading against the target: more than 1 LU off is shown as such.
+    for (const id of ["lufs-m", "lufs-s", "lufs-i"]) {
+      const v = l && { "lufs-m": l.momentary_lufs, "lufs-s": l.short_term_lufs, "lufs-i": l.integrated_lufs }[id];
+      $(id).className = l && v != null && l.target_lufs != null && Math.abs(v - l.target_lufs) > 1 ? "off-target" : "";
+    }
     text($("limiter"), l ? "−" + Math.abs(l.limiter_reduction_db).toFixed(1) + " dB" : "–");
   }
 
@@ -224,11 +230,14 @@ enum WebPageScript {
     events.addEventListener("dropped", () => { state.logDue = true; refreshSoon(); });
   }
 
-  // ---- the thumbnail: once a second, swapped in once loaded ----
+  // ---- the thumbnail: swapped in once loaded ----
   function thumbnail() {
+    // One a second from each request's start (the server's cache is at most 1 s old).
+    const asked = Date.now();
+    const again = () => setTimeout(thumbnail, Math.max(0, 1000 - (Date.now() - asked)));
     const next = new Image();
-    next.onload = () => { $("thumb").src = next.src; setTimeout(thumbnail, 1000); };
-    next.onerror = () => setTimeout(thumbnail, 1000);
+    next.onload = () => { $("thumb").src = next.src; again(); };
+    next.onerror = again;
     next.src = withToken("/api/thumbnail.jpg?width=320&n=" + (++state.thumbN));
   }
 

@@ -32,6 +32,7 @@ ol, ul { margin: 0; padding-left: 1.2em; }
 .spark polyline { fill: none; stroke: var(--green); stroke-width: 1.5; }
 .muted { color: var(--muted); }
 .alert { color: var(--red); font-weight: 700; }
+.off-target { color: var(--amber); }
 .controls { display: flex; gap: .5em; flex-wrap: wrap; margin-top: .8em; }
 button { background: #2a323b; color: var(--fg); border: 1px solid #3b4550; border-radius: 4px; padding: .3em .7em; cursor: pointer; font: inherit; }
 button:hover { background: #34404b; }
