@@ -214,7 +214,7 @@ public final class Broadcast: Sendable {
         guard !ran.exchange(true, ordering: .relaxed) else {
             return RunResult(.usage, "\(preset.name): a broadcast runs once; make another to run again")
         }
-        var services = RunServices(webhook: preset.events.webhook, reporter: reporter)
+        var services = RunServices(webhook: preset.events.webhook, eventStream: options.http != nil, reporter: reporter)
         defer { services.stop() }
         setRunState(.starting)
         do {

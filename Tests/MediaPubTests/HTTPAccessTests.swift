@@ -60,6 +60,28 @@ final class HTTPAccessTests: XCTestCase {
         }
     }
 
+    /// The preset's token file is checked as the preset loads (`file:line: http.token_file`, exit 2),
+    /// and a --http-token-env whose variable is unset stops the run before it starts (exit 2).
+    func testABadTokenFileOrVariableStopsTheRunNamingIt() throws {
+        let dir = try makeTempDir()
+        let token = dir.appendingPathComponent("token")
+        try "s3cret\n".write(to: token, atomically: false, encoding: .utf8)
+        chmod(token.path, 0o640)
+        let preset = try writeFile(dir, "p.yaml", E2EPreset.basic(name: "tok", source: E2EPreset.testsrc, extra: "http:\n  token_file: token\n"))
+        let refused = try CLI.run(["validate", preset.path], timeout: 30)
+        XCTAssertEqual(refused.status, 2, refused.summary("validate"))
+        XCTAssertTrue(refused.stderr.contains("p.yaml:18: http.token_file: others may read it (mode 640); make it owner-only: chmod 600 \(token.path)"),
+                      refused.stderr)
+        chmod(token.path, 0o600)
+        let valid = try CLI.run(["validate", preset.path], timeout: 30)
+        XCTAssertEqual(valid.status, 0, valid.summary("validate"))
+        XCTAssertFalse(valid.stdout.contains("s3cret"), "the resolved preset names the file, never the token")
+        let unset = try CLI.run(["--preset", preset.path, "--duration", "1s", "--http", "127.0.0.1:1",
+                                 "--http-token-env", "MP_UNSET_TOKEN"], unsetEnv: ["MP_UNSET_TOKEN"], timeout: 30)
+        XCTAssertEqual(unset.status, 2, unset.summary("run"))
+        XCTAssertTrue(unset.stderr.contains("--http-token-env MP_UNSET_TOKEN: the environment variable MP_UNSET_TOKEN is not set"), unset.stderr)
+    }
+
     func testTenWrongTokensAMinuteBlockThatAddressOnlyAndTheBlockEnds() {
         var limiter = FailureLimiter(limit: 10, window: 60)
         for i in 0..<9 { limiter.recordFailure("10.0.0.1", now: 100 + Double(i)) }

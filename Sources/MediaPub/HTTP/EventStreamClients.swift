@@ -8,9 +8,6 @@ import CSoup
 /// nothing for the idle time is closed by its socket's timeout.
 // @unchecked: its state is touched on the soup thread only.
 final class EventStreamClients: @unchecked Sendable {
-    /// Seconds between heartbeat comments.
-    static let heartbeat = 15.0
-
     private let hub: EventStream?
     private let maxStreams: Int
     private var open: [Int: Connection] = [:]
@@ -42,9 +39,15 @@ final class EventStreamClients: @unchecked Sendable {
 
     var count: Int { open.count }
 
-    /// Answers `msg` with a stream from `lastEventID` on; false when there is no room (503).
+    /// Answers `msg` with a stream from `lastEventID` on; false when there is no stream to
+    /// give. Full, the oldest stream is closed to make room (as the oldest request being read
+    /// is): streams held open by clients that read nothing never lock a page out.
     func start(_ msg: OpaquePointer, lastEventID: UInt64?) -> Bool {
-        guard let hub, open.count < maxStreams else { return false }
+        guard let hub else { return false }
+        if open.count >= maxStreams, let oldest = open.keys.min(), let connection = open[oldest] {
+            if let socket = soup_server_message_get_socket(connection.msg) { g_socket_shutdown(socket, 1, 1, nil) }
+            ended(oldest)
+        }
         let client = hub.open(lastEventID: lastEventID)
         let connection = Connection(msg: msg, client: client, owner: self)
         g_object_ref(UnsafeMutableRawPointer(msg))

@@ -73,12 +73,12 @@ extension SoupLoop {
         case .history:
             HTTPReply.json(200, history.withLock { $0 }).send(msg)
         case .events:
+            if soup_server_message_get_method(msg).map({ String(cString: $0) }) == "HEAD" {
+                return HTTPReply(200, type: "text/event-stream", body: "").send(msg)
+            }
             let headers = soup_server_message_get_request_headers(msg)
             let last = soup_message_headers_get_one(headers, "Last-Event-ID").flatMap { UInt64(String(cString: $0)) }
-            if !streams.start(msg, lastEventID: last) {
-                HTTPReply.error(site.events == nil ? 404 : 503, site.events == nil ? "this run has no event stream"
-                                : "at most \(limits.maxStreams) event streams are open").send(msg)
-            }
+            if !streams.start(msg, lastEventID: last) { HTTPReply.error(404, "this run has no event stream").send(msg) }
         case .command:
             command(msg)
         case .page:

@@ -20,7 +20,10 @@ public final class HTTPServer: Sendable {
         var maxConnections: Int
         var maxStreams: Int
         var maxBody: Int
-        static let standard = Limits(requestTimeout: 5, idleTimeout: 30, maxConnections: 64, maxStreams: 64, maxBody: 64 * 1024)
+        /// Seconds between an event stream's heartbeat comments.
+        var heartbeat: Double
+        static let standard = Limits(requestTimeout: 5, idleTimeout: 30, maxConnections: 64, maxStreams: 64,
+                                     maxBody: 64 * 1024, heartbeat: 15)
     }
 
     /// `spec` is `PORT`, `:PORT` or `ADDR:PORT`; `flag` names the option in errors.

@@ -70,7 +70,7 @@ final class SoupLoop: Sendable {
                     invoke { [weak self] in self?.streams.sendAll() }
                 }
                 timers.append(every(seconds: BitrateHistory.interval, context: context) { [self] in sampleHistory() })
-                timers.append(every(seconds: EventStreamClients.heartbeat, context: context) { [self] in streams.heartbeat() })
+                timers.append(every(seconds: limits.heartbeat, context: context) { [self] in streams.heartbeat() })
                 sampleHistory()
             }
             let running = RunningLoop(context: context, mainLoop: mainLoop)

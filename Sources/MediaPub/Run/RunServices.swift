@@ -15,9 +15,15 @@ struct RunServices {
     private let lanes = ControlLanes()
     private let reporter: Reporter
 
-    /// Starts the webhook, when the preset has one: it hears every event from here on.
-    init(webhook url: String?, reporter: Reporter) {
+    /// The HTTP server's event stream (`GET /api/events`), with `--http`.
+    private let eventStream: EventStream?
+
+    /// Starts the webhook, when the preset has one, and the HTTP server's event stream with
+    /// `--http`: each hears every event from here on (the stream's ring from the run's first).
+    init(webhook url: String?, eventStream: Bool, reporter: Reporter) {
         self.reporter = reporter
+        self.eventStream = eventStream ? EventStream() : nil
+        self.eventStream?.listen(to: reporter.events)
         if let url {
             let hook = Webhook(url: url, log: reporter.log) { [reporter] text in reporter.report(.warning(text)) }
             reporter.events.addListener { hook.send($0) }
@@ -58,8 +64,6 @@ struct RunServices {
 
     /// What the HTTP server answers, from the run (docs/http.md).
     private func site(_ options: RunOptions, for broadcast: Broadcast) -> HTTPSite {
-        let events = EventStream()
-        events.listen(to: reporter.events)
         var site = HTTPSite()
         site.health = { [weak broadcast] in broadcast?.health() ?? Health(ok: false, reason: "the run is over") }
         site.metrics = { [weak broadcast, webhook] in
@@ -81,7 +85,7 @@ struct RunServices {
             return (status.uptimeMs, status.outputs.map { ($0.id, $0.bitrateKbps) })
         }
         site.commands = CommandEndpoint(lanes: lanes, handle: handle)
-        site.events = events
+        site.events = eventStream
         site.token = options.httpToken
         site.publicRead = broadcast.preset.http.publicRead
         site.thumbnails = Thumbnails(output: broadcast.pictureSize) { [weak broadcast] in broadcast?.pictureGrab }
