@@ -1,7 +1,8 @@
 """The http job: job 3 (presets/bgm.yaml realtime to nginx-rtmp and an MP4) with the HTTP
 server (docs/http.md) off, on with no client, on with one operator's page open in a headless
 chromium (scripts/browser/page.py, its thumbnail and events), and on with 50 clients that do
-what a page does (an event stream read as it comes, the thumbnail and status once a second).
+what a page does (an event stream read as it comes, the thumbnail and status once a second,
+the log's 200 lines every 3 s).
 mediapub's CPU alone (wait4), in rounds (the four runs back to back in each); what each costs
 over the server off is given in % of one core: each round's difference over its wall time,
 their median and range. The budget (docs/http.md): none measurable with no client, under 1 %
@@ -55,9 +56,12 @@ class PageClients:
             time.sleep(0.1)
 
     def poll(self):
+        second = 0
         while not self.done.wait(1.0):
+            second += 1
+            paths = ["/api/thumbnail.jpg?width=320", "/api/status"] + (["/api/log?lines=200"] if second % 3 == 0 else [])
             for _ in range(self.n):
-                for path in ("/api/thumbnail.jpg?width=320", "/api/status"):
+                for path in paths:
                     try:
                         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
                         c.request("GET", path)

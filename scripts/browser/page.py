@@ -193,6 +193,7 @@ def check(config, driver):
     out["ctl_next"] = ctl(config, "next", config["player"])
     blue = wait(lambda: colour(driver.execute_script(PIXEL_JS)) == "blue", 10)
     out["blue_after_s"] = round(time.monotonic() - t0, 3) if blue else None
+    out["blue_seen_at"] = utc_now() if blue else None
 
     # `ctl publish off` from the terminal: the page says standby.
     t0 = time.monotonic()

@@ -44,11 +44,15 @@ final class Thumbnails: Sendable {
         }
     }
 
-    /// As `answer(query:)`, handed to `then` on the `thumbnail` queue: the caller never waits.
-    func answer(query: String?, then: @escaping @Sendable (Answer) -> Void) {
+    /// As `answer(query:)`, without waiting: a JPEG under 1 s old, or a refusal, is returned at
+    /// once; nil: one is being made, and is handed to `then` on the `thumbnail` queue.
+    func answer(query: String?, then: @escaping @Sendable (Answer) -> Void) -> Answer? {
         switch size(query) {
-        case .success(let size): queue.async { [self] in then(make(size)) }
-        case .failure(let refusal): then(refusal.answer)
+        case .success(let size):
+            if let jpeg = state.withLock({ $0.stopped ? nil : $0.cache.fresh(width: size.width, now: Self.now) }) { return .jpeg(jpeg) }
+            queue.async { [self] in then(make(size)) }
+            return nil
+        case .failure(let refusal): return refusal.answer
         }
     }
 

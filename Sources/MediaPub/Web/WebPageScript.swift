@@ -1,14 +1,15 @@
 /// The operator's page: its script, `/app.js`. It reads `/api/status` once, then follows
 /// `/api/events` (server-sent events): each event it can show by itself (the publishing
 /// flag, an output's state) is shown at once, and any event has status read again, at
-/// most once a second; the thumbnail is read once a second, the log with status while
-/// events come. Commands go to `/api/command` with the token kept in sessionStorage.
+/// most once a second; the thumbnail is read once a second (the first read 1.05 s after an
+/// event that changes the picture), the log with status while
+/// events come, at most every 3 s. Commands go to `/api/command` with the token kept in sessionStorage.
 enum WebPageScript {
     static let text = #"""
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const state = { status: null, history: {}, lastFetch: 0, pending: null, logDue: true, fetched: 0, thumbN: 0 };
+  const state = { status: null, history: {}, lastFetch: 0, pending: null, logDue: true, logAt: 0, fetched: 0, thumbN: 0 };
   const HISTORY = 300;
 
   function text(el, value) { el.textContent = value == null ? "" : String(value); }
@@ -51,7 +52,11 @@ enum WebPageScript {
     try {
       const reply = await getJSON("/api/status");
       if (reply && reply.status) showStatus(reply.status);
-      if (state.logDue) { state.logDue = false; showLog(await getJSON("/api/log?lines=200")); }
+      // The log follows the events too, read at most every 3 s (200 lines each time).
+      if (state.logDue && Date.now() - state.logAt >= 3000) {
+        state.logDue = false; state.logAt = Date.now();
+        showLog(await getJSON("/api/log?lines=200"));
+      }
     } catch (e) {
       text($("connection"), "cannot read status: " + e.message);
     } finally {
@@ -220,6 +225,7 @@ enum WebPageScript {
     events.onerror = () => { text($("connection"), "reconnecting to the run…"); $("connection").className = "alert"; };
     events.onmessage = (m) => {
       let e; try { e = JSON.parse(m.data); } catch (_) { return; }
+      if (PICTURE_EVENTS.has(e.event)) pictureChanged();
       if (e.event === "publishing") showFlag(e.publishing);
       if (e.event === "output.state") {
         const row = outputRow(e.output); showOutputState(row, e.state); text(row.children[7], e.error || "");
@@ -231,14 +237,28 @@ enum WebPageScript {
   }
 
   // ---- the thumbnail: swapped in once loaded ----
+  // Read once a second, never more often. The server's JPEG may be up to 1 s old, so after an
+  // event that changes the picture the next read waits until 1.05 s after it: that one is
+  // made after the change (at most ~1 s late, where a plain once-a-second read could be 2 s).
+  const PICTURE_EVENTS = new Set(["player.track", "publishing", "live.state", "schedule.block", "overlay", "alert", "cleared"]);
+  let thumbTimer = null, lastAsked = 0, pendingAfter = 0;
+  function scheduleThumbnail() {
+    clearTimeout(thumbTimer);
+    const at = Math.max(lastAsked + 1000, pendingAfter);
+    thumbTimer = setTimeout(thumbnail, Math.max(0, at - Date.now()));
+  }
   function thumbnail() {
-    // One a second from each request's start (the server's cache is at most 1 s old).
-    const asked = Date.now();
-    const again = () => setTimeout(thumbnail, Math.max(0, 1000 - (Date.now() - asked)));
+    thumbTimer = null;
+    lastAsked = Date.now();
+    if (lastAsked >= pendingAfter) pendingAfter = 0;
     const next = new Image();
-    next.onload = () => { $("thumb").src = next.src; again(); };
-    next.onerror = again;
+    next.onload = () => { $("thumb").src = next.src; scheduleThumbnail(); };
+    next.onerror = scheduleThumbnail;
     next.src = withToken("/api/thumbnail.jpg?width=320&n=" + (++state.thumbN));
+  }
+  function pictureChanged() {
+    pendingAfter = Date.now() + 1050;
+    if (thumbTimer !== null) scheduleThumbnail();  // else a read is on its way: its end schedules the next
   }
 
   // ---- commands ----

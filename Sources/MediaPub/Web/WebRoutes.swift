@@ -16,16 +16,19 @@ enum WebRoutes {
         WebAsset(rawValue: path).map { Reply(status: 200, type: $0.contentType, body: Array($0.body.utf8)) }
     }
 
-    /// The thumbnail at `width` (the query's, nil: the default), handed to `reply` from the
-    /// `thumbnail` queue (never on the caller's thread). `thumbnails` nil: the run serves none.
-    static func thumbnail(_ thumbnails: Thumbnails?, width: String?, reply: @escaping @Sendable (Reply) -> Void) {
-        guard let thumbnails else { return reply(error(404, "this run serves no thumbnail")) }
-        thumbnails.answer(query: width.map { "width=\($0)" }) { answer in
-            switch answer {
-            case .jpeg(let data): reply(Reply(status: 200, type: "image/jpeg", body: Array(data)))
-            case .badRequest(let why): reply(error(400, why))
-            case .unavailable(let status, let why): reply(error(status, why))
-            }
+    /// The thumbnail at `width` (the query's, nil: the default): returned at once when one under
+    /// 1 s old is cached (or the request is refused); nil: it is being made, and is handed to
+    /// `reply` from the `thumbnail` queue. `thumbnails` nil: the run serves none.
+    static func thumbnail(_ thumbnails: Thumbnails?, width: String?, reply: @escaping @Sendable (Reply) -> Void) -> Reply? {
+        guard let thumbnails else { return error(404, "this run serves no thumbnail") }
+        return thumbnails.answer(query: width.map { "width=\($0)" }) { reply(Self.reply($0)) }.map(Self.reply)
+    }
+
+    private static func reply(_ answer: Thumbnails.Answer) -> Reply {
+        switch answer {
+        case .jpeg(let data): return Reply(status: 200, type: "image/jpeg", body: Array(data))
+        case .badRequest(let why): return error(400, why)
+        case .unavailable(let status, let why): return error(status, why)
         }
     }
 
