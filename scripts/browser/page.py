@@ -273,6 +273,8 @@ def main():
     # The browser and the load below the run under test: on a busy machine they take their
     # CPU after mediapub, so that a late timeline is mediapub's own (the server's work is in it).
     os.nice(10)
+    # Ended by SIGTERM (the bench ends its watching page so): quit the browser all the same.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     driver = browser()
     try:
         modes = {"screenshot": screenshot, "watch": watch, "check": check}
