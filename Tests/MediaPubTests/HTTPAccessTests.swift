@@ -105,6 +105,17 @@ final class HTTPAccessTests: XCTestCase {
         XCTAssertTrue(limiter.isBlocked("blocked", now: 10), "the newest address is kept")
     }
 
+    func testALoopbackServerAnswersOnlyLoopbackNamesInHost() {
+        for host in ["127.0.0.1", "127.0.0.1:9100", "localhost", "LOCALHOST:80", "127.1.2.3:1", "[::1]", "[::1]:9100"] {
+            XCTAssertTrue(HTTPAccess.hostAllowed(host, loopback: true), host)
+        }
+        for host in [nil, "", "evil.example", "evil.example:9100", "127.0.0.1.evil.example", "localhost.evil.example",
+                     "127.0.0.1:", "127.0.0.1:x", "[::1]x", "[::2]", "127.0.0.256", "10.0.0.1", "[::1"] {
+            XCTAssertFalse(HTTPAccess.hostAllowed(host, loopback: true), host ?? "nil")
+        }
+        XCTAssertTrue(HTTPAccess.hostAllowed("evil.example", loopback: false), "off loopback, reading needs the token anyway")
+    }
+
     func testAPostsOriginMustBeThisServer() {
         XCTAssertTrue(HTTPAccess.originAllowed(origin: nil, host: "127.0.0.1:9300"))
         XCTAssertTrue(HTTPAccess.originAllowed(origin: "http://127.0.0.1:9300", host: "127.0.0.1:9300"))

@@ -23,6 +23,9 @@ extension SoupLoop {
         if presented == .none, route.method == "GET", let given = SoupLoop.query(query, "token") {
             presented = site.token?.matches(given) == true ? .right : .wrong
         }
+        guard route.need == .open || HTTPAccess.hostAllowed(header("Host"), loopback: loopback) else {
+            return HTTPReply.error(403, "this server listens on loopback: name it as localhost or 127.0.0.1 in Host, not \(header("Host")?.clipped() ?? "nothing")").send(msg)
+        }
         let blocked = failures.withLock { $0.isBlocked(address, now: now) }
         let policy = HTTPAccess.Policy(loopback: loopback, publicRead: site.publicRead, hasToken: site.token != nil)
         switch HTTPAccess.decide(route.need, policy: policy, presented: presented, blocked: blocked) {
@@ -71,6 +74,8 @@ extension SoupLoop {
             }
             HTTPReply.json(200, ["lines": site.log(lines)]).send(msg)
         case .history:
+            // Asked before the outputs were up at the server's first sample: one taken now lists them.
+            if history.withLock({ $0.outputs.isEmpty }) { sampleHistory() }
             HTTPReply.json(200, history.withLock { $0 }).send(msg)
         case .events:
             if soup_server_message_get_method(msg).map({ String(cString: $0) }) == "HEAD" {

@@ -149,7 +149,7 @@ final class SoupLoop: Sendable {
         return timer
     }
 
-    private func sampleHistory() {
+    func sampleHistory() {
         let now = site.bitrates()
         history.withLock { $0.sample(now.outputs, uptimeMs: now.uptimeMs) }
     }

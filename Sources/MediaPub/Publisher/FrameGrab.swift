@@ -1,5 +1,5 @@
 import CGStreamer
-import CShim
+import CGStreamerShim
 import Foundation
 import Synchronization
 
@@ -47,7 +47,7 @@ final class FrameGrab: Sendable {
     func next(timeout: TimeInterval) -> Sample? {
         let before = state.withLock { $0.taken }
         wanted.store(true, ordering: .relaxed)
-        state.wait(until: Date().addingTimeInterval(timeout)) { $0.taken == before }
+        state.wait(until: MonotonicInstant.now.addingTimeInterval(timeout)) { $0.taken == before }
         return state.withLock { s in
             defer { s.latest = nil }  // nothing kept once handed over
             return s.taken == before ? nil : s.latest
