@@ -16,8 +16,8 @@ public final class Broadcast: Sendable {
     private let exitPolicy = ExitPolicy()
     /// A live source of the preset, as given (nil: none): the run is paced to the wall clock.
     let liveSource: String?
-    /// The live feed that takes the output over while it delivers (Broadcast+Live.swift).
-    let live: LiveTakeover?
+    /// The live feed that takes the output over while it delivers (Broadcast+LiveFeed.swift).
+    let liveFeed: LiveFeedTakeover?
     /// The logos and texts drawn on the output picture (Broadcast+Overlays.swift); nil: none.
     let overlays: OverlayFeed?
     private let started = MonotonicInstant.now
@@ -61,7 +61,7 @@ public final class Broadcast: Sendable {
         players = preset.players.enumerated().map { index, config in
             MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex, reconnect: preset.reconnect)
         }
-        live = Self.liveTakeover(preset, format: format, programme: players, reporter: reporter)
+        liveFeed = Self.liveFeedTakeover(preset, format: format, programme: players, reporter: reporter)
         overlays = Self.overlayFeed(preset, outputs: options.outputConfigs(of: preset), format: format, reporter: reporter)
         ItemLoudness.share(preset.audio.loudness, channels: format.channels, among: players, monitored: preset.monitor)
         for player in players {
@@ -130,7 +130,7 @@ public final class Broadcast: Sendable {
         return RunStatus(name: preset.name, state: runState, uptimeMs: Int(MonotonicInstant.now.timeIntervalSince(started) * 1000),
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
-                         schedule: scheduleStatus(), live: liveStatus(), alerts: capture?.contentWatch?.status,
+                         schedule: scheduleStatus(), live: liveFeedStatus(), alerts: capture?.contentWatch?.status,
                          overlays: overlayStatus(), loudness: capture?.master.reading.map(LoudnessStatus.init),
                          timeline: capture?.lag.map { TimelineStatus(lagMs: $0.lagMs) })
     }
@@ -238,7 +238,7 @@ public final class Broadcast: Sendable {
             // last events go out before the error, which the run ends on.
             state.withLock { $0.phase.publisher }?.finish(timeout: 5)
             for player in players { player.stop(); player.drainEvents() }
-            live?.stop()
+            liveFeed?.stop()
             reporter.report(.error(message))
             return stopped(ExitPolicy.failedToStart(message))
         }
@@ -268,7 +268,7 @@ public final class Broadcast: Sendable {
         state.withLock { $0.programme = programme }
         // The programme's player with nothing on air yet waits, stopped, for its first block.
         for player in players where primed != false || player !== programme?.player { player.start() }
-        live?.start()
+        liveFeed?.start()
         let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
                                       reconnect: preset.reconnect, paced: realtime, streamTitle: streamTitle, log: log,
                                       onEncoderFailure: { [weak self] why in self?.fail(why) },
@@ -295,7 +295,7 @@ public final class Broadcast: Sendable {
             if case .publisherReady(_, let asked) = s.phase { pending = asked }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
-                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live,
+                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, liveFeed: liveFeed,
                                   contentWatch: contentWatch(), loudness: preset.audio.loudness, codecs: publisher.audioCodecs, sink: publisher,
                                   beforePicture: overlayHook(),
                                   lag: TimelineLagWatch(tickRate: format.tickRate) { [reporter] in reporter.report($0) })
@@ -321,7 +321,7 @@ public final class Broadcast: Sendable {
         setRunState(.stopping)
         publisher.finish()
         for player in players { player.stop() }
-        live?.stop()
+        liveFeed?.stop()
         ringtone?.stop()
         for player in players { player.drainEvents() }
         let result = exitPolicy.result(stop: reason, encoderError: publisher.error)

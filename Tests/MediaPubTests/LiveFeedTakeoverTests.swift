@@ -7,7 +7,7 @@ import XCTest
 /// `live:` listener: one with a wrong passphrase (refused: the programme stays), a blue
 /// 1 kHz one for 5 s, then, once it has gone, a green one for 3 s. Checked with ffmpeg's
 /// signalstats (each frame's colour), PCM tone levels, the run's events and `ctl status`.
-final class LiveTakeoverTests: XCTestCase {
+final class LiveFeedTakeoverTests: XCTestCase {
     private let seconds = 24.0
     private let passphrase = "live-pass-0123"
 
