@@ -14,8 +14,8 @@ public final class Broadcast: Sendable {
     public let players: [MediaPlayer]
     let reporter: Reporter
     private let exitPolicy = ExitPolicy()
-    /// A live source of the preset, as given (nil: none): the run is paced to the wall clock.
-    let liveSource: String?
+    /// An endless source of the preset, as given (nil: none): the run is paced to the wall clock.
+    let endlessSource: String?
     /// The live feed that takes the output over while it delivers (Broadcast+LiveFeed.swift).
     let liveFeed: LiveFeedTakeover?
     /// The logos and texts drawn on the output picture (Broadcast+Overlays.swift); nil: none.
@@ -42,9 +42,9 @@ public final class Broadcast: Sendable {
         GStreamer.initialize()
         guard preset.players.count <= Preset.maxPlayers else { throw MediaPubError.tooManyPlayers(Preset.maxPlayers) }
         if let why = RunBounds.firstProblem(preset, options) { throw MediaPubError.usage(why) }
-        liveSource = LiveSources.first(in: preset)
-        if options.realtime == false, let live = liveSource {
-            throw MediaPubError.usage("--no-realtime: \(SecretMask.mask(url: live)) is a live source (its media comes as the clock goes, "
+        endlessSource = EndlessSources.first(in: preset)
+        if options.realtime == false, let endless = endlessSource {
+            throw MediaPubError.usage("--no-realtime: \(SecretMask.mask(url: endless)) is a live source (its media comes as the clock goes, "
                                       + "without an end): a run with it is realtime; drop --no-realtime")
         }
         events.onNotice = { [log] level, text in log.log(level, text) }
@@ -94,10 +94,10 @@ public final class Broadcast: Sendable {
 
     var outputURLs: [String] { outputConfigs.map(\.url.text) }
 
-    /// Given, else realtime when a source is live or an output is, or the run plays a
+    /// Given, else realtime when a source is endless or an output is, or the run plays a
     /// programme, which keeps wall-clock time (docs: README, run options).
     public var realtime: Bool {
-        options.realtime ?? (liveSource != nil || preset.schedule != nil || outputConfigs.contains { $0.url.target.isLive })
+        options.realtime ?? (endlessSource != nil || preset.schedule != nil || outputConfigs.contains { $0.url.target.isLive })
     }
 
     /// The publishing flag; set before the timeline starts, it is the flag it starts with.
