@@ -94,10 +94,10 @@ public final class Broadcast: Sendable {
 
     var outputURLs: [String] { outputConfigs.map(\.url.text) }
 
-    /// Given, else realtime when a source is endless or an output is, or the run plays a
+    /// Given, else realtime when a source is endless or an output wants it (`OutputTarget.wantsRealtime`), or the run plays a
     /// programme, which keeps wall-clock time (docs: README, run options).
     public var realtime: Bool {
-        options.realtime ?? (endlessSource != nil || preset.schedule != nil || outputConfigs.contains { $0.url.target.isLive })
+        options.realtime ?? (endlessSource != nil || preset.schedule != nil || outputConfigs.contains { $0.url.target.wantsRealtime })
     }
 
     /// The publishing flag; set before the timeline starts, it is the flag it starts with.
