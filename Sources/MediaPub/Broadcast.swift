@@ -170,14 +170,14 @@ public final class Broadcast: Sendable {
     /// Runs `action` on the timeline when the output reaches `seconds`: exact in
     /// output time, whether the run is realtime or as fast as possible. With a `key`, in
     /// place of the action waiting under it (`TimelineActions`).
-    public func schedule(at seconds: Double, key: String? = nil, _ action: @escaping @Sendable (Broadcast) -> Void) {
+    public func atOutputTime(_ seconds: Double, key: String? = nil, _ action: @escaping @Sendable (Broadcast) -> Void) {
         state.withLock { s in
             if let capture = s.phase.capture {
-                capture.schedule(at: seconds, key: key) { [weak self] in if let self { action(self) } }
+                capture.atOutputTime(seconds, key: key) { [weak self] in if let self { action(self) } }
             } else {
                 s.phase.withPending { p in
-                    if let key { p.scheduled.removeAll { $0.key == key } }
-                    p.scheduled.append((seconds, key, action))
+                    if let key { p.timelineActions.removeAll { $0.key == key } }
+                    p.timelineActions.append((seconds, key, action))
                 }
             }
         }
@@ -300,7 +300,7 @@ public final class Broadcast: Sendable {
                                   beforePicture: overlayHook(),
                                   lag: TimelineLagWatch(tickRate: format.tickRate) { [reporter] in reporter.report($0) })
             s.phase = .running(publisher, capture)
-            for (at, key, action) in pending.scheduled { capture.schedule(at: at, key: key) { [weak self] in if let self { action(self) } } }
+            for (at, key, action) in pending.timelineActions { capture.atOutputTime(at, key: key) { [weak self] in if let self { action(self) } } }
             return (capture, pending.stopRequested || exitPolicy.hasFailed)
         }
         if stopEarly { capture.requestStop() }

@@ -97,10 +97,10 @@ public final class Capture: Sendable {
 
     /// Runs `action` on the timeline thread before the tick at `seconds` of output; with a
     /// `key`, in place of the action waiting under it (`TimelineActions`). An action without a
-    /// key (`Broadcast.schedule`'s callers: a player's control at an exact output second) may
+    /// key (`Broadcast.atOutputTime`'s callers: a player's control at an exact output second) may
     /// call the player, whose calls open sessions until it opens them on its own queue: what
     /// it reaches is tolerated as the player's render is (`TimelineThread.toleratingPlayer`).
-    func schedule(at seconds: Double, key: String? = nil, _ action: @escaping @Sendable () -> Void) {
+    func atOutputTime(_ seconds: Double, key: String? = nil, _ action: @escaping @Sendable () -> Void) {
         let tick = tick(at: seconds)
         let tolerated: @Sendable () -> Void = { TimelineThread.toleratingPlayer { action() } }
         state.withLock { $0.actions.add(tick: tick, key: key, key == nil ? tolerated : action) }
