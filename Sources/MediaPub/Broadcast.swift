@@ -131,7 +131,7 @@ public final class Broadcast: Sendable {
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
                          schedule: scheduleStatus(), live: liveFeedStatus(), alerts: capture?.contentWatch?.status,
-                         overlays: overlayStatus(), loudness: capture?.master.reading.map(LoudnessStatus.init),
+                         overlays: overlayStatus(), loudness: capture?.master.reading.map { LoudnessStatus($0, target: preset.audio.loudness?.target) },
                          timeline: capture?.lag.map { TimelineStatus(lagMs: $0.lagMs) })
     }
 

@@ -50,7 +50,7 @@ enum TypedSamples {
     }
 
     /// The output's loudness, the integrated loudness not known yet.
-    static let loudness = LoudnessStatus(momentaryLUFS: -22.4, shortTermLUFS: -23.1, integratedLUFS: nil, limiterReductionDB: 1.5)
+    static let loudness = LoudnessStatus(momentaryLUFS: -22.4, shortTermLUFS: -23.1, integratedLUFS: nil, limiterReductionDB: 1.5, targetLUFS: -23)
 
     /// A live feed on air.
     static let live = LiveFeedStatus(state: .onAir, source: "srt://:9001?mode=listener&passphrase=****", mode: "auto", onAirMs: 12_000,

@@ -81,6 +81,19 @@ extension SoupLoop {
             if !streams.start(msg, lastEventID: last) { HTTPReply.error(404, "this run has no event stream").send(msg) }
         case .command:
             command(msg)
+        case .page:
+            WebRoutes.asset(path).map { HTTPReply(200, type: $0.type, bytes: $0.body) }?.send(msg)
+        case .thumbnail:
+            // From the cache at once; else made on the thumbnail's own queue while the message
+            // waits (paused): the soup thread never does.
+            let box = WaitingBox()
+            if let r = WebRoutes.thumbnail(site.thumbnails, width: SoupLoop.query(query, "width"), reply: { [weak self] r in
+                self?.invoke { box.reply?.answer(HTTPReply(r.status, type: r.type, bytes: r.body)) }
+            }) {
+                HTTPReply(r.status, type: r.type, bytes: r.body).send(msg)
+            } else {
+                box.reply = WaitingReply(msg)
+            }
         }
     }
 
@@ -120,6 +133,13 @@ extension SoupLoop {
         guard let query else { return nil }
         return key.withCString { g_hash_table_lookup(query, $0) }.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
     }
+}
+
+/// The paused message of a thumbnail being made, set on the soup thread once it is known to
+/// wait (before the reply, which comes back to the soup thread through `invoke`, can read it).
+// @unchecked: touched on the soup thread only.
+final class WaitingBox: @unchecked Sendable {
+    var reply: WaitingReply?
 }
 
 /// A message paused while its command runs: answered and resumed on the soup thread,
