@@ -51,27 +51,9 @@ struct Crossfade: Sendable, Equatable {
         }
     }
 
-    /// Mixes a tick of `frames` interleaved frames of `channels` in `out`: its first
-    /// `incoming` frames are the incoming item's (the rest are silent), and the first
-    /// `outgoingFrames` of `outgoing` the outgoing item's. `advance`: the fade moves on by
-    /// the tick; false while the incoming item gives nothing yet (loading after a skip),
-    /// when the outgoing one goes on at its gain. Returns how many frames of `out` hold sound.
-    mutating func mix(into out: UnsafeMutablePointer<Float>, incoming: Int, outgoing: UnsafePointer<Float>,
-                      outgoingFrames: Int, frames: Int, channels: Int, advance: Bool) -> Int {
-        let (incoming, outgoingFrames) = (min(max(0, incoming), frames), min(max(0, outgoingFrames), frames))
-        for i in 0..<max(0, frames) {
-            var (g, h) = gains(at: position + (advance ? i : 0))
-            g *= outgoingScale
-            let frame = out + i * channels, old = outgoing + i * channels
-            for c in 0..<channels {
-                let a = i < incoming ? frame[c] * h : 0
-                frame[c] = i < outgoingFrames ? a + old[c] * g : a
-            }
-        }
-        if advance {
-            pictureWeight = min(1, (Double(position) + Double(frames) / 2) / Double(length))
-            position += max(0, frames)
-        }
-        return max(incoming, outgoingFrames)
+    /// Moves the fade on by a tick of `frames` (its gains applied by `GainEnvelope`).
+    mutating func advance(by frames: Int) {
+        pictureWeight = min(1, (Double(position) + Double(frames) / 2) / Double(length))
+        position += max(0, frames)
     }
 }

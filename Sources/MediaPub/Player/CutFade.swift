@@ -31,18 +31,40 @@ struct CutFade: Sendable, Equatable {
     /// them the output timeline's frame `first`. `silentFrom`: the timeline frame of a
     /// cut to come (silent from there on, faded out before it); nil: none, full sound.
     mutating func apply(to out: UnsafeMutablePointer<Float>, frames: Int, channels: Int, first: UInt64, silentFrom: UInt64?) {
-        guard frames > 0, channels > 0 else { return }
-        // Where the fade-out begins: from there on the target is silence.
-        let edge = silentFrom.map { $0 >= UInt64(length) ? $0 - UInt64(length) : 0 } ?? .max
+        guard channels > 0, moves(frames: frames, first: first, silentFrom: silentFrom) else { return }
+        var gains = [Float](repeating: 1, count: frames)
+        let fading = gains.withUnsafeMutableBufferPointer { self.gains(into: $0.baseAddress!, frames: frames, first: first, silentFrom: silentFrom) }
+        guard fading else { return }
+        for i in 0..<frames {
+            let frame = out + i * channels
+            for c in 0..<channels { frame[c] *= gains[i] }
+        }
+    }
+
+    /// Where the fade-out before a cut at `silentFrom` begins: from there on the target is silence.
+    private static func edge(_ length: Int, _ silentFrom: UInt64?) -> UInt64 {
+        silentFrom.map { $0 >= UInt64(length) ? $0 - UInt64(length) : 0 } ?? .max
+    }
+
+    /// Whether the gain is other than full sound anywhere in `frames` frames from timeline frame `first`.
+    func moves(frames: Int, first: UInt64, silentFrom: UInt64?) -> Bool {
+        guard frames > 0 else { return false }
         let (end, overflow) = first.addingReportingOverflow(UInt64(frames))
-        if level == length, !overflow, end <= edge { return }  // full sound, no fade within these frames
+        return level != length || overflow || end > CutFade.edge(length, silentFrom)
+    }
+
+    /// The gain of each of `frames` frames, the first the output timeline's frame `first`,
+    /// written to `gains` (as `apply` applies them; `GainEnvelope` applies them with the
+    /// others). Returns false, writing nothing, when they are all full sound.
+    mutating func gains(into gains: UnsafeMutablePointer<Float>, frames: Int, first: UInt64, silentFrom: UInt64?) -> Bool {
+        guard moves(frames: frames, first: first, silentFrom: silentFrom) else { return false }
+        let edge = CutFade.edge(length, silentFrom)
         let scale = 1 / Float(length)
         for i in 0..<frames {
             let (position, past) = first.addingReportingOverflow(UInt64(i))
             level = past || position >= edge ? max(0, level - 1) : min(length, level + 1)
-            let gain = Float(level) * scale
-            let frame = out + i * channels
-            for c in 0..<channels { frame[c] *= gain }
+            gains[i] = Float(level) * scale
         }
+        return true
     }
 }

@@ -27,6 +27,8 @@ struct Reading {
     var brokenSamples = 0
     var brokenSince: ClockTime?
     var brokenReported = false
+    /// A seek asked for off the consumer's thread is not made yet (`holdForSeek`): nothing is read meanwhile.
+    var seekPending = false
 
     init(mediaStartMs: Int, rate: Double, lastVideo: Buffer? = nil) {
         self.mediaStartMs = mediaStartMs
@@ -35,13 +37,17 @@ struct Reading {
     }
 
     var positionMs: Int { mediaStartMs + Int(Double(playhead.nanoseconds) / 1e6 * rate) }
-    var audioExhausted: Bool { audioDone && pendingOffset >= pendingSamples }
+    var audioExhausted: Bool { !seekPending && audioDone && pendingOffset >= pendingSamples }
 }
 
 /// Consuming, on the capture thread: each call locks the session's state only
 /// between pulls, never while an appsink is waited for; what a pull gave is taken
 /// only if no seek came meanwhile.
 extension DecodeSession {
+    /// Until the seek asked for next (`seek`, made on another thread) is made, nothing is read
+    /// and the item is not over: what was queued before it is never heard.
+    func holdForSeek() { state.withLock { $0.reading.seekPending = true } }
+
     /// Media position (ms) of what has been consumed.
     var positionMs: Int { state.withLock { $0.reading.positionMs } }
     var playhead: ClockTime { state.withLock { $0.reading.playhead } }
@@ -67,7 +73,7 @@ extension DecodeSession {
     /// Copies up to `frames` interleaved frames into `out`, waiting up to `wait`
     /// seconds for each decoded buffer. Returns how many frames were written.
     func readAudio(frames: Int, into out: UnsafeMutablePointer<Float>, wait: Double) -> Int {
-        guard let sink = state.withLock({ $0.audioSink }) else { return 0 }
+        guard let sink = state.withLock({ $0.reading.seekPending ? nil : $0.audioSink }) else { return 0 }
         let channels = format.channels
         var filled = 0
         while filled < frames {

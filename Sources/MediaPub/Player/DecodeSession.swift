@@ -91,6 +91,7 @@ final class DecodeSession: Sendable {
 
     init(source: String, format: MediaFormat, wantsVideo: Bool, speed: Double = 1, pitch: Double = 0,
          startAt: TimeInterval = 0, memory: Memory = .none, onEvent: @escaping @Sendable (DecodeSession, Event) -> Void) throws {
+        assert(!TimelineThread.isCurrent, "a pipeline is built off the timeline thread (docs/design.md, The timeline)")
         self.source = source
         self.spec = try SourceSpec(source, streams: true)  // which sources a player may have is checked before
         self.memory = memory
@@ -299,7 +300,10 @@ final class DecodeSession: Sendable {
         // A trimmed playlist begins at `seekOffsetMs`: nothing before it can be reached.
         let offset = offsetMs
         let ms = max(ms, offset)
-        guard pipeline.seek(to: ClockTime(milliseconds: ms - offset), rate: rate) else { return false }
+        guard pipeline.seek(to: ClockTime(milliseconds: ms - offset), rate: rate) else {
+            state.withLock { $0.reading.seekPending = false }  // reads go on from where they were
+            return false
+        }
         state.withLock { s in
             s.decodedAllSent = false
             var reading = Reading(mediaStartMs: max(0, ms), rate: rate, lastVideo: s.reading.lastVideo)

@@ -46,7 +46,7 @@ struct ItemGain {
     /// The gain `item` gets now, and its loudness when it was measured.
     func decide(_ item: String) -> (lufs: Double?, gainDB: Double, measured: Bool) {
         let config = loudness.config
-        guard case .some(let lufs) = loudness.known(item) else { return (nil, config.conservativeGain, false) }
+        guard case .some(let lufs) = loudness.looked(item) else { return (nil, config.conservativeGain, false) }
         return (lufs, config.gain(measured: lufs) ?? config.conservativeGain, true)
     }
 
@@ -66,20 +66,32 @@ struct ItemGain {
     /// The items a run as fast as possible waits for before going on (once each): the one
     /// playing, if its gain is not settled yet, and the next one.
     mutating func toAwait(current: String?, next: String?) -> [String] {
-        let items = [current, next].compactMap { $0 }.filter { !awaited.contains($0) && loudness.known($0) == nil }
+        let items = [current, next].compactMap { $0 }.filter { !awaited.contains($0) && loudness.looked($0) == nil }
         awaited = Array((awaited + items).suffix(8))
         return items
     }
 
     /// Applies the gain to `frames` interleaved frames of `session`'s item (`source`);
     /// `next`: the item after it, measured ahead; `crossfading`: the item before it fades
-    /// out under it at its own gain (`scaleOutgoing`); `heard`: its sound goes somewhere, so
+    /// out under it at its own gain (`outgoingGain`); `heard`: its sound goes somewhere, so
     /// it and the next item are measured. True when what its `player.track`
     /// said is no longer so (it was measured since): an updated one is due.
     @discardableResult
     mutating func apply(to out: UnsafeMutablePointer<Float>, frames: Int, channels: Int,
                         session: ObjectIdentifier?, source: String, next: String?, crossfading: Bool = false,
                         heard: Bool = true) -> Bool {
+        let (ramp, stale) = advance(frames: frames, session: session, source: source, next: next, crossfading: crossfading,
+                                    heard: heard)
+        var envelope = GainEnvelope(itemFrom: ramp.from, itemTo: ramp.to, itemRamp: ramp.frames)
+        _ = envelope.apply(to: out, incoming: frames, outgoing: nil, outgoingFrames: 0, frames: frames, channels: channels)
+        return stale
+    }
+
+    /// The item's gain over a tick of `frames`: linear from `from` to `to` over its first
+    /// `frames` (then `to`), as `apply` applies it (`GainEnvelope` applies it with the other
+    /// gains); with whether an updated `player.track` is due, as `apply` says.
+    mutating func advance(frames: Int, session: ObjectIdentifier?, source: String, next: String?, crossfading: Bool = false,
+                          heard: Bool = true) -> (ramp: (from: Float, to: Float, frames: Int), stale: Bool) {
         var from = gainDB
         // (An identifier can come back for a session made after another was freed: the source tells them apart.)
         if session != self.session || source != self.source {
@@ -96,7 +108,7 @@ struct ItemGain {
             if first || crossfading { from = goalDB }
             framesLeft = max(1, frames)
             requested = false
-        } else if !settled, requested, case .some(let lufs) = loudness.known(source) {
+        } else if !settled, requested, case .some(let lufs) = loudness.looked(source) {
             measured = lufs
             settled = true
             goalDB = loudness.config.gain(measured: lufs) ?? goalDB
@@ -109,29 +121,19 @@ struct ItemGain {
         let now = TrackLoudness((measured, goalDB))
         let stale = reported != nil && reported != now
         if stale { reported = now }
-        scale(out, frames: frames, channels: channels, from: from)
-        return stale
+        return (ramp(frames: frames, from: from), stale)
     }
 
-    /// The outgoing item's gain on `frames` of its samples.
-    func scaleOutgoing(_ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int) {
-        guard outgoingDB != 0 else { return }
-        let g = Float(pow(10, outgoingDB / 20))
-        for i in 0..<max(0, frames * channels) { samples[i] *= g }
-    }
+    /// The outgoing item's gain (linear).
+    var outgoingGain: Float { outgoingDB == 0 ? 1 : Float(pow(10, outgoingDB / 20)) }
 
-    /// Moves the gain on by `frames` and applies it, from `from` dB at the first frame.
-    private mutating func scale(_ out: UnsafeMutablePointer<Float>, frames: Int, channels: Int, from: Double) {
+    /// Moves the gain on by `frames`, from `from` dB at the first frame: the linear gains at
+    /// the tick's two ends (the move is even in dB over seconds), and over how many frames.
+    private mutating func ramp(frames: Int, from: Double) -> (from: Float, to: Float, frames: Int) {
         let step = min(frames, framesLeft)
         gainDB = framesLeft > 0 ? from + (goalDB - from) * Double(step) / Double(framesLeft) : goalDB
         framesLeft -= step
-        guard frames > 0, !(from == 0 && gainDB == 0) else { return }
-        // Linear between the gains at the tick's two ends (the move is even in dB over seconds).
-        let g0 = Float(pow(10, from / 20)), g1 = Float(pow(10, gainDB / 20))
-        let slope = (g1 - g0) / Float(max(1, step))
-        for f in 0..<frames {
-            let g = f < step ? g0 + slope * Float(f) : g1
-            for c in 0..<channels { out[f * channels + c] *= g }
-        }
+        guard frames > 0, !(from == 0 && gainDB == 0) else { return (1, 1, 0) }
+        return (Float(pow(10, from / 20)), Float(pow(10, gainDB / 20)), step)
     }
 }

@@ -6,7 +6,8 @@ import Synchronization
 /// one at a time, ahead of its turn, and kept by path, size and modification time
 /// (`ItemCache`, as `ItemDurations` keeps durations: a file that changed is measured again).
 /// A file over HTTP(S) is measured too, read once more for it, and kept by its URL for the
-/// run; an HLS item, a FIFO or a stream is not measured. `known(_:)` never waits.
+/// run; an HLS item, a FIFO or a stream is not measured. `known(_:)` never waits;
+/// `looked(_:)` does not touch the file system either (the timeline thread asks it, docs/design.md).
 final class ItemLoudness: Sendable {
     let config: LoudnessConfig
     let channels: Int
@@ -14,6 +15,8 @@ final class ItemLoudness: Sendable {
     private struct State: HasWaiters {
         /// LUFS; nil: nothing to measure (silence) or it could not be measured.
         var entries = ItemCache<Double?>()
+        /// What each item's measure was when the measuring thread last looked at its file (`looked`).
+        var verdicts: [String: Double?] = [:]
         /// Items waiting for their measure, in order, and the one being measured.
         var queue: [String] = []
         var measuring: String?
@@ -47,6 +50,12 @@ final class ItemLoudness: Sendable {
         return state.withLock { $0.entries.value(of: item, version: version) }
     }
 
+    /// What is known of `item` as the measuring thread last looked at it (asked for with
+    /// `request`), as `known` says, without looking at its file: nil until then.
+    func looked(_ item: String) -> Double?? {
+        state.withLock { $0.verdicts[item] }
+    }
+
     /// What of `item` is measured: the URI it is read from and its version (a local regular
     /// file's; nil for one over HTTP(S), known by its URL); nil when it is not measured.
     static func measurable(_ item: String) -> (uri: String, version: FileVersion?)? {
@@ -56,12 +65,12 @@ final class ItemLoudness: Sendable {
         return ["http", "https"].contains(scheme) && !HLSPlaylist.isPlaylist(uri) ? (uri, nil) : nil
     }
 
-    /// Has the items not known yet measured, in this order, after those asked for before.
+    /// Has the items measured that are not known yet, in this order, after those asked for
+    /// before; each is looked at on the measuring thread (nothing here touches its file).
     func request(_ items: [String]) {
-        let wanted = items.filter { known($0) == nil }
-        guard !wanted.isEmpty else { return }
+        guard !items.isEmpty else { return }
         let start = state.withLock { s -> Bool in
-            for item in wanted where s.measuring != item && !s.queue.contains(item) && s.queue.count < ItemLoudness.maxQueued {
+            for item in items where s.measuring != item && !s.queue.contains(item) && s.queue.count < ItemLoudness.maxQueued {
                 s.queue.append(item)
             }
             guard s.measuring == nil, let first = s.queue.first else { return false }
@@ -79,9 +88,8 @@ final class ItemLoudness: Sendable {
     /// Waits until every one of `items` is known (or cannot be measured), up to `deadline`.
     func wait(for items: [String], until deadline: MonotonicInstant) {
         request(items)
-        let pending = items.filter { ItemLoudness.measurable($0) != nil }
         state.wait(until: deadline) { s in
-            pending.contains { item in s.measuring == item || s.queue.contains(item) }
+            items.contains { item in s.measuring == item || s.queue.contains(item) }
         }
     }
 
@@ -92,12 +100,22 @@ final class ItemLoudness: Sendable {
         var item = state.withLock { $0.measuring }
         while let current = item {
             let target = ItemLoudness.measurable(current)
-            let outcome = target.map { LoudnessMeasure.measure(uri: $0.uri, channels: channels, remote: $0.version == nil) }
+            let kept = target.flatMap { t in state.withLock { $0.entries.value(of: current, version: t.version) } }
+            if kept == nil { state.withLock { s in s.verdicts[current] = nil } }  // not known until measured again
+            let outcome = kept != nil ? nil
+                : target.map { LoudnessMeasure.measure(uri: $0.uri, channels: channels, remote: $0.version == nil) }
             let lufs: Double? = if case .loudness(let v)? = outcome { v } else { nil }
+            // Changed while it was measured: the answer may be of neither version.
+            let unchanged = target.map { $0.version == nil || FileVersion(item: current) == $0.version } ?? false
             item = state.withLock { s -> String? in
-                // Changed while it was measured: the answer may be of neither version.
-                if let target, target.version == nil || FileVersion(item: current) == target.version {
+                if s.verdicts[current] == nil, s.verdicts.count >= ItemCache<Double?>.maxKept { s.verdicts.removeAll() }
+                if let target, let kept {
+                    s.verdicts[current] = .some(kept)
+                } else if let target, unchanged {
                     s.entries.keep(lufs, for: current, version: target.version)
+                    s.verdicts[current] = .some(lufs)
+                } else if target == nil {
+                    s.verdicts[current] = .some(nil)  // nothing to measure
                 }
                 s.measuring = s.queue.isEmpty ? nil : s.queue.removeFirst()
                 s.waiters.wakeAll()

@@ -20,58 +20,41 @@ extension MediaPlayer {
         var outgoing: Outgoing?
         /// Items a skip dropped from their fade, going out quickly (`MediaPlayer+FadeOut`).
         var fadingOut: [FadingOut] = []
-        /// The current item whose next one was opened ahead (once: one that fails is not opened again each tick).
-        var openedAheadOf: DecodeSession?
-        /// The current item whose next one was not ready when its fade was due: ticks wait for it no more.
-        var unreadyAt: DecodeSession?
     }
 
-    /// How long before its crossfade the next item is opened (its preroll's lead).
-    static let crossfadeLead: TimeInterval = 10
-
-    /// Seconds of output left of the current item, when a crossfade may begin (it plays
-    /// and has a known duration, no other fade, segment skip or load on its way).
-    private func crossfadeCandidate(_ s: borrowing State) -> (DecodeSession, TimeInterval)? {
+    /// What a tick finds of the current item when a crossfade may begin (it plays and has a
+    /// known duration, no other fade, segment skip or load on its way), for the `Deck`.
+    private func crossfadeCandidate(_ s: borrowing State) -> Deck.Candidate? {
         guard s.playlist.crossfade.isOn, s.crossfade.outgoing == nil, s.phase == .playing, s.currentReady, s.resumeAtMs == nil,
               s.pendingLoad == nil, let current = s.current, let total = current.lengthMs else { return nil }
         let remaining = Double(total - current.positionMs) / 1000 / max(0.1, s.config.speed)
-        return remaining > 0 ? (current, remaining) : nil
-    }
-
-    /// The crossfade's length from the current item to `next`: the setting, at most half of either.
-    private func fadeSeconds(_ s: borrowing State, _ current: DecodeSession, _ next: DecodeSession?) -> TimeInterval {
-        [current.lengthMs, next?.lengthMs].compactMap { $0 }.reduce(s.playlist.crossfade.seconds) { min($0, Double($1) / 2000) }
+        guard remaining > 0 else { return nil }
+        let upcoming = s.upcoming.flatMap { $0.position == s.playlist.following()?.position ? $0 : nil }
+        let next: Deck.Next = upcoming.map { $0.session.map { $0.isReady ? .ready : .unready } ?? .opening } ?? .none
+        return Deck.Candidate(item: ObjectIdentifier(current), fadeSetting: s.playlist.crossfade.seconds, remaining: remaining,
+                              lengthMs: total, nextLengthMs: upcoming?.session?.lengthMs, next: next)
     }
 
     /// At the start of a tick: the next item opened ahead, and the crossfade begun once
-    /// the current item's end is within it and the next item is ready.
+    /// the current item's end is within it and the next item is ready (`Deck`).
     func crossfadeIfDue(_ s: inout State) {
-        // What was noted of an item that is no longer current is let go (its session with it).
-        if s.crossfade.openedAheadOf.map({ $0 !== s.current }) == true { s.crossfade.openedAheadOf = nil }
-        if s.crossfade.unreadyAt.map({ $0 !== s.current }) == true { s.crossfade.unreadyAt = nil }
-        guard let (current, remaining) = crossfadeCandidate(s) else { return }
-        if remaining <= s.playlist.crossfade.seconds + Self.crossfadeLead, s.crossfade.openedAheadOf !== current {
-            s.crossfade.openedAheadOf = current
-            preloadNext(&s)
+        let current = s.current
+        for effect in s.deck.tick(current: current.map(ObjectIdentifier.init), crossfadeCandidate(s)) {
+            switch effect {
+            case .openNext:
+                preloadNext(&s)
+            case .beginCrossfade(let frames):
+                guard let current else { continue }
+                s.current = nil  // not retired: it fades out
+                guard advanceAfterEnd(&s) else { retire(current); return }
+                s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve))
+            }
         }
-        guard let next = s.upcoming, s.upcomingPosition == s.playlist.following()?.position,
-              remaining <= fadeSeconds(s, current, next) else { return }
-        guard next.isReady else {
-            s.crossfade.unreadyAt = current  // it starts if it gets ready in time, with a shorter fade
-            return
-        }
-        let frames = Int(remaining * Double(format.sampleRate))
-        guard frames > 0 else { return }
-        s.current = nil  // not retired: it fades out
-        guard advanceAfterEnd(&s) else { retire(current); return }
-        s.crossfade.outgoing = Outgoing(session: current, fade: Crossfade(length: frames, curve: s.playlist.crossfade.curve))
     }
 
     /// As fast as possible, a tick waits for the next item's preroll once its crossfade is due.
     func crossfadeAwaited(_ s: borrowing State) -> Bool {
-        guard let (current, remaining) = crossfadeCandidate(s), s.crossfade.unreadyAt !== current,
-              let next = s.upcoming, !next.isReady else { return false }
-        return remaining <= fadeSeconds(s, current, nil)
+        s.deck.awaitsNext(current: s.current.map(ObjectIdentifier.init), crossfadeCandidate(s))
     }
 
     /// For `next` and `previous`, the playlist moved already: its current item is opened,
@@ -92,7 +75,7 @@ extension MediaPlayer {
             openCurrent(&s)
             return
         }
-        let left = crossfadeCandidate(s)?.1 ?? s.playlist.crossfade.seconds
+        let left = crossfadeCandidate(s)?.remaining ?? s.playlist.crossfade.seconds
         let fade = min(s.playlist.crossfade.seconds, left, current.lengthMs.map { Double($0) / 2000 } ?? .infinity)
         let level = s.crossfade.outgoing?.fade.levels.incoming ?? 1
         let quick = takeFadingOut(&s)
@@ -110,35 +93,42 @@ extension MediaPlayer {
         s.crossfade.outgoing = nil
     }
 
-    /// Without the lock, once the tick's current item is in `out` (its first `filled` of
-    /// `frames`): the outgoing item read and mixed under it. `advance`: the current item
-    /// sounds, the fade moves on. Returns how many frames of `out` hold sound.
-    func mixOutgoing(into out: UnsafeMutablePointer<Float>, frames: Int, filled: Int, tick length: ClockTime,
-                     wait: Double, advance: Bool) -> Int {
+    /// What a tick read of the item fading out: its samples (`frames` of them) and its fade as the tick began.
+    struct OutgoingRead {
+        let session: DecodeSession
+        let fade: Crossfade
+        let samples: UnsafeMutablePointer<Float>
+        let frames: Int
+
+        func release() { samples.deallocate() }
+    }
+
+    /// Without the lock: a tick of `frames` of the item fading out, read. `advance`: the
+    /// current item sounds, the fade moves on (and is bounded by half of the incoming item,
+    /// known only once it is ready: after a skip). nil without a crossfade.
+    func readOutgoing(frames: Int, tick length: ClockTime, wait: Double, advance: Bool) -> OutgoingRead? {
         let taken = state.withLock { s -> (DecodeSession, Crossfade)? in
-            // Half of an incoming item known only once it is ready (after a skip) bounds the fade too.
             if advance, let ms = s.current?.lengthMs { s.crossfade.outgoing?.fade.limit(to: ms * format.sampleRate / 2000) }
             return s.crossfade.outgoing.map { ($0.session, $0.fade) }
         }
-        guard let (session, start) = taken else { return mixFadingOut(into: out, frames: frames, filled: filled, wait: wait) }
-        let channels = format.channels
-        var fade = start
-        let source = UnsafeMutablePointer<Float>.allocate(capacity: max(1, frames * channels))
-        defer { source.deallocate() }
+        guard let (session, fade) = taken else { return nil }
+        let source = UnsafeMutablePointer<Float>.allocate(capacity: max(1, frames * format.channels))
         var got = 0
         if !session.hasAudio {
             session.advance(by: length)
         } else if !session.audioExhausted {
             got = session.readAudio(frames: min(frames, fade.length - fade.position), into: source, wait: wait)
         }
-        applyOutgoingGain(to: source, frames: got)
-        let sounding = fade.mix(into: out, incoming: filled, outgoing: source, outgoingFrames: got, frames: frames,
-                                channels: channels, advance: advance)
+        return OutgoingRead(session: session, fade: fade, samples: source, frames: got)
+    }
+
+    /// Once mixed (`GainEnvelope`): the fade as it has moved on kept, or the item dropped once it is over.
+    func commitOutgoing(_ read: OutgoingRead, _ fade: Crossfade?) {
+        read.release()
         state.withLock { s in
-            guard s.crossfade.outgoing?.session === session else { return }
+            guard s.crossfade.outgoing?.session === read.session, let fade else { return }
             if fade.isOver { dropOutgoing(&s) } else { s.crossfade.outgoing?.fade = fade }
         }
-        return mixFadingOut(into: out, frames: frames, filled: sounding, wait: wait)
     }
 
     /// Without the lock: the tick's picture across a crossfade, the outgoing item's and
@@ -158,7 +148,14 @@ extension MediaPlayer {
         guard state.withLock({ ($0.crossfade.outgoing != nil || !$0.crossfade.fadingOut.isEmpty) && $0.phase != .paused })
         else { return early }
         var rendered = early
-        rendered.audioFrames = mixOutgoing(into: out, frames: frames, filled: 0, tick: length, wait: wait, advance: false)
+        // The outgoing item at its gain as the fade stands (it does not move on while nothing comes in).
+        let outgoing = readOutgoing(frames: frames, tick: length, wait: wait, advance: false)
+        var envelope = GainEnvelope(crossfade: outgoing?.fade, advance: false,
+                                    outgoingGain: state.withLock { $0.gain?.outgoingGain ?? 1 })
+        let sounding = envelope.apply(to: out, incoming: 0, outgoing: outgoing?.samples, outgoingFrames: outgoing?.frames ?? 0,
+                                      frames: frames, channels: format.channels)
+        if let outgoing { commitOutgoing(outgoing, envelope.crossfade) }
+        rendered.audioFrames = mixFadingOut(into: out, frames: frames, filled: sounding, wait: wait)
         rendered.video = dissolve(early.video, lag: length.scaled(by: 1, 2), wait: wait)
         // The taps hear what the capture does (`finishTick` is not reached in such a tick).
         let deliveries = state.withLock { s in

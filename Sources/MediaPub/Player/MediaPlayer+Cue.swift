@@ -11,7 +11,8 @@ extension MediaPlayer {
     /// A cue on its way.
     struct PendingCue {
         let ticket: Int
-        let session: DecodeSession
+        /// nil until opened (`MediaPlayer+Open`).
+        var session: DecodeSession?
         let playlist: Playlist
         /// What the player goes on with once `playlist` is over (`State.followOn`).
         let then: Playlist?
@@ -73,17 +74,10 @@ extension MediaPlayer {
             s.cuesAsked += 1
             let ticket = s.cuesAsked
             dropCue(.cancelled("replaced by cue \(ticket)"), &s)
-            let source = playlist.current
-            do {
-                let memory: DecodeSession.Memory = s.config.memory ? .load : .none
-                let session = try newSession(source, startAt: offset, memory: memory, s)
-                s.cue = PendingCue(ticket: ticket, session: session, playlist: playlist, then: then, tick: tick,
-                                   landsAt: tick, onSettled: onSettled)
-                session.start()
-            } catch {
-                let failure = SourceFailure(MediaPubError.reason(of: error), .unplayable)
-                cueFailed(ticket, source: source, failure, onSettled, &s)
-            }
+            let memory: DecodeSession.Memory = s.config.memory ? .load : .none
+            s.cue = PendingCue(ticket: ticket, session: nil, playlist: playlist, then: then, tick: tick, landsAt: tick,
+                               onSettled: onSettled)
+            open(playlist.current, startAt: offset, memory: memory, for: .cue(ticket: ticket), &s)
             return ticket
         }
     }
@@ -178,7 +172,7 @@ extension MediaPlayer {
         settle(cue.ticket, outcome, cue.onSettled, &s)
     }
 
-    private func cueFailed(_ ticket: Int, source: String, _ failure: SourceFailure,
+    func cueFailed(_ ticket: Int, source: String, _ failure: SourceFailure,
                            _ onSettled: (@Sendable (CueOutcome) -> Void)?, _ s: inout State) {
         let why = failureText(source: source, failure)
         let playing = s.phase == .playing || s.phase == .paused ? "; still playing \(SecretMask.mask(url: s.playlist.current))" : ""
@@ -187,7 +181,7 @@ extension MediaPlayer {
     }
 
     /// On the player's queue, under the lock: what the cued session reported.
-    func cueEvent(_ event: DecodeSession.Event, _ cue: PendingCue, _ s: inout State) {
+    func cueEvent(_ event: DecodeSession.Event, _ cue: PendingCue, from session: DecodeSession, _ s: inout State) {
         switch event {
         case .ready:
             s.cue?.ready = true
@@ -199,8 +193,8 @@ extension MediaPlayer {
             s.waiters.wakeAll()
         case .failed(let failure):
             s.cue = nil
-            retire(cue.session)
-            cueFailed(cue.ticket, source: cue.session.source, failure, cue.onSettled, &s)
+            retire(session)
+            cueFailed(cue.ticket, source: session.source, failure, cue.onSettled, &s)
         case .warning(let text):
             emit(.warning("player \(id): \(text)"), s)
         case .decodedAll, .tags, .restarted:
@@ -220,12 +214,12 @@ extension MediaPlayer {
     /// (`withinTick`: from where the tick being rendered has got to, faded in from there).
     @discardableResult
     private func land(at n: UInt64, withinTick: Bool = false, _ s: inout State) -> CueOutcome {
-        guard let cue = s.cue else { return .cancelled("no cue on its way") }
+        guard let cue = s.cue, let session = cue.session else { return .cancelled("no cue on its way") }
         s.cue = nil
         // A load still on its way was asked for before the content that now starts.
         dropPendingLoad(&s)
         s.followOn = cue.then  // before `adopt`, which opens the next item ahead of a short one's end
-        adopt(cue.session, playlist: cue.playlist, memoryData: nil, &s)
+        adopt(session, playlist: cue.playlist, memoryData: nil, &s)
         if withinTick { s.fadeInPending = true } else { s.fade.cutIn() }
         let late = n >= cue.tick ? Int(clamping: n - cue.tick) : -Int(clamping: cue.tick - n)
         let lateMs = Int((Double(late) * 1000 / Double(format.tickRate)).rounded())

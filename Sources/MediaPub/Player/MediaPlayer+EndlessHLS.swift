@@ -60,7 +60,7 @@ extension MediaPlayer {
     /// On the player's queue: the playlist as a retry read it (nil: it could not).
     private func endlessRetried(_ source: String, _ wait: Int, _ playlist: HLSPlaylist?) {
         state.withLock { s in
-            guard s.endlessWait == wait, s.current == nil, s.playlist.current == source else { return }
+            guard s.endlessWait == wait, s.current == nil, s.currentOpening == nil, s.playlist.current == source else { return }
             s.endlessWait = nil
             guard let playlist, !playlist.segments.isEmpty else {
                 return retryEndlessLater(source, why: "cannot read its playlist", &s)
@@ -74,8 +74,7 @@ extension MediaPlayer {
             }
             emit(.warning("player \(id): \(SecretMask.mask(url: source)) moves again: joining the live stream"), s)
             s.continuing = true
-            s.current = makeSession(source, startAt: 0, s)
-            s.current?.start()
+            openAsCurrent(source, startAt: 0, &s)
         }
     }
 }

@@ -3,17 +3,6 @@ import Foundation
 /// When the current item fails: said in our words, then retried, played out,
 /// skipped or ended as `RetryPolicy` decides, by the failure's cause (never its words).
 extension MediaPlayer {
-    /// On the player's queue: a session could not even be made for `source`.
-    func itemFailed(source: String, _ failure: SourceFailure) {
-        state.withLock { s in
-            // Only while the player still waits for that item: not once it was stopped or
-            // given another source, and not for a next item that failed while preloading
-            // (that one fails again, as the current item, when its turn comes).
-            guard s.phase == .loading || s.phase == .paused, s.current == nil, s.playlist.current == source else { return }
-            itemFailed(source: source, failure, &s)
-        }
-    }
-
     /// The current item failed.
     func itemFailed(source: String, _ failure: SourceFailure, _ s: inout State) {
         let isNetwork = MediaPlayer.isNetwork(source)
@@ -39,9 +28,9 @@ extension MediaPlayer {
             setState(.loading, &s)
             queue.asyncAfter(deadline: .now() + delay) { [weak self] in
                 self?.state.withLock { s in
-                    guard let self, s.phase == .loading, s.current == nil, s.playlist.current == source else { return }
-                    s.current = self.makeSession(source, startAt: Double(position) / 1000, s)
-                    s.current?.start()
+                    guard let self, s.phase == .loading, s.current == nil, s.currentOpening == nil,
+                          s.playlist.current == source else { return }
+                    self.openAsCurrent(source, startAt: Double(position) / 1000, &s)
                 }
             }
         case .playOut:

@@ -87,9 +87,15 @@ extension MediaPlayer {
                 return itemRead(session, over: over, &tick, wait: wait, &s)
             }
         }
-        applyItemGain(to: out, frames: tick.filled)
-        // Across a crossfade, the item fading out is mixed under this one (`MediaPlayer+Crossfade`).
-        tick.filled = mixOutgoing(into: out, frames: frames, filled: tick.filled, tick: length, wait: wait, advance: true)
+        // Across a crossfade, the item fading out is read (`MediaPlayer+Crossfade`); its gains, the
+        // item's and the cut's are applied as one envelope, in one pass (`GainEnvelope`).
+        let outgoing = readOutgoing(frames: frames, tick: length, wait: wait, advance: true)
+        let sounding = max(tick.filled, outgoing?.frames ?? 0)
+        var envelope = state.withLock { s in tickEnvelope(tick, sounding: sounding, crossfade: outgoing?.fade, &s) }
+        tick.filled = envelope.apply(to: out, incoming: tick.filled, outgoing: outgoing?.samples, outgoingFrames: outgoing?.frames ?? 0,
+                                     frames: frames, channels: format.channels)
+        if let outgoing { commitOutgoing(outgoing, envelope.crossfade) }
+        tick.filled = mixFadingOut(into: out, frames: frames, filled: tick.filled, wait: wait)
         // The picture due is pulled without the lock too (the session may wait for its decoder).
         let pictured = state.withLock { s in (feedsVideo || s.taps.wantsVideo) ? s.current : nil }
         let decoded = dissolve(pictured?.videoFrame(lag: tick.length.scaled(by: 1, 2), wait: wait),
@@ -150,6 +156,44 @@ extension MediaPlayer {
         emit(.warning("player \(id): " + BrokenSamples.warning(SecretMask.mask(url: session.source), count: count, atEnd: atEnd)), s)
     }
 
+    /// Under the lock: the tick's gains (`GainEnvelope`) on its first `sounding` frames: the
+    /// current item's gain (`ItemGain`), the crossfade's (`crossfade`, as the tick began) with
+    /// the outgoing item's own gain, and the cut's: faded out before a cut to come, in after
+    /// one (`CutFade`), from where in the tick it came in when that was within it. Once the
+    /// item's gain is not what its `player.track` said, an updated one goes out.
+    private func tickEnvelope(_ t: Tick, sounding: Int, crossfade: Crossfade?, _ s: inout State) -> GainEnvelope {
+        var envelope = GainEnvelope(crossfade: crossfade, outgoingGain: s.gain?.outgoingGain ?? 1)
+        if s.gain != nil, let session = s.current {
+            let heard = soundIsHeard(s)
+            let gained = s.gain?.advance(frames: t.filled, session: ObjectIdentifier(session), source: session.source,
+                                         next: s.playlist.followingItem, crossfading: crossfade != nil, heard: heard)
+            if let (ramp, stale) = gained {
+                (envelope.itemFrom, envelope.itemTo, envelope.itemRamp) = ramp
+                if stale, let tags = s.sentTags {
+                    let (index, source) = (s.playlist.index, s.playlist.current)
+                    emit({ .track(index: index, source: source, durationMs: $0, tags: tags) }, durationOf: session, s)
+                }
+            }
+        }
+        // Content that came in as a cut starts silent even when nothing of it sounds in this tick.
+        let (first, silentFrom) = (format.tickClock.audioFrames(atTick: t.index), cutSilentFrom(tick: t.index, s))
+        guard sounding > 0, t.cutInAt != nil || s.fade.moves(frames: sounding, first: first, silentFrom: silentFrom) else {
+            if t.cutInAt != nil { s.fade.cutIn() }
+            return envelope  // full sound throughout: no gain per frame to work out
+        }
+        let cut = min(t.cutInAt ?? sounding, sounding)
+        var gains = [Float](repeating: 1, count: sounding)
+        let fading = gains.withUnsafeMutableBufferPointer { g in
+            let before = s.fade.gains(into: g.baseAddress!, frames: cut, first: first, silentFrom: silentFrom)
+            if t.cutInAt != nil { s.fade.cutIn() }
+            let after = s.fade.gains(into: g.baseAddress! + cut, frames: sounding - cut, first: first + UInt64(cut),
+                                     silentFrom: silentFrom)
+            return before || after
+        }
+        if fading { envelope.cut = gains }
+        return envelope
+    }
+
     /// The tick's picture, the stall watch, the taps and progress.
     /// `picture`: the frame due at the tick's middle, pulled without the lock.
     private func finishTick(_ t: Tick, picture: Buffer?, audio out: UnsafeMutablePointer<Float>,
@@ -178,14 +222,7 @@ extension MediaPlayer {
                 itemFailed(source: session.source, DecodeSession.stalled, &s)
             }
         }
-        // Faded out before a cut to come, in after one (`CutFade`), from where in the tick it came
-        // in when that was within it; the taps hear what the capture does.
-        let (channels, first, silentFrom) = (format.channels, format.tickClock.audioFrames(atTick: t.index), cutSilentFrom(tick: t.index, s))
-        let cut = min(t.cutInAt ?? t.filled, t.filled)
-        s.fade.apply(to: out, frames: cut, channels: channels, first: first, silentFrom: silentFrom)
-        if t.cutInAt != nil { s.fade.cutIn() }
-        s.fade.apply(to: out + cut * channels, frames: t.filled - cut, channels: channels, first: first + UInt64(cut),
-                     silentFrom: silentFrom)
+        // The taps hear what the capture does (the tick's gains applied, `tickEnvelope`).
         var deliveries: [@Sendable () -> Void] = []
         if !s.taps.isEmpty {
             let position = s.current?.positionMs ?? 0

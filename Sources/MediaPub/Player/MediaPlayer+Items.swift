@@ -5,13 +5,29 @@ import Foundation
 /// events its sessions report. Every function here runs under the player's lock
 /// (it takes the state `inout`), except `sessionEvent`, which takes it.
 extension MediaPlayer {
+    /// The next item prepared ahead, so that it starts gaplessly or crossfades in.
+    struct NextItem {
+        enum Stage {
+            /// Being opened: the open's number (`MediaPlayer+Open`).
+            case opening(UInt64)
+            case opened(DecodeSession)
+        }
+
+        var stage: Stage
+        /// The playlist position it is for; nil: the first item of `followOn`, opened ahead of the playlist's end.
+        let position: Int?
+
+        var followsOn: Bool { position == nil }
+        var session: DecodeSession? { if case .opened(let session) = stage { session } else { nil } }
+        var opening: UInt64? { if case .opening(let number) = stage { number } else { nil } }
+    }
+
     /// Opens `playlist.current` as the current session.
     func openCurrent(_ s: inout State) {
         closeSessions(&s)
         s.currentReady = false
         setState(.loading, &s)
-        s.current = makeSession(s.playlist.current, startAt: s.config.startAt, s)
-        s.current?.start()
+        openAsCurrent(s.playlist.current, startAt: s.config.startAt, &s)
     }
 
     /// The current item again, from `ms`.
@@ -19,8 +35,7 @@ extension MediaPlayer {
         let resume = s.phase
         closeSessions(&s)
         s.currentReady = false
-        s.current = makeSession(s.playlist.current, startAt: Double(ms) / 1000, s)
-        s.current?.start()
+        openAsCurrent(s.playlist.current, startAt: Double(ms) / 1000, &s)
         setState(resume == .paused ? .paused : .loading, &s)
     }
 
@@ -33,39 +48,21 @@ extension MediaPlayer {
         s.lastProgressMs = nil
         s.continuing = true
         setState(s.phase == .paused ? .paused : .loading, &s)
-        s.current = makeSession(s.playlist.current, startAt: Double(ms) / 1000, s)
-        s.current?.start()
+        openAsCurrent(s.playlist.current, startAt: Double(ms) / 1000, &s)
     }
 
-    func makeSession(_ source: String, startAt: TimeInterval, _ s: borrowing State) -> DecodeSession? {
-        do {
-            let memory: DecodeSession.Memory = s.memoryData.map { .data($0) } ?? (s.config.memory ? .load : .none)
-            return try newSession(source, startAt: startAt, memory: memory, s)
-        } catch {
-            let failure = SourceFailure(MediaPubError.reason(of: error), .unplayable)
-            queue.async { [weak self] in self?.itemFailed(source: source, failure) }
-            return nil
-        }
-    }
-
-    /// A session for `source` whose events reach `sessionEvent` on the player's queue.
-    func newSession(_ source: String, startAt: TimeInterval, memory: DecodeSession.Memory,
-                    _ s: borrowing State) throws -> DecodeSession {
-        try DecodeSession(source: source, format: format, wantsVideo: feedsVideo || s.taps.wantsVideo,
-                          speed: s.config.speed, pitch: s.config.pitch, startAt: startAt,
-                          memory: memory) { [weak self] session, event in
-            // Bus, loader and streaming threads only hand the event over: they never wait for the player.
-            self?.queue.async { [weak self, weak session] in
-                guard let self, let session else { return }
-                self.sessionEvent(event, from: session)
-            }
-        }
+    /// Under the lock: `source` becomes the current session once opened (`MediaPlayer+Open`);
+    /// none is current meanwhile.
+    func openAsCurrent(_ source: String, startAt: TimeInterval, _ s: inout State) {
+        s.current = nil
+        s.currentOpening = open(source, startAt: startAt, memory: memoryKind(s), for: .current, &s)
     }
 
     func closeSessions(_ s: inout State) {
         if s.pendingLoad?.kind == .reposition { dropPendingLoad(&s) }  // it reopens the item that goes
         retire(s.current)
         s.current = nil
+        s.currentOpening = nil
         dropUpcoming(&s)
         dropOutgoing(&s)
         dropFadingOut(&s)
@@ -75,10 +72,8 @@ extension MediaPlayer {
     }
 
     func dropUpcoming(_ s: inout State) {
-        retire(s.upcoming)
+        retire(s.upcoming?.session)
         s.upcoming = nil
-        s.upcomingPosition = nil
-        s.upcomingFollowsOn = false
         s.waiters.wakeAll()  // a tick may wait for it to be ready (a crossfade)
     }
 
@@ -94,17 +89,15 @@ extension MediaPlayer {
     func preloadNext(_ s: inout State) {
         guard s.upcoming == nil else { return }
         if s.playlist.following() == nil, let then = s.followOn {
-            s.upcomingFollowsOn = true
-            s.upcoming = try? newSession(then.current, startAt: 0, memory: s.config.memory ? .load : .none, s)
-            s.upcoming?.start()
+            let number = open(then.current, startAt: 0, memory: s.config.memory ? .load : .none, for: .upcoming, &s)
+            s.upcoming = NextItem(stage: .opening(number), position: nil)
             return
         }
         guard s.playlist.followingIsDrawn, let (position, _) = s.playlist.following() else { return }
         var copy = s.playlist
         _ = copy.advance()
-        s.upcomingPosition = position
-        s.upcoming = makeSession(copy.current, startAt: 0, s)
-        s.upcoming?.start()
+        let number = open(copy.current, startAt: 0, memory: memoryKind(s), for: .upcoming, &s)
+        s.upcoming = NextItem(stage: .opening(number), position: position)
     }
 
     /// The current session has nothing more to give: the item goes on (a segment
@@ -138,14 +131,14 @@ extension MediaPlayer {
             s.playlist = then
             s.memoryData = nil
             s.fadeInPending = true
-            let next = s.upcomingFollowsOn ? s.upcoming : nil
+            let next = s.upcoming?.followsOn == true ? s.upcoming?.session : nil
             if next == nil { dropUpcoming(&s) }
             promote(next, &s)
             return true
         }
-        var prepared = !s.upcomingFollowsOn && s.upcomingPosition == s.playlist.position ? s.upcoming : nil
+        var prepared = s.upcoming.flatMap { !$0.followsOn && $0.position == s.playlist.position ? $0.session : nil }
         // Prepared, and ready, for an order changed since (`setRepeat` near the end): it plays all the same.
-        if prepared == nil, let next = s.upcoming, !s.upcomingFollowsOn, next.isReady, let position = s.upcomingPosition {
+        if prepared == nil, let next = s.upcoming?.session, next.isReady, let position = s.upcoming?.position {
             s.playlist.jump(toPosition: position)
             prepared = next
         }
@@ -158,16 +151,13 @@ extension MediaPlayer {
     /// becomes the current item, or the item is opened now.
     func promote(_ next: DecodeSession?, _ s: inout State) {
         guard let next else {
-            s.current = makeSession(s.playlist.current, startAt: 0, s)
+            openAsCurrent(s.playlist.current, startAt: 0, &s)
             s.currentReady = false
             setState(.loading, &s)
-            s.current?.start()
             return
         }
         s.current = next
         s.upcoming = nil
-        s.upcomingPosition = nil
-        s.upcomingFollowsOn = false
         s.currentReady = next.isReady
         // A short item decodes to its end while it waits as the next one: its
         // `decodedAll` came while it was not current, so the item after it is prepared now.
@@ -200,15 +190,15 @@ extension MediaPlayer {
         // A track event, built once the lock is let go (its duration is a query of the pipeline).
         let track: (@Sendable (Int?) -> PlayerEvent)? = state.withLock { s in
             if let pending = s.pendingLoad, session === pending.session {
-                pendingLoadEvent(event, pending, &s)
+                pendingLoadEvent(event, pending, from: session, &s)
                 return nil
             }
             if let cue = s.cue, session === cue.session {
-                cueEvent(event, cue, &s)
+                cueEvent(event, cue, from: session, &s)
                 return nil
             }
             let isCurrent = session === s.current
-            guard isCurrent || session === s.upcoming else { return nil }
+            guard isCurrent || session === s.upcoming?.session else { return nil }
             switch event {
             case .ready:
                 if !isCurrent { s.waiters.wakeAll() }  // a tick may wait for it (a crossfade)

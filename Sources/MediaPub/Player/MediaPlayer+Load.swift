@@ -10,7 +10,8 @@ extension MediaPlayer {
     /// A load on its way: the session being prepared and what becomes of the player once it is ready.
     struct PendingLoad {
         let ticket: Int
-        let session: DecodeSession
+        /// nil until opened (`MediaPlayer+Open`).
+        var session: DecodeSession?
         let playlist: Playlist
         let memoryData: Data?
         var kind = Kind.load
@@ -74,16 +75,10 @@ extension MediaPlayer {
         dropPendingLoad(&s)
         s.loadsAsked += 1
         let ticket = s.loadsAsked
-        let source = list.current
-        do {
-            let memoryKind: DecodeSession.Memory = memory.map { .data($0) } ?? (s.config.memory ? .load : .none)
-            let session = try newSession(source, startAt: startAt, memory: memoryKind, s)
-            s.pendingLoad = PendingLoad(ticket: ticket, session: session, playlist: list, memoryData: memory, kind: kind,
-                                        startAt: startAt, askedAtTick: s.nextTick)
-            session.start()
-        } catch {
-            pendingFailed(ticket, kind, list, source: source, SourceFailure(MediaPubError.reason(of: error), .unplayable), &s)
-        }
+        let memoryKind: DecodeSession.Memory = memory.map { .data($0) } ?? (s.config.memory ? .load : .none)
+        s.pendingLoad = PendingLoad(ticket: ticket, session: nil, playlist: list, memoryData: memory, kind: kind,
+                                    startAt: startAt, askedAtTick: s.nextTick)
+        open(list.current, startAt: startAt, memory: memoryKind, for: .load(ticket: ticket), &s)
         return ticket
     }
 
@@ -96,19 +91,19 @@ extension MediaPlayer {
     }
 
     /// On the player's queue, under the lock: what the session of the load on its way reported.
-    func pendingLoadEvent(_ event: DecodeSession.Event, _ pending: PendingLoad, _ s: inout State) {
+    func pendingLoadEvent(_ event: DecodeSession.Event, _ pending: PendingLoad, from session: DecodeSession, _ s: inout State) {
         switch event {
         case .ready:
             s.pendingLoad = nil
             if pending.kind == .reposition {
-                replaceCurrent(with: pending.session, askedAtTick: pending.askedAtTick, &s)
+                replaceCurrent(with: session, askedAtTick: pending.askedAtTick, &s)
             } else {
-                adopt(pending.session, playlist: pending.playlist, memoryData: pending.memoryData, &s)
+                adopt(session, playlist: pending.playlist, memoryData: pending.memoryData, &s)
             }
         case .failed(let failure):
             s.pendingLoad = nil
-            retire(pending.session)
-            pendingFailed(pending.ticket, pending.kind, pending.playlist, source: pending.session.source, failure, &s)
+            retire(session)
+            pendingFailed(pending.ticket, pending.kind, pending.playlist, source: session.source, failure, &s)
         case .warning(let text):
             emit(.warning("player \(id): \(text)"), s)
         case .decodedAll, .tags, .restarted:
@@ -119,7 +114,7 @@ extension MediaPlayer {
     /// What was prepared could not be opened: a load or a reopening of the current item
     /// is refused and leaves the player as it was; the item a skip moved to fails as the
     /// current item does (`RetryPolicy`: retried, skipped...).
-    private func pendingFailed(_ ticket: Int, _ kind: PendingLoad.Kind, _ list: Playlist, source: String,
+    func pendingFailed(_ ticket: Int, _ kind: PendingLoad.Kind, _ list: Playlist, source: String,
                                _ failure: SourceFailure, _ s: inout State) {
         let why = failureText(source: source, failure)
         s.failedLoad = (ticket, why)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The player's part of `audio.loudness` (docs/presets.md): each item's gain (`ItemGain`),
-/// applied in `render` to the item's samples before the taps and the capture get them
-/// (across a crossfade, to each of the two items' before they are mixed).
+/// applied in `render` to the item's samples before the taps and the capture get them, with
+/// the tick's other gains (`GainEnvelope`; across a crossfade, each of the two items at its own).
 extension MediaPlayer {
     /// Gives each item a gain to `loudness`'s target from now on (nil: none), and has the
     /// first items measured at once when the player's sound is heard (`monitored`: the run
@@ -20,27 +20,6 @@ extension MediaPlayer {
     /// hears costs no decoding.
     func soundIsHeard(_ s: borrowing State) -> Bool {
         s.config.aux || s.gain?.monitored == true || !s.taps.audio.isEmpty
-    }
-
-    /// Before the outgoing item of a crossfade is mixed in: the current item's gain on the
-    /// tick's `frames` of it. Once the item's gain is not what its `player.track` said, an
-    /// updated one goes out.
-    func applyItemGain(to out: UnsafeMutablePointer<Float>, frames: Int) {
-        state.withLock { s in
-            guard s.gain != nil, let session = s.current else { return }
-            let heard = soundIsHeard(s)
-            let stale = s.gain?.apply(to: out, frames: frames, channels: format.channels, session: ObjectIdentifier(session),
-                                      source: session.source, next: s.playlist.followingItem,
-                                      crossfading: s.crossfade.outgoing != nil, heard: heard) == true
-            guard stale, let tags = s.sentTags else { return }
-            let (index, source) = (s.playlist.index, s.playlist.current)
-            emit({ .track(index: index, source: source, durationMs: $0, tags: tags) }, durationOf: session, s)
-        }
-    }
-
-    /// The item fading out in a crossfade keeps the gain it had (`frames` of it in `samples`).
-    func applyOutgoingGain(to samples: UnsafeMutablePointer<Float>, frames: Int) {
-        state.withLock { s in s.gain?.scaleOutgoing(samples, frames: frames, channels: format.channels) }
     }
 
     /// As fast as possible (`wait` > 0), before a tick: waits, up to `wait`, for the measure

@@ -57,8 +57,8 @@ extension MediaPlayer {
             openCurrentCrossfading(&s)
             return
         }
-        if let next = s.upcoming, !s.upcomingFollowsOn, next.isReady, s.upcomingPosition == list.position,
-           next.source == list.current {
+        if let upcoming = s.upcoming, let next = upcoming.session, !upcoming.followsOn, next.isReady,
+           upcoming.position == list.position, next.source == list.current {
             // What plays goes, with what was noted of it (a segment to go on after, an endless stream's wait).
             s.upcoming = nil
             closeSessions(&s)
@@ -115,12 +115,16 @@ extension MediaPlayer {
     }
 
     /// The current item from its start again, in place (the standby's ringtone, on the
-    /// timeline thread, which must not wait for a new session): a flushing seek.
+    /// timeline thread, which must not wait for a new session nor for a flushing seek, which
+    /// waits for the decoder's threads): the seek is made on the opener queue, and the item
+    /// gives nothing until it is made (`DecodeSession.holdForSeek`). Returns whether one was asked for.
     @discardableResult
     func rewind() -> Bool {
         guard let (session, rate) = state.withLock({ s in s.currentReady ? s.current.map { ($0, s.config.speed) } : nil })
         else { return false }
-        return session.seek(toMs: 0, rate: rate)
+        session.holdForSeek()
+        opener.async { _ = session.seek(toMs: 0, rate: rate) }
+        return true
     }
 
     /// `value` when it lies in `range`, else a usage error that names `name` and the range.
@@ -171,11 +175,12 @@ extension MediaPlayer {
         state.withLock { s in
             s.config.repeat = on
             s.playlist.mode = on ? .repeatOne : (s.config.playlist?.mode ?? .once)
+            // Prepared ahead, or being opened (`MediaPlayer+Open`).
             guard let upcoming = s.upcoming else { return }
             let wanted = s.playlist.following()?.position
-            guard s.upcomingFollowsOn ? wanted != nil : s.upcomingPosition != wanted else { return }
+            guard upcoming.followsOn ? wanted != nil : upcoming.position != wanted else { return }
             // Ready, with the end near: it plays at this end (`advanceAfterEnd`), the new order from the next one.
-            if upcoming.isReady, let current = s.current, let length = current.lengthMs,
+            if upcoming.session?.isReady == true, let current = s.current, let length = current.lengthMs,
                Double(length - current.positionMs) / 1000 / max(0.1, s.config.speed) < Self.repeatLead { return }
             dropUpcoming(&s)
             if s.current?.hasDecodedAll == true { preloadNext(&s) }

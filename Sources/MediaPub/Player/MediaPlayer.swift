@@ -16,6 +16,8 @@ public final class MediaPlayer: Sendable {
     let reconnect: ReconnectConfig
     /// Serialises session events and the events the player reports; never waits for the capture.
     let queue: DispatchQueue
+    /// Builds the sessions' pipelines, off the lock and off the timeline thread (`MediaPlayer+Open`).
+    let opener: DispatchQueue
     let state: Mutex<State>
 
     struct State: HasWaiters {
@@ -25,8 +27,11 @@ public final class MediaPlayer: Sendable {
         /// The tags the current item's `player.track` carried (nil: none sent yet for it).
         var sentTags: NowPlaying?
         var current: DecodeSession?
-        var upcoming: DecodeSession?
-        var upcomingPosition: Int?
+        /// The next item prepared ahead (gapless handover, crossfade), being opened or opened.
+        var upcoming: NextItem?
+        /// Opens asked for so far, and the one `current` waits for (`MediaPlayer+Open`).
+        var opens: UInt64 = 0
+        var currentOpening: UInt64?
         var currentReady = false
         var policy = RetryPolicy()
         var frozenFrame: Buffer?
@@ -63,8 +68,6 @@ public final class MediaPlayer: Sendable {
         /// What the player goes on with once its playlist is over, as a cut (a programme's
         /// filler after a block that has played all it had; `MediaPlayer+Items`). nil: it ends.
         var followOn: Playlist?
-        /// `upcoming` is `followOn`'s first item, opened ahead of the playlist's end.
-        var upcomingFollowsOn = false
         /// Output seconds the last reopening of the current item took to take over
         /// (`MediaPlayer+Switch`): the next one opens that far ahead of where the item is.
         var reopenLead: TimeInterval = 0
@@ -81,6 +84,8 @@ public final class MediaPlayer: Sendable {
         var fade: CutFade
         /// The item fading out under the current one, and what the next fade has done (`MediaPlayer+Crossfade`).
         var crossfade = CrossfadeState()
+        /// What is on its way for the current item's end (`Deck`).
+        var deck: Deck
         /// Each item's gain to the loudness target (docs/presets.md, audio.loudness); nil: none.
         var gain: ItemGain?
         /// Items said to give samples that are no sound (`BrokenSamples`): once each, however
@@ -105,14 +110,16 @@ public final class MediaPlayer: Sendable {
         self.feedsVideo = feedsVideo
         self.reconnect = reconnect
         queue = DispatchQueue(label: "player-\(config.id)")
+        opener = DispatchQueue(label: "player-\(config.id)-open")
         var playlist = config.playlist.map { Playlist(items: $0.items, mode: $0.mode) }
             ?? Playlist(source: config.source ?? "", repeat: config.repeat)
         playlist.crossfade = config.playlist?.crossfade ?? CrossfadeConfig()
-        state = Mutex(State(config: config, playlist: playlist, fade: CutFade(sampleRate: format.sampleRate), eventHandler: onEvent))
+        state = Mutex(State(config: config, playlist: playlist, fade: CutFade(sampleRate: format.sampleRate),
+                            deck: Deck(sampleRate: format.sampleRate), eventHandler: onEvent))
     }
 
     deinit {
-        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming, $0.pendingLoad?.session, $0.cue?.session) }
+        let (current, upcoming, loading, cued) = state.withLock { ($0.current, $0.upcoming?.session, $0.pendingLoad?.session, $0.cue?.session) }
         current?.close()
         upcoming?.close()
         loading?.close()
