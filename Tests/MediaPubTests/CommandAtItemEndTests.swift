@@ -117,7 +117,7 @@ final class CommandAtItemEndTests: XCTestCase {
         let b = try makeBroadcast(yaml, in: dir, duration: limit, realtime: true)
         let main = try XCTUnwrap(b.player("main"))
         for tick in 25..<Int(limit * 25) {
-            b.schedule(at: Double(tick) / 25) { b in if driver.tick(main) { b.requestStop() } }
+            b.atOutputTime(Double(tick) / 25) { b in if driver.tick(main) { b.requestStop() } }
         }
         guard let result = runBounded(b, timeout: 60) else { return }
         XCTAssertEqual(result.exitCode, 0, "run: \(result.reason)")

@@ -13,7 +13,7 @@ final class DecodeSession: Sendable {
         case tags(NowPlaying)
         /// Something the player reports and goes on (an HLS segment left out of a `memory: true` fetch).
         case warning(String)
-        /// The live HLS origin started over (its media sequence went back): the session is stale.
+        /// The endless HLS origin started over (its media sequence went back): the session is stale.
         case restarted(String)
     }
 
@@ -50,17 +50,17 @@ final class DecodeSession: Sendable {
         var firstError: String?
         /// The HLS media playlist as read at load (an `.m3u8` source), nil for anything else.
         var hlsPlaylist: HLSPlaylist?
-        /// A live playlist: the media sequence number of the last segment it listed so far
+        /// An endless playlist: the media sequence number of the last segment it listed so far
         /// (what this session has played, or has queued to play), and when it last grew.
-        var liveLastSequence: Int?
-        var liveMovedAt = MonotonicInstant.now
+        var endlessLastSequence: Int?
+        var endlessMovedAt = MonotonicInstant.now
         /// A VOD playlist started past its beginning: the segments from there on, in a file of ours.
         var trimmedPlaylist: URL?
         /// Media time (ms) where the pipeline's own time 0 lies (a trimmed playlist's first segment).
         var seekOffsetMs = 0
         /// What the consumer has taken so far.
         var reading: Reading
-        /// The item's duration (ms of media time) as the pipeline said once prerolled; nil: unknown or live.
+        /// The item's duration (ms of media time) as the pipeline said once prerolled; nil: unknown or endless.
         var lengthMs: Int?
     }
 
@@ -78,7 +78,7 @@ final class DecodeSession: Sendable {
     let state: Mutex<State>
     /// Title, artist and album seen so far, noted on the thread that posts them.
     let tags = StreamTags()
-    /// Ends the live playlist watch (signalled by `close`).
+    /// Ends the watch of an endless playlist (signalled by `close`).
     let watchStop = DispatchSemaphore(value: 0)
     /// Signalled when a decoded stream gets its appsink, and by `close` (`waitForStreams`).
     let sinkArrived = DispatchSemaphore(value: 0)
@@ -263,8 +263,8 @@ final class DecodeSession: Sendable {
 
     var offsetMs: Int { state.withLock { $0.seekOffsetMs } }
 
-    /// A live source has none (hlsdemux answers with its window's length).
-    var duration: ClockTime? { isLive ? nil : pipeline.duration }
+    /// An endless source has none (hlsdemux answers with its window's length).
+    var duration: ClockTime? { isEndless ? nil : pipeline.duration }
     /// Asks the pipeline (never under the player's lock); the answer is kept as `lengthMs`
     /// (an MP3 without a length in its header has one only once some of it is read).
     var durationMs: Int? {
@@ -276,14 +276,14 @@ final class DecodeSession: Sendable {
     /// The first error the pipeline posted, if any.
     var failure: String? { state.withLock { $0.firstError } }
 
-    /// A live HLS playlist (no `#EXT-X-ENDLIST`), as read at load.
-    var isLive: Bool { state.withLock { $0.hlsPlaylist?.isLive == true } }
+    /// An endless HLS playlist (no `#EXT-X-ENDLIST`), as read at load.
+    var isEndless: Bool { state.withLock { $0.hlsPlaylist?.isEndless == true } }
 
     /// Prerolled and playing: its streams are known.
     var isReady: Bool { state.withLock { $0.ready } }
 
     /// The item's duration in ms of media time as last asked (`durationMs`: once ready, and
-    /// with each `player.progress`); nil: unknown or live. Never waits.
+    /// with each `player.progress`); nil: unknown or endless. Never waits.
     var lengthMs: Int? { state.withLock { $0.lengthMs } }
 
     /// Decoding reached the end (the next item may be prepared).

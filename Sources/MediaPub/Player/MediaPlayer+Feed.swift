@@ -213,8 +213,8 @@ extension MediaPlayer {
             // Short this tick (it waited since it began for what did not come), or nothing again.
             let since = t.filled > 0 ? t.began : (s.starvedSince ?? t.began)
             s.starvedSince = since
-            // A live stream whose playlist stopped growing is stalled once what was queued has played.
-            let limit = session.isLiveStale ? MediaPlayer.stallLimit.seconds : DecodeSession.stallSeconds
+            // An endless stream whose playlist stopped growing is stalled once what was queued has played.
+            let limit = session.isEndlessStale ? MediaPlayer.stallLimit.seconds : DecodeSession.stallSeconds
             if MonotonicInstant.now.timeIntervalSince(since) >= limit {
                 // Nothing for seconds, in the middle: what was queued has played out.
                 s.starvedSince = nil

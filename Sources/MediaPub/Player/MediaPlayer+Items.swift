@@ -68,7 +68,7 @@ extension MediaPlayer {
         dropFadingOut(&s)
         s.resumeAtMs = nil
         s.continuing = false
-        s.liveWait = nil
+        s.endlessWait = nil
     }
 
     func dropUpcoming(_ s: inout State) {
@@ -229,7 +229,7 @@ extension MediaPlayer {
                 guard isCurrent else { return nil }
                 // The old session only holds the stale window: dropped, the new stream joined.
                 emit(.warning("player \(id): \(SecretMask.mask(url: session.source)) started over (\(how)): joining it again"), s)
-                s.livePlayed[session.source] = nil  // a new stream: its numbers are new
+                s.endlessPlayed[session.source] = nil  // a new stream: its numbers are new
                 continueCurrent(atMs: 0, &s)
             }
             return nil

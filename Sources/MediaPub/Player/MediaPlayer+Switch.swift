@@ -59,7 +59,7 @@ extension MediaPlayer {
         }
         if let upcoming = s.upcoming, let next = upcoming.session, !upcoming.followsOn, next.isReady,
            upcoming.position == list.position, next.source == list.current {
-            // What plays goes, with what was noted of it (a segment to go on after, a live wait).
+            // What plays goes, with what was noted of it (a segment to go on after, an endless stream's wait).
             s.upcoming = nil
             closeSessions(&s)
             (s.playlist, s.lastProgressMs, s.frozenFrame) = (list, nil, nil)

@@ -12,7 +12,7 @@ public final class MediaPlayer: Sendable {
     let format: MediaFormat
     /// Whether this player's pictures feed the video capture.
     public let feedsVideo: Bool
-    /// The backoff of a live stream whose origin stopped (`MediaPlayer+Live`).
+    /// The backoff of an endless stream whose origin stopped (`MediaPlayer+EndlessHLS`).
     let reconnect: ReconnectConfig
     /// Serialises session events and the events the player reports; never waits for the capture.
     let queue: DispatchQueue
@@ -49,7 +49,7 @@ public final class MediaPlayer: Sendable {
         /// An HLS segment of the current item could not be fetched: once what decoded
         /// has played, the item goes on from here (ms), in a new session.
         var resumeAtMs: Int?
-        /// The current session continues the item (a skipped segment, a restarted live
+        /// The current session continues the item (a skipped segment, a restarted endless
         /// origin): its start is no new track.
         var continuing = false
         /// A `load` being prepared beside the current item (`MediaPlayer+Load`).
@@ -57,11 +57,11 @@ public final class MediaPlayer: Sendable {
         /// Loads asked for so far (each one's ticket), and the last one refused, with why.
         var loadsAsked = 0
         var failedLoad: (ticket: Int, why: String)?
-        /// Live sources: the media sequence number of the last segment played, by source.
-        var livePlayed: [String: Int] = [:]
-        /// The retry a live stream waits for (nil: none); `liveWaits` numbers them.
-        var liveWait: Int?
-        var liveWaits = 0
+        /// Endless sources: the media sequence number of the last segment played, by source.
+        var endlessPlayed: [String: Int] = [:]
+        /// The retry an endless stream waits for (nil: none); `endlessWaits` numbers them.
+        var endlessWait: Int?
+        var endlessWaits = 0
         /// Content cued to take over on a given tick (`MediaPlayer+Cue`), and the tickets so far.
         var cue: PendingCue?
         var cuesAsked = 0
