@@ -369,9 +369,10 @@ final class ScheduleRunner: Sendable {
         player.setPlayVolume(block?.playVolume ?? before.play)
     }
 
-    /// Seconds of the player's item left to play (nil: not playing, or its length not known).
+    /// Seconds of the player's item left to play (nil: not playing, or its length not known),
+    /// on the timeline thread: its length as the player last had it, the pipeline not asked.
     private func remainingOfItem() -> TimeInterval? {
-        guard player.currentState == .playing, let length = player.durationMs else { return nil }
+        guard player.currentState == .playing, let length = player.lengthMs else { return nil }
         return max(0, Double(length - player.positionMs) / 1000)
     }
 
