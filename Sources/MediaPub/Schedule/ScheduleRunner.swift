@@ -396,11 +396,10 @@ final class ScheduleRunner: Sendable {
         }
     }
 
-    /// The player's cue of `ticket` committed, on the timeline thread. Landing it opens the item
-    /// after it (the player's gapless preload) until the player opens its sessions on its own
-    /// queue: tolerated as the player's render is (`TimelineThread.toleratingPlayer`).
+    /// The player's cue of `ticket` committed, on the timeline thread (the item after it, the
+    /// player's gapless preload, is opened on the player's opener queue).
     private func commitOnTimeline(_ ticket: Int, wait: TimeInterval) -> MediaPlayer.CueOutcome {
-        TimelineThread.toleratingPlayer { player.commitCue(ticket, wait: wait) }
+        player.commitCue(ticket, wait: wait)
     }
 
     // MARK: Steering
