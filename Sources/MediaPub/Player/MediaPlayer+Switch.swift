@@ -82,8 +82,9 @@ extension MediaPlayer {
 
     /// Seeks the current item to `ms` of media time; returns once the item plays from
     /// there (or could not: false), within 10 s. What plays goes on until then. A load or
-    /// a skip on its way is opened at `ms` instead. On the timeline thread (a timeline
-    /// action), which never waits, it returns once the seek is asked for.
+    /// a skip on its way is opened at `ms` instead. On a realtime timeline (a timeline
+    /// action), which never waits, it returns once the seek is asked for; a paused item's
+    /// seek in place is made on the opener queue whenever it is asked on the timeline.
     @discardableResult
     public func seek(toMs ms: Int) -> Bool {
         // Beyond MediaTime.maxDuration the position in nanoseconds would overflow.
@@ -105,7 +106,8 @@ extension MediaPlayer {
         case .refused: return false
         case .reopened: return true
         case .beside(let ticket):
-            if TimelineThread.isCurrent { return true }
+            // A realtime timeline never waits; as fast as possible, a tick may wait for its sources.
+            if TimelineThread.forbidsWait(10) { return true }
             if case .failed = waitForLoad(ticket, timeout: 10) { return false }
             return true
         case .seek(let session, let rate):
