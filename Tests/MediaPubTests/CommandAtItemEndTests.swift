@@ -57,7 +57,8 @@ final class CommandAtItemEndTests: XCTestCase {
         func tick(_ player: MediaPlayer) -> Bool {
             let session = player.state.withLock { $0.current.map(ObjectIdentifier.init) }
             let speed = player.settings.speed
-            let left: Double? = player.durationMs.map { Double($0 - player.positionMs) / 1000 / speed * fps }
+            // On the timeline: the item's length as the player has it (`durationMs` asks the pipeline).
+            let left: Double? = player.lengthMs.map { Double($0 - player.positionMs) / 1000 / speed * fps }
             let shot = state.withLock { s -> Shot? in
                 s.ticks += 1
                 s.ticksSinceEnd += 1

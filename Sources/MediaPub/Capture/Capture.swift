@@ -97,13 +97,12 @@ public final class Capture: Sendable {
 
     /// Runs `action` on the timeline thread before the tick at `seconds` of output; with a
     /// `key`, in place of the action waiting under it (`TimelineActions`). An action without a
-    /// key (`Broadcast.atOutputTime`'s callers: a player's control at an exact output second) may
-    /// call the player, whose calls open sessions until it opens them on its own queue: what
-    /// it reaches is tolerated as the player's render is (`TimelineThread.toleratingPlayer`).
+    /// key (`Broadcast.atOutputTime`'s callers: a player's control at an exact output second) is
+    /// held to what the timeline thread may do as any other (docs/design.md, What may run on
+    /// the timeline thread).
     func atOutputTime(_ seconds: Double, key: String? = nil, _ action: @escaping @Sendable () -> Void) {
         let tick = tick(at: seconds)
-        let tolerated: @Sendable () -> Void = { TimelineThread.toleratingPlayer { action() } }
-        state.withLock { $0.actions.add(tick: tick, key: key, key == nil ? tolerated : action) }
+        state.withLock { $0.actions.add(tick: tick, key: key, action) }
     }
 
     /// How many actions wait on the timeline.
@@ -188,9 +187,7 @@ public final class Capture: Sendable {
             func render(_ player: MediaPlayer, wait: Double) -> MediaPlayer.Rendered {
                 scratch.withUnsafeMutableBufferPointer { out in
                     out.baseAddress!.update(repeating: 0, count: frames * channels)
-                    return TimelineThread.toleratingPlayer {
-                        player.render(frames: frames, tick: tick, at: n, into: out.baseAddress!, wait: wait)
-                    }
+                    return player.render(frames: frames, tick: tick, at: n, into: out.baseAddress!, wait: wait)
                 }
             }
             let publishing = self.publishing
@@ -210,10 +207,8 @@ public final class Capture: Sendable {
                 }
             }
             // On air, the live feed's picture and sound replace the programme's.
-            let feedOnAir = TimelineThread.toleratingPlayer {
-                liveFeed?.apply(tick: n, length: tick, frames: frames, first: clock.audioFrames(atTick: n),
-                                publishing: publishing, mix: &mix, feed: &feed, picture: &playerFrame) ?? false
-            }
+            let feedOnAir = liveFeed?.apply(tick: n, length: tick, frames: frames, first: clock.audioFrames(atTick: n),
+                                            publishing: publishing, mix: &mix, feed: &feed, picture: &playerFrame) ?? false
             if stopAtEnd, !anyAudio, !feedOnAir, let end = contentEndReason(somethingPlayed: &somethingPlayed) {
                 // The content ran out during this tick: end the timeline on the last real tick.
                 reason = end

@@ -24,7 +24,7 @@ final class DecodeSession: Sendable {
         case data(Data)
     }
 
-    struct State {
+    struct State: HasWaiters {
         var audioSink: AppSink?
         var videoSink: AppSink?
         /// A decoded stream took the audio (the video) branch: the next one goes to a fakesink.
@@ -62,6 +62,8 @@ final class DecodeSession: Sendable {
         var reading: Reading
         /// The item's duration (ms of media time) as the pipeline said once prerolled; nil: unknown or endless.
         var lengthMs: Int?
+        /// The consumer waiting for a seek asked for on another thread to be made (`holdForSeek`).
+        var waiters = Waiters()
     }
 
     let source: String
@@ -295,16 +297,23 @@ final class DecodeSession: Sendable {
     /// The consumer gives up on a source that stalled: what is queued is all there is.
     func abandon() { state.withLock { $0.broken = true } }
 
-    /// A flushing seek (and new rate); the consumer's state starts over at the target.
+    /// A flushing seek (and new rate); the consumer's state starts over at the target. It
+    /// waits for the decoder's threads: never on the timeline thread (the player makes the
+    /// seeks asked for there on its opener queue, `MediaPlayer.seekOffTimeline`).
     func seek(toMs ms: Int, rate: Double) -> Bool {
+        TimelineThread.assertOff("a session's flushing seek")
         // A trimmed playlist begins at `seekOffsetMs`: nothing before it can be reached.
         let offset = offsetMs
         let ms = max(ms, offset)
         guard pipeline.seek(to: ClockTime(milliseconds: ms - offset), rate: rate) else {
-            state.withLock { $0.reading.seekPending = false }  // reads go on from where they were
+            state.withLock { s in
+                s.reading.seekPending = false  // reads go on from where they were
+                s.waiters.wakeAll()
+            }
             return false
         }
         state.withLock { s in
+            defer { s.waiters.wakeAll() }
             s.decodedAllSent = false
             var reading = Reading(mediaStartMs: max(0, ms), rate: rate, lastVideo: s.reading.lastVideo)
             reading.seeks = s.reading.seeks &+ 1

@@ -7,7 +7,8 @@ import Synchronization
 /// modification time (one that changed is probed again); anything else by its name.
 /// An item whose duration cannot be known (missing, unreadable, not media, an endless
 /// stream, no answer within the deadline) is nil. Probing waits for GStreamer:
-/// never call `durations(of:)` on the timeline thread; `known(_:)` never waits.
+/// never call `durations(of:)` on the timeline thread; `known(_:)` never probes, but
+/// looks at a local file's version (a stat): never on the timeline thread either.
 final class ItemDurations: Sendable {
     private struct Entry {
         let version: FileVersion?

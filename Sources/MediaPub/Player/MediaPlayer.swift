@@ -151,6 +151,10 @@ public final class MediaPlayer: Sendable {
 
     public var durationMs: Int? { state.withLock { $0.current }?.durationMs }
 
+    /// The current item's length as its pipeline last said it (`DecodeSession.lengthMs`): never
+    /// asks the pipeline, so it may be read on the timeline thread.
+    var lengthMs: Int? { state.withLock { $0.current }?.lengthMs }
+
     /// Under the lock: the state machine's one transition.
     func setState(_ new: PlayerState, error: String? = nil, _ s: inout State) {
         let new = held(new, &s)

@@ -369,9 +369,10 @@ final class ScheduleRunner: Sendable {
         player.setPlayVolume(block?.playVolume ?? before.play)
     }
 
-    /// Seconds of the player's item left to play (nil: not playing, or its length not known).
+    /// Seconds of the player's item left to play (nil: not playing, or its length not known),
+    /// on the timeline thread: its length as the player last had it, the pipeline not asked.
     private func remainingOfItem() -> TimeInterval? {
-        guard player.currentState == .playing, let length = player.durationMs else { return nil }
+        guard player.currentState == .playing, let length = player.lengthMs else { return nil }
         return max(0, Double(length - player.positionMs) / 1000)
     }
 
@@ -395,11 +396,10 @@ final class ScheduleRunner: Sendable {
         }
     }
 
-    /// The player's cue of `ticket` committed, on the timeline thread. Landing it opens the item
-    /// after it (the player's gapless preload) until the player opens its sessions on its own
-    /// queue: tolerated as the player's render is (`TimelineThread.toleratingPlayer`).
+    /// The player's cue of `ticket` committed, on the timeline thread (the item after it, the
+    /// player's gapless preload, is opened on the player's opener queue).
     private func commitOnTimeline(_ ticket: Int, wait: TimeInterval) -> MediaPlayer.CueOutcome {
-        TimelineThread.toleratingPlayer { player.commitCue(ticket, wait: wait) }
+        player.commitCue(ticket, wait: wait)
     }
 
     // MARK: Steering
