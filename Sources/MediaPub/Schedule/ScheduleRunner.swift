@@ -38,6 +38,9 @@ final class ScheduleRunner: Sendable {
         case filler = "programme.filler"
         /// The wall clock's check, every tick of a realtime run.
         case clock = "programme.clock"
+        /// A switch with nothing to play, made after its commit (realtime): what its commit
+        /// would have done, on the next tick.
+        case late = "programme.late"
     }
     /// The output seconds so far (the capture's).
     let outputSeconds: @Sendable () -> Double
@@ -232,7 +235,9 @@ final class ScheduleRunner: Sendable {
             guard let self, self.isCurrent(generation),
                   case let (playlist?, offset) = self.content(entry, at: instant, programme: programme, onTimeline: knownOnly)
             else {
-                _ = cue.made(.nothing)
+                // Its commit came before (realtime, the queue was busy): the commit took it as
+                // still being made and did nothing; what it would have done is done now.
+                if cue.made(.nothing) == .commit { self?.committedNothing(entry, generation: generation) }
                 return
             }
             let ticket = self.player.cue(playlist, startAt: offset, at: tick, then: self.followOn(entry, programme: programme),
@@ -315,6 +320,17 @@ final class ScheduleRunner: Sendable {
             if let ticket, case .failed(let why) = player.cueOutcome(ticket) { cueFailed(entry, why: why, generation: generation) }
         }
         plan()
+    }
+
+    /// A switch to `entry` (nil: filler) found nothing to play after its commit had passed:
+    /// on the next tick, what the commit would have done: with no filler the player stops (the
+    /// standby is on air, as status says); a block with nothing to play is not on air, the
+    /// filler is. Unless the plan changed meanwhile.
+    private func committedNothing(_ entry: ProgrammeEntry?, generation: Int) {
+        onTimeline(outputSeconds() + 1 / Double(tickClock.tickRate), .late) { [weak self] in
+            guard let self, self.isCurrent(generation) else { return }
+            if let entry { self.cueFailed(entry, why: "nothing to play", generation: generation) } else { self.player.stop() }
+        }
     }
 
     /// What a cue for `entry` tells the runner once it is settled (on the player's queue).
