@@ -60,6 +60,29 @@ final class HTTPAccessTests: XCTestCase {
         }
     }
 
+    /// A token file over the bound is refused by its size, never read: a 1 GiB sparse file (a
+    /// log put there by mistake) costs the run no memory (before, it was read whole, then refused).
+    func testAnOversizedTokenFileIsRefusedUnread() throws {
+        let dir = try makeTempDir()
+        let path = dir.appendingPathComponent("token").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("abc\n".utf8)))
+        chmod(path, 0o600)
+        XCTAssertEqual(truncate(path, 1 << 30), 0)
+        let before = Self.peakResidentKiB()
+        XCTAssertThrowsError(try HTTPToken.fromFile(path)) { error in
+            XCTAssertTrue("\(error)".contains("http.token_file \(path): 1073741824 bytes, over 4 KiB"), "\(error)")
+        }
+        let grown = Self.peakResidentKiB() - before
+        print("HTTPAccessTests: a 1 GiB token file refused; peak resident memory grew by \(grown) KiB")
+        XCTAssertLessThan(grown, 64 * 1024, "the file is not read")
+    }
+
+    private static func peakResidentKiB() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss
+    }
+
     /// The preset's token file is checked as the preset loads (`file:line: http.token_file`, exit 2),
     /// and a --http-token-env whose variable is unset stops the run before it starts (exit 2).
     func testABadTokenFileOrVariableStopsTheRunNamingIt() throws {

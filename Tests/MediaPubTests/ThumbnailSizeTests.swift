@@ -14,7 +14,22 @@ final class ThumbnailSizeTests: XCTestCase {
         XCTAssertEqual(try ThumbnailSize.asked("width=640&n=1", output: hd).get(), ThumbnailSize(width: 640, height: 360))
         XCTAssertEqual(try ThumbnailSize.asked("width=1280", output: hd).get(), ThumbnailSize(width: 1280, height: 720))
         // Odd sizes are made even (4:2:0 pictures).
-        XCTAssertEqual(try ThumbnailSize.asked("width=101", output: (640, 360)).get(), ThumbnailSize(width: 100, height: 56))
+        XCTAssertEqual(try ThumbnailSize.asked("width=201", output: (201, 101)).get(), ThumbnailSize(width: 200, height: 100))
+    }
+
+    /// Only 160, 320, 640 and the output's width are made, a width between taken to the nearest:
+    /// however many widths are asked, no more are made than the cache keeps (before, every width
+    /// asked was one more JPEG pipeline, and 5 asked in turn always missed the cache).
+    func testAWidthAskedIsTakenToOneOfAFewSteps() throws {
+        XCTAssertEqual(ThumbnailSize.steps(outputWidth: 1280), [160, 320, 640, 1280])
+        XCTAssertEqual(ThumbnailSize.steps(outputWidth: 640), [160, 320, 640])
+        XCTAssertEqual(ThumbnailSize.steps(outputWidth: 200), [160, 200])
+        for (asked, made) in [(16, 160), (101, 160), (240, 320), (300, 320), (481, 640), (959, 640), (960, 1280), (1279, 1280)] {
+            XCTAssertEqual(try ThumbnailSize.asked("width=\(asked)", output: hd).get().width, made, "width=\(asked)")
+        }
+        let made = Set((ThumbnailSize.minimumWidth...hd.width).map { try? ThumbnailSize.asked("width=\($0)", output: hd).get().width })
+        print("ThumbnailSizeTests: \(hd.width - ThumbnailSize.minimumWidth + 1) widths asked, \(made.count) made")
+        XCTAssertLessThanOrEqual(made.count, ThumbnailCache.capacity, "every width made fits the cache")
     }
 
     func testAWidthOutsideSixteenToTheOutputsIsRefusedNamingIt() {

@@ -97,7 +97,7 @@ extension SoupLoop {
             }) {
                 HTTPReply(r.status, type: r.type, bytes: r.body).send(msg)
             } else {
-                box.reply = WaitingReply(msg)
+                box.reply = pauseForAnswer(msg)
             }
         }
     }
@@ -127,7 +127,7 @@ extension SoupLoop {
         case .failure(let why): return HTTPReply.error(400, why.message).send(msg)
         case .success(let read): request = read
         }
-        let waiting = WaitingReply(msg)
+        guard let waiting = pauseForAnswer(msg) else { return }
         commands.run(request) { [weak self] ok, line in
             self?.invoke { waiting.answer(HTTPReply(ok ? 200 : 400, type: "application/json", body: line + "\n")) }
         }
@@ -154,9 +154,12 @@ final class WaitingReply: @unchecked Sendable {
     private let msg: OpaquePointer
     private var gone = false
     private var handler: gulong = 0
+    /// Told once answered (the server's count of paused messages).
+    private let answered: () -> Void
 
-    init(_ msg: OpaquePointer) {
+    init(_ msg: OpaquePointer, answered: @escaping () -> Void) {
         self.msg = msg
+        self.answered = answered
         g_object_ref(UnsafeMutableRawPointer(msg))
         handler = csoup_connect_message(msg, "finished", { _, me in
             guard let me else { return }
@@ -172,5 +175,6 @@ final class WaitingReply: @unchecked Sendable {
             soup_server_message_unpause(msg)
         }
         g_object_unref(UnsafeMutableRawPointer(msg))
+        answered()
     }
 }
