@@ -5,7 +5,7 @@ BIN := .build/debug/mediapub
 # Where `make install` puts the release binary (bin/) and the docs (share/doc/mediapub/, its docs/ beside the README).
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps build media run install unit test bench soak clean
+.PHONY: all deps test-deps build media run install unit test bench soak screenshot clean
 
 all: build
 
@@ -58,6 +58,10 @@ bench: test-deps media
 # A/V sync and timeline over 1 h of output (SOAK_DURATION=10m for less), never part of make test.
 soak: test-deps
 	@bash scripts/soak.sh
+
+# docs/page.png, the README's picture of the operator's page, taken by the test browser (never by hand).
+screenshot: test-deps build media
+	@bash scripts/screenshot.sh
 
 clean:
 	rm -rf .build out presets/media

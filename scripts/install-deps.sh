@@ -13,7 +13,7 @@ packages=(
   tzdata
 )
 if [ "${1:-}" = "--test" ]; then
-  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg systemd openssl python3 e2fsprogs util-linux mount liquidsoap icecast2 libc-bin gcc libc6-dev)
+  packages+=(nginx libnginx-mod-rtmp srt-tools ffmpeg systemd openssl python3 e2fsprogs util-linux mount liquidsoap icecast2 libc-bin gcc libc6-dev chromium chromium-driver python3-selenium)
 fi
 
 # PyYAML reads the Kubernetes manifests in the deploy tests (PyPI, for the python3 on PATH).

@@ -5,7 +5,7 @@ import Foundation
 extension Broadcast {
     /// The checks of the preset's `monitor:`; nil without one.
     func contentWatch() -> ContentWatch? {
-        ContentWatch(preset.monitoring, format: format, players: players, liveSource: preset.live.map { SecretMask.mask(url: $0.source) }) {
+        ContentWatch(preset.monitoring, format: format, players: players, liveFeedSource: preset.live.map { SecretMask.mask(url: $0.source) }) {
             [reporter] event in reporter.report(event)
         }
     }

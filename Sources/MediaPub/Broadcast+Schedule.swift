@@ -12,7 +12,7 @@ extension Broadcast {
         return ScheduleRunner(
             programme: Programme(config), player: player, realtime: realtime, tickClock: format.tickClock,
             emit: { event in broadcast()?.reporter.report(event) },
-            onTimeline: { seconds, key, action in broadcast()?.schedule(at: seconds, key: key.rawValue) { _ in action() } },
+            onTimeline: { seconds, key, action in broadcast()?.atOutputTime(seconds, key: key.rawValue) { _ in action() } },
             outputSeconds: { broadcast()?.capture?.outputSeconds ?? 0 })
     }
 

@@ -14,10 +14,10 @@ public final class Broadcast: Sendable {
     public let players: [MediaPlayer]
     let reporter: Reporter
     private let exitPolicy = ExitPolicy()
-    /// A live source of the preset, as given (nil: none): the run is paced to the wall clock.
-    let liveSource: String?
-    /// The live feed that takes the output over while it delivers (Broadcast+Live.swift).
-    let live: LiveTakeover?
+    /// An endless source of the preset, as given (nil: none): the run is paced to the wall clock.
+    let endlessSource: String?
+    /// The live feed that takes the output over while it delivers (Broadcast+LiveFeed.swift).
+    let liveFeed: LiveFeedTakeover?
     /// The logos and texts drawn on the output picture (Broadcast+Overlays.swift); nil: none.
     let overlays: OverlayFeed?
     private let started = MonotonicInstant.now
@@ -42,9 +42,9 @@ public final class Broadcast: Sendable {
         GStreamer.initialize()
         guard preset.players.count <= Preset.maxPlayers else { throw MediaPubError.tooManyPlayers(Preset.maxPlayers) }
         if let why = RunBounds.firstProblem(preset, options) { throw MediaPubError.usage(why) }
-        liveSource = LiveSources.first(in: preset)
-        if options.realtime == false, let live = liveSource {
-            throw MediaPubError.usage("--no-realtime: \(SecretMask.mask(url: live)) is a live source (its media comes as the clock goes, "
+        endlessSource = EndlessSources.first(in: preset)
+        if options.realtime == false, let endless = endlessSource {
+            throw MediaPubError.usage("--no-realtime: \(SecretMask.mask(url: endless)) is a live source (its media comes as the clock goes, "
                                       + "without an end): a run with it is realtime; drop --no-realtime")
         }
         events.onNotice = { [log] level, text in log.log(level, text) }
@@ -61,7 +61,7 @@ public final class Broadcast: Sendable {
         players = preset.players.enumerated().map { index, config in
             MediaPlayer(config: config, format: MediaFormat(preset: preset), feedsVideo: index == videoIndex, reconnect: preset.reconnect)
         }
-        live = Self.liveTakeover(preset, format: format, programme: players, reporter: reporter)
+        liveFeed = Self.liveFeedTakeover(preset, format: format, programme: players, reporter: reporter)
         overlays = Self.overlayFeed(preset, outputs: options.outputConfigs(of: preset), format: format, reporter: reporter)
         ItemLoudness.share(preset.audio.loudness, channels: format.channels, among: players, monitored: preset.monitor)
         for player in players {
@@ -94,10 +94,10 @@ public final class Broadcast: Sendable {
 
     var outputURLs: [String] { outputConfigs.map(\.url.text) }
 
-    /// Given, else realtime when a source is live or an output is, or the run plays a
+    /// Given, else realtime when a source is endless or an output wants it (`OutputTarget.wantsRealtime`), or the run plays a
     /// programme, which keeps wall-clock time (docs: README, run options).
     public var realtime: Bool {
-        options.realtime ?? (liveSource != nil || preset.schedule != nil || outputConfigs.contains { $0.url.target.isLive })
+        options.realtime ?? (endlessSource != nil || preset.schedule != nil || outputConfigs.contains { $0.url.target.wantsRealtime })
     }
 
     /// The publishing flag; set before the timeline starts, it is the flag it starts with.
@@ -130,8 +130,8 @@ public final class Broadcast: Sendable {
         return RunStatus(name: preset.name, state: runState, uptimeMs: Int(MonotonicInstant.now.timeIntervalSince(started) * 1000),
                          publishing: publishing, outputTimeMs: Int((capture?.outputSeconds ?? 0) * 1000),
                          players: players.map(PlayerStatus.init), outputs: (publisher?.outputs ?? []).map(\.status),
-                         schedule: scheduleStatus(), live: liveStatus(), alerts: capture?.contentWatch?.status,
-                         overlays: overlayStatus(), loudness: capture?.master.reading.map(LoudnessStatus.init),
+                         schedule: scheduleStatus(), live: liveFeedStatus(), alerts: capture?.contentWatch?.status,
+                         overlays: overlayStatus(), loudness: capture?.master.reading.map { LoudnessStatus($0, target: preset.audio.loudness?.target) },
                          timeline: capture?.lag.map { TimelineStatus(lagMs: $0.lagMs) })
     }
 
@@ -170,14 +170,14 @@ public final class Broadcast: Sendable {
     /// Runs `action` on the timeline when the output reaches `seconds`: exact in
     /// output time, whether the run is realtime or as fast as possible. With a `key`, in
     /// place of the action waiting under it (`TimelineActions`).
-    public func schedule(at seconds: Double, key: String? = nil, _ action: @escaping @Sendable (Broadcast) -> Void) {
+    public func atOutputTime(_ seconds: Double, key: String? = nil, _ action: @escaping @Sendable (Broadcast) -> Void) {
         state.withLock { s in
             if let capture = s.phase.capture {
-                capture.schedule(at: seconds, key: key) { [weak self] in if let self { action(self) } }
+                capture.atOutputTime(seconds, key: key) { [weak self] in if let self { action(self) } }
             } else {
                 s.phase.withPending { p in
-                    if let key { p.scheduled.removeAll { $0.key == key } }
-                    p.scheduled.append((seconds, key, action))
+                    if let key { p.timelineActions.removeAll { $0.key == key } }
+                    p.timelineActions.append((seconds, key, action))
                 }
             }
         }
@@ -238,7 +238,7 @@ public final class Broadcast: Sendable {
             // last events go out before the error, which the run ends on.
             state.withLock { $0.phase.publisher }?.finish(timeout: 5)
             for player in players { player.stop(); player.drainEvents() }
-            live?.stop()
+            liveFeed?.stop()
             reporter.report(.error(message))
             return stopped(ExitPolicy.failedToStart(message))
         }
@@ -268,7 +268,7 @@ public final class Broadcast: Sendable {
         state.withLock { $0.programme = programme }
         // The programme's player with nothing on air yet waits, stopped, for its first block.
         for player in players where primed != false || player !== programme?.player { player.start() }
-        live?.start()
+        liveFeed?.start()
         let publisher = try Publisher(format: format, video: preset.video, audio: preset.audio, outputs: outputConfigs,
                                       reconnect: preset.reconnect, paced: realtime, streamTitle: streamTitle, log: log,
                                       onEncoderFailure: { [weak self] why in self?.fail(why) },
@@ -295,12 +295,12 @@ public final class Broadcast: Sendable {
             if case .publisherReady(_, let asked) = s.phase { pending = asked }
             let capture = Capture(format: format, players: players, ringtone: ringtone, slate: slate,
                                   publishing: pending.publishing, realtime: realtime, stopAfter: stopAfter,
-                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, live: live,
+                                  stopAtEnd: preset.stop.atEnd && preset.schedule == nil, monitor: monitor, liveFeed: liveFeed,
                                   contentWatch: contentWatch(), loudness: preset.audio.loudness, codecs: publisher.audioCodecs, sink: publisher,
                                   beforePicture: overlayHook(),
                                   lag: TimelineLagWatch(tickRate: format.tickRate) { [reporter] in reporter.report($0) })
             s.phase = .running(publisher, capture)
-            for (at, key, action) in pending.scheduled { capture.schedule(at: at, key: key) { [weak self] in if let self { action(self) } } }
+            for (at, key, action) in pending.timelineActions { capture.atOutputTime(at, key: key) { [weak self] in if let self { action(self) } } }
             return (capture, pending.stopRequested || exitPolicy.hasFailed)
         }
         if stopEarly { capture.requestStop() }
@@ -321,7 +321,7 @@ public final class Broadcast: Sendable {
         setRunState(.stopping)
         publisher.finish()
         for player in players { player.stop() }
-        live?.stop()
+        liveFeed?.stop()
         ringtone?.stop()
         for player in players { player.drainEvents() }
         let result = exitPolicy.result(stop: reason, encoderError: publisher.error)

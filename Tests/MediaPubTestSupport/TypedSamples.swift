@@ -50,10 +50,10 @@ enum TypedSamples {
     }
 
     /// The output's loudness, the integrated loudness not known yet.
-    static let loudness = LoudnessStatus(momentaryLUFS: -22.4, shortTermLUFS: -23.1, integratedLUFS: nil, limiterReductionDB: 1.5)
+    static let loudness = LoudnessStatus(momentaryLUFS: -22.4, shortTermLUFS: -23.1, integratedLUFS: nil, limiterReductionDB: 1.5, targetLUFS: -23)
 
     /// A live feed on air.
-    static let live = LiveStatus(state: .onAir, source: "srt://:9001?mode=listener&passphrase=****", mode: "auto", onAirMs: 12_000,
+    static let live = LiveFeedStatus(state: .onAir, source: "srt://:9001?mode=listener&passphrase=****", mode: "auto", onAirMs: 12_000,
                                    delayMs: 240, framesDropped: 3, framesRepeated: 4, bitrateKbps: 1500)
 
     /// What two consumers lost by falling behind (`/metrics`).

@@ -16,7 +16,7 @@ final class BroadcastPhaseTests: XCTestCase {
         let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "tone.wav")], output: out)
         let b = try makeBroadcast(yaml, in: dir, duration: 2)
         b.publishing = false
-        b.schedule(at: 1) { $0.publishing = true }
+        b.atOutputTime(1) { $0.publishing = true }
         guard let first = runBounded(b, timeout: 60) else { return }
         XCTAssertEqual(first.exitCode, 0, first.reason)
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)

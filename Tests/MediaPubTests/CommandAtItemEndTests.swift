@@ -57,7 +57,8 @@ final class CommandAtItemEndTests: XCTestCase {
         func tick(_ player: MediaPlayer) -> Bool {
             let session = player.state.withLock { $0.current.map(ObjectIdentifier.init) }
             let speed = player.settings.speed
-            let left: Double? = player.durationMs.map { Double($0 - player.positionMs) / 1000 / speed * fps }
+            // On the timeline: the item's length as the player has it (`durationMs` asks the pipeline).
+            let left: Double? = player.lengthMs.map { Double($0 - player.positionMs) / 1000 / speed * fps }
             let shot = state.withLock { s -> Shot? in
                 s.ticks += 1
                 s.ticksSinceEnd += 1
@@ -117,7 +118,7 @@ final class CommandAtItemEndTests: XCTestCase {
         let b = try makeBroadcast(yaml, in: dir, duration: limit, realtime: true)
         let main = try XCTUnwrap(b.player("main"))
         for tick in 25..<Int(limit * 25) {
-            b.schedule(at: Double(tick) / 25) { b in if driver.tick(main) { b.requestStop() } }
+            b.atOutputTime(Double(tick) / 25) { b in if driver.tick(main) { b.requestStop() } }
         }
         guard let result = runBounded(b, timeout: 60) else { return }
         XCTAssertEqual(result.exitCode, 0, "run: \(result.reason)")

@@ -200,7 +200,7 @@ final class CrossfadeTests: XCTestCase {
         let out = dir.appendingPathComponent("out.mkv")
         let yaml = PlayerPreset.audioOnly(players: [player(["a.wav", "b.wav"], crossfade: "2s")], output: out)
         let b = try makeBroadcast(yaml, in: dir)
-        b.schedule(at: 1.0) { $0.player("main")?.next() }
+        b.atOutputTime(1.0) { $0.player("main")?.next() }
         guard let result = runBounded(b, timeout: 90) else { return }
         XCTAssertEqual(result.exitCode, 0, result.reason)
 

@@ -69,11 +69,11 @@ final class CueTests: XCTestCase {
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "long.mp4")], output: out)
         let b = try makeBroadcast(yaml, in: dir, duration: 12)
         let tickets = Collector<Int>(), outcomes = Collector<MediaPlayer.CueOutcome>()
-        b.schedule(at: 7.0) { b in
+        b.atOutputTime(7.0) { b in
             guard let p = b.player("main"), let list = Playlist(items: [block.path], mode: .once, order: [0], position: 0) else { return }
             tickets.add(p.cue(list, startAt: 7, at: p.format.tickClock.tick(at: 10.0)))
         }
-        b.schedule(at: 10.0) { b in
+        b.atOutputTime(10.0) { b in
             guard let p = b.player("main"), let ticket = tickets.all.first else { return }
             outcomes.add(p.commitCue(ticket, wait: 10))
         }
@@ -107,11 +107,11 @@ final class CueTests: XCTestCase {
         let b = try makeBroadcast(yaml, in: dir)
         let tickets = Collector<Int>(), outcomes = Collector<MediaPlayer.CueOutcome>()
         let missing = dir.appendingPathComponent("missing.mp4").path
-        b.schedule(at: 1.92) { b in
+        b.atOutputTime(1.92) { b in
             guard let p = b.player("main") else { return }
             tickets.add(p.cue(Playlist(source: missing, repeat: false), startAt: 0, at: p.format.tickClock.tick(at: 2.0)))
         }
-        b.schedule(at: 2.0) { b in
+        b.atOutputTime(2.0) { b in
             guard let p = b.player("main"), let ticket = tickets.all.first else { return }
             outcomes.add(p.commitCue(ticket, wait: 10))
         }
@@ -143,7 +143,7 @@ final class CueTests: XCTestCase {
         let b = try makeBroadcast(yaml, in: dir, duration: 4)
         let tickets = Collector<Int>(), outcomes = Collector<(Int, MediaPlayer.CueOutcome)>()
         for (at, item) in [(0.5, green), (1.0, blue)] {
-            b.schedule(at: at) { b in
+            b.atOutputTime(at) { b in
                 guard let p = b.player("main") else { return }
                 let box = Collector<Int>()
                 let ticket = p.cue(Playlist(source: item.path, repeat: false), startAt: 0, at: p.format.tickClock.tick(at: 3.0)) {
@@ -154,7 +154,7 @@ final class CueTests: XCTestCase {
             }
         }
         let states = Collector<PlayerState>()
-        b.schedule(at: 3.0) { b in
+        b.atOutputTime(3.0) { b in
             guard let p = b.player("main"), let ticket = tickets.all.last else { return }
             states.add(p.currentState)
             _ = p.commitCue(ticket, wait: 10)
@@ -193,8 +193,8 @@ final class CueTests: XCTestCase {
         let first = p.cue(Playlist(source: block.path, repeat: false), startAt: 7, at: tick(2.0))
         XCTAssertEqual(p.waitForCue(first, timeout: 30), .ready, "prepared ahead")
         let outcomes = Collector<MediaPlayer.CueOutcome>()
-        b.schedule(at: 2.0) { _ in outcomes.add(p.commitCue(first, wait: 0)) }
-        b.schedule(at: 3.0) { _ in
+        b.atOutputTime(2.0) { _ in outcomes.add(p.commitCue(first, wait: 0)) }
+        b.atOutputTime(3.0) { _ in
             let second = p.cue(Playlist(source: blue.path, repeat: false), startAt: 0, at: tick(3.0)) { outcomes.add($0) }
             _ = p.commitCue(second, wait: 0)
         }
@@ -236,11 +236,11 @@ final class CueTests: XCTestCase {
         XCTAssertEqual(p.waitForCue(ticket, timeout: 30), .ready, "prepared ahead")
         let seen = Collector<String>()
         let late = server.url("green.mp4")
-        b.schedule(at: 0.5) { _ in
+        b.atOutputTime(0.5) { _ in
             p.pause()
             p.load(source: late)
         }
-        b.schedule(at: 2.0) { _ in
+        b.atOutputTime(2.0) { _ in
             seen.add("\(p.currentState)")
             seen.add("\(p.commitCue(ticket, wait: 0))")
             seen.add("\(p.currentState)")

@@ -172,7 +172,7 @@ final class DiskStallTests: XCTestCase {
         look()
         XCTAssertEqual(seen, [], "the playlist was never empty nor cut short")
         let text = try String(contentsOf: playlist, encoding: .utf8)
-        // Ended (else ffmpeg would wait for more as from a live playlist).
+        // Ended (else ffmpeg would wait for more as from an endless playlist).
         guard text.hasSuffix("#EXT-X-ENDLIST") else { return XCTFail("the playlist is ended: \(text)") }
         XCTAssertEqual(try MediaProbe.decodeErrors(playlist.path), "", "the playlist's segments play: \(text)")
         // The segments of the first start went once the playlist listed the new ones (freeing the disk).

@@ -22,7 +22,7 @@ final class HLSOutputTests: XCTestCase {
         // A moving picture: x264 puts a keyframe every 0.4 s into a still one, whatever key-int-max says.
         let preset = try writeFile(dir, "t.yaml", E2EPreset.basic(source: "testsrc:?pattern=ball&freq=440",
                                                                   outputs: ["hls://\(playlist.path)?segment=1s&window=3"]))
-        // No --realtime: an HLS output is watched live, so the run is paced to the clock.
+        // No --realtime: an HLS output is watched as it comes, so the run is realtime.
         let www = try startHTTPServer(root: dir.appendingPathComponent("www"))
         let mp = try startMediaPub(["--preset", preset.path, "--duration", "8s", "--events", events.path])
         var reads = 0, longest = 0

@@ -1,7 +1,7 @@
 // HLS sources (README, HLS sources): a VOD playlist with a segment that
 // answers 404 skips that segment and goes on (one clean warning line); a
 // VOD playlist with `memory: true` is fetched whole (playlist and segments)
-// and decoded from memory, a live one is refused with a clear line; a live
+// and decoded from memory, an endless one is refused with a clear line; an endless
 // origin that dies (no #EXT-X-ENDLIST) is retried with the backoff while the
 // standby fills, and never replayed; one that comes back as a restarted encoder
 // (its media sequence from 0 again) is joined again, and the stale window is
@@ -35,12 +35,12 @@ final class HLSSourceTests: XCTestCase {
         events.filter { $0["event"] as? String == "warning" }.compactMap { $0["message"] as? String }
     }
 
-    /// The live origins' runs (realtime, mostly waiting: for the origins, the retries'
+    /// The endless origins' runs (realtime, mostly waiting: for the origins, the retries'
     /// backoff, a 20 s --duration) and the VOD runs whose segments answer 404, each with
     /// its own folder, server and control socket: all at once, each checked as its own
     /// test was.
-    func testLiveOriginsThatDieRestartOrCloseAndVODSegmentsThatAnswer404EachInARunOfItsOwnAtOnce() {
-        atOnce([("live origins", liveOriginThatDiesIsNeverReplayedOneThatRestartsIsJoinedAgainAndOneThatClosesItsPlaylistHasNoDuration),
+    func testEndlessOriginsThatDieRestartOrCloseAndVODSegmentsThatAnswer404EachInARunOfItsOwnAtOnce() {
+        atOnce([("live origins", endlessOriginThatDiesIsNeverReplayedOneThatRestartsIsJoinedAgainAndOneThatClosesItsPlaylistHasNoDuration),
                 ("a VOD segment that answers 404", vodSegmentThatAnswers404IsSkippedAndTheItemGoesOn),
                 ("a VOD's first segment that answers 404", vodFirstSegmentThatAnswers404IsSkipped)])
     }
@@ -59,7 +59,7 @@ final class HLSSourceTests: XCTestCase {
         let url = server.url("index.m3u8")
         let out = dir.appendingPathComponent("out.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
-        // Named for itself: its control socket is not the live runs' (they go at once).
+        // Named for itself: its control socket is not the endless runs' (they go at once).
         let yaml = PlayerPreset.video(name: "vod404", players: [PlayerPreset.player("main", source: url, ["video: true"])], output: out)
         let r = try runPreset(yaml, in: dir, args: ["--no-realtime", "--events", events.path], timeout: 90)
         XCTAssertEqual(r.status, 0, r.summary("mediapub with a VOD HLS missing its 3rd segment"))
@@ -149,22 +149,22 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertGreaterThan(MediaProbe.toneLevelDB(pcm, rate: 16000, freq: 880), -25, "the playlist's tone, decoded from memory")
     }
 
-    /// `memory: true` with a live playlist (no #EXT-X-ENDLIST): it never ends, so
+    /// `memory: true` with an endless playlist (no #EXT-X-ENDLIST): it never ends, so
     /// memory cannot hold it: exit 1 with one line that names the URL and says so.
-    func testMemoryTrueLiveHLSIsRefusedWithAClearLine() throws {
+    func testMemoryTrueEndlessHLSIsRefusedWithAClearLine() throws {
         let dir = try makeTempDir()
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         _ = try makeVOD(in: www, seconds: 3, segment: 1, color: "blue", freq: 880)
-        // The same segments as a live window: no #EXT-X-ENDLIST, no VOD type.
+        // The same segments as an endless window: no #EXT-X-ENDLIST, no VOD type.
         let vod = try String(contentsOf: www.appendingPathComponent("index.m3u8"), encoding: .utf8)
-        let live = vod.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("#EXT-X-ENDLIST") && !$0.hasPrefix("#EXT-X-PLAYLIST-TYPE") }
-        try writeFile(www, "live.m3u8", live.joined(separator: "\n") + "\n")
+        let endless = vod.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("#EXT-X-ENDLIST") && !$0.hasPrefix("#EXT-X-PLAYLIST-TYPE") }
+        try writeFile(www, "live.m3u8", endless.joined(separator: "\n") + "\n")
         let server = try startHTTPServer(root: www)
         let url = server.url("live.m3u8")
         let out = dir.appendingPathComponent("out.mp4")
         let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: url, ["memory: true"])], output: out)
-        // A live source: realtime (as fast as possible is refused).
+        // An endless source: realtime (as fast as possible is refused).
         let r = try runPreset(yaml, in: dir, args: [], timeout: 60)
         XCTAssertEqual(r.status, 1, r.summary("mediapub with memory: true on a live playlist"))
         XCTAssertFalse(r.stderr.contains("CRITICAL"), r.stderr)
@@ -173,13 +173,13 @@ final class HLSSourceTests: XCTestCase {
                       "a line names the URL and why:\n\(r.stderr)")
     }
 
-    // MARK: a live origin that dies and comes back
+    // MARK: an endless origin that dies and comes back
 
-    /// A live origin: ffmpeg's hls muxer at wall-clock pace, 1 s segments, a
+    /// An endless origin: ffmpeg's hls muxer at wall-clock pace, 1 s segments, a
     /// window of 4, old segments deleted, into `www/live.m3u8`; killed with
     /// SIGKILL it leaves its last window behind, with no #EXT-X-ENDLIST.
     /// `picture`: a lavfi video source in place of the colour.
-    private func startLiveOrigin(_ www: URL, dir: URL, label: String, color: String, freq: Double,
+    private func startEndlessOrigin(_ www: URL, dir: URL, label: String, color: String, freq: Double,
                                  picture: String? = nil) throws -> RunningProcess {
         try startTool("ffmpeg", [
             "-nostdin", "-hide_banner", "-v", "error", "-y",
@@ -191,20 +191,20 @@ final class HLSSourceTests: XCTestCase {
         ], stdoutURL: dir.appendingPathComponent("\(label).out"), stderrURL: dir.appendingPathComponent("\(label).err"))
     }
 
-    /// A live origin (`startLiveOrigin`, 440 Hz) in `dir/www`, listing 2 segments, served by nginx.
-    private func servedLiveOrigin(_ dir: URL, color: String, picture: String? = nil) throws
+    /// An endless origin (`startEndlessOrigin`, 440 Hz) in `dir/www`, listing 2 segments, served by nginx.
+    private func servedEndlessOrigin(_ dir: URL, color: String, picture: String? = nil) throws
         -> (playlist: URL, origin: RunningProcess, server: HTTPServer) {
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         let playlist = www.appendingPathComponent("live.m3u8")
-        let origin = try startLiveOrigin(www, dir: dir, label: "a", color: color, freq: 440, picture: picture)
-        XCTAssertTrue(Ports.waitUntil(timeout: 15) { (liveState(playlist)?.segments ?? 0) >= 2 || !origin.isRunning },
+        let origin = try startEndlessOrigin(www, dir: dir, label: "a", color: color, freq: 440, picture: picture)
+        XCTAssertTrue(Ports.waitUntil(timeout: 15) { (endlessState(playlist)?.segments ?? 0) >= 2 || !origin.isRunning },
                       "the origin lists 2 segments: \(origin.stderr)")
         return (playlist, origin, try startHTTPServer(root: www))
     }
 
     /// The media sequence and segment count of the playlist at `url`; nil while there is none.
-    private func liveState(_ url: URL) -> (sequence: Int, segments: Int)? {
+    private func endlessState(_ url: URL) -> (sequence: Int, segments: Int)? {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
         let lines = text.split(whereSeparator: \.isNewline)
         guard let line = lines.first(where: { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") }),
@@ -216,23 +216,23 @@ final class HLSSourceTests: XCTestCase {
         ((try? EventLog.read(url)) ?? []).filter { $0["event"] as? String == "player.progress" }
     }
 
-    /// Three live origins, each with its own run, folder, origin, server and control
+    /// Three endless origins, each with its own run, folder, origin, server and control
     /// socket, at once: one that closes its playlist, one that dies for good and one that
     /// restarts. The runs are realtime and mostly wait on their origin, so their waits
     /// overlap: the closing origin's run is started, the dying one's started and its origin
     /// killed, the closing origin stopped (its run has played 3 s by then), the restarting
     /// one followed through; then the other two are checked as their own tests did.
-    private func liveOriginThatDiesIsNeverReplayedOneThatRestartsIsJoinedAgainAndOneThatClosesItsPlaylistHasNoDuration() throws {
+    private func endlessOriginThatDiesIsNeverReplayedOneThatRestartsIsJoinedAgainAndOneThatClosesItsPlaylistHasNoDuration() throws {
         let dir = try makeTempDir()
         func folder(_ name: String) throws -> URL {
             let sub = dir.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
             return sub
         }
-        let stopTheClosingOrigin = try liveSourceHasNoDurationEvenWhenItsPlaylistCloses(in: try folder("closes"))
-        let died = try liveOriginThatDiesIsNeverReplayedAndTheStandbyFills(in: try folder("dies"))
+        let stopTheClosingOrigin = try endlessSourceHasNoDurationEvenWhenItsPlaylistCloses(in: try folder("closes"))
+        let died = try endlessOriginThatDiesIsNeverReplayedAndTheStandbyFills(in: try folder("dies"))
         let closed = try stopTheClosingOrigin()
-        try liveOriginThatRestartsIsJoinedAgainWithoutTheStaleWindow(in: try folder("restarts"))
+        try endlessOriginThatRestartsIsJoinedAgainWithoutTheStaleWindow(in: try folder("restarts"))
         try closed()
         try died()
     }
@@ -241,14 +241,14 @@ final class HLSSourceTests: XCTestCase {
     /// #EXT-X-ENDLIST); the standby fills. Origin B (blue, 880 Hz), a restarted
     /// encoder whose media sequence starts at 0 again, comes up: the player joins it
     /// at its next retry and never plays A's stale
-    /// window again. The live source has no duration: null in `ctl status`,
+    /// window again. The endless source has no duration: null in `ctl status`,
     /// `player.track` and `player.progress`.
-    private func liveOriginThatRestartsIsJoinedAgainWithoutTheStaleWindow(in dir: URL) throws {
+    private func endlessOriginThatRestartsIsJoinedAgainWithoutTheStaleWindow(in dir: URL) throws {
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         let playlist = www.appendingPathComponent("live.m3u8")
-        let originA = try startLiveOrigin(www, dir: dir, label: "a", color: "red", freq: 440)
-        XCTAssertTrue(Ports.waitUntil(timeout: 15) { (liveState(playlist)?.segments ?? 0) >= 2 || !originA.isRunning },
+        let originA = try startEndlessOrigin(www, dir: dir, label: "a", color: "red", freq: 440)
+        XCTAssertTrue(Ports.waitUntil(timeout: 15) { (endlessState(playlist)?.segments ?? 0) >= 2 || !originA.isRunning },
                       "origin A lists 2 segments: \(originA.stderr)")
         let server = try startHTTPServer(root: www)
         let out = dir.appendingPathComponent("out.mp4")
@@ -262,7 +262,7 @@ final class HLSSourceTests: XCTestCase {
 
         // A plays for 3 s, long enough for its media sequence to have moved on.
         let playedA = Ports.waitUntil(timeout: 30) {
-            (progressEvents(events).last?["position_ms"] as? Int ?? 0) >= 3000 && (liveState(playlist)?.sequence ?? 0) >= 2
+            (progressEvents(events).last?["position_ms"] as? Int ?? 0) >= 3000 && (endlessState(playlist)?.sequence ?? 0) >= 2
         }
         guard playedA else { return XCTFail("origin A did not play 3 s:\n\(run.stderr)") }
         let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
@@ -279,8 +279,8 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertFalse((try String(contentsOf: playlist, encoding: .utf8)).contains("#EXT-X-ENDLIST"), "A left a live playlist")
 
         // B: the encoder restarted, media sequence 0 again.
-        let originB = try startLiveOrigin(www, dir: dir, label: "b", color: "blue", freq: 880)
-        XCTAssertTrue(Ports.waitUntil(timeout: 15) { liveState(playlist)?.sequence == 0 || !originB.isRunning },
+        let originB = try startEndlessOrigin(www, dir: dir, label: "b", color: "blue", freq: 880)
+        XCTAssertTrue(Ports.waitUntil(timeout: 15) { endlessState(playlist)?.sequence == 0 || !originB.isRunning },
                       "origin B writes its playlist: \(originB.stderr)")
         let before = progressEvents(events).count
         // Joined at the next retry (1 s, 2 s, 4 s … since A stalled): progress resumes.
@@ -312,36 +312,36 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertGreaterThan(MediaProbe.toneLevelDB(bSound, rate: 16000, freq: 880), -30, "B's tone under B's picture")
         XCTAssertLessThan(MediaProbe.toneLevelDB(bSound, rate: 16000, freq: 440), -45, "none of A's tone once B plays")
 
-        // Events: no duration for the live source, anywhere.
+        // Events: no duration for the endless source, anywhere.
         let all = try EventLog.read(events)
         let withDuration = all.filter { ["player.track", "player.progress"].contains($0["event"] as? String ?? "") && !($0["duration_ms"] is NSNull) }
         XCTAssertTrue(withDuration.isEmpty, "a live source has no duration: \(withDuration.prefix(3))")
         XCTAssertEqual(all.filter { $0["event"] as? String == "player.track" }.count, 1, "one track: the same live source")
     }
 
-    /// A live origin that dies (its ffmpeg killed with SIGKILL: the last window stays
+    /// An endless origin that dies (its ffmpeg killed with SIGKILL: the last window stays
     /// listed, no #EXT-X-ENDLIST) is a stalled source: once what was queued has played,
     /// the player is `loading` and the standby (red) fills; the origin is retried at
     /// 1 s, 2 s, 4 s …, and nothing it played plays again. Before: the last 4.5 s came
     /// back every 15 s, the player `playing` again each time. The origin's picture is a
     /// luma clock (Y = 16 + 8 per second), so a segment played twice is a step back in Y.
-    /// The run has only a file output and no --realtime: the live source makes it
+    /// The run has only a file output and no --realtime: the endless source makes it
     /// realtime (before: as fast as possible, it never ended), and --duration ends it.
     /// Its run is started and its origin killed; the checks that follow its end are returned.
-    private func liveOriginThatDiesIsNeverReplayedAndTheStandbyFills(in dir: URL) throws -> () throws -> Void {
+    private func endlessOriginThatDiesIsNeverReplayedAndTheStandbyFills(in dir: URL) throws -> () throws -> Void {
         let clock = "color=c=gray:s=320x180:r=25,format=yuv420p,geq=lum='16+8*T':cb=128:cr=128"
-        let (_, origin, server) = try servedLiveOrigin(dir, color: "gray", picture: clock)
+        let (_, origin, server) = try servedEndlessOrigin(dir, color: "gray", picture: clock)
         let out = dir.appendingPathComponent("out.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: server.url("live.m3u8"), ["video: true"])],
                                       output: out, extra: "standby:\n  color: \"#FF0000\"")
         let preset = try writeFile(dir, "preset.yaml", yaml)
-        // A live source cannot be played as fast as possible: refused before anything starts.
+        // An endless source cannot be played as fast as possible: refused before anything starts.
         let refused = try CLI.run(["--preset", preset.path, "--no-realtime", "--duration", "25s"], timeout: 30)
         XCTAssertEqual(refused.status, 2, refused.summary("--no-realtime with a live source"))
         XCTAssertTrue(refused.stderr.contains("--no-realtime: \(server.url("live.m3u8")) is a live source"), refused.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "nothing started")
-        // Only a file output, and no --realtime: the live source paces the run.
+        // Only a file output, and no --realtime: the endless source paces the run.
         let run = try startMediaPub(["--preset", preset.path, "--duration", "20s", "--events", events.path,
                                      "--control", dir.appendingPathComponent("c.sock").path])
         XCTAssertTrue(Ports.waitUntil(timeout: 30, watching: events) {
@@ -351,7 +351,7 @@ final class HLSSourceTests: XCTestCase {
         return { [self] in try checkTheOriginThatDied(run, events: events, out: out) }
     }
 
-    /// The run of `liveOriginThatDiesIsNeverReplayedAndTheStandbyFills` ends at --duration,
+    /// The run of `endlessOriginThatDiesIsNeverReplayedAndTheStandbyFills` ends at --duration,
     /// having taken its time: its wall time is read on its own events' stamps, from the
     /// first to `run.stopped`, as it may end while another run is being watched.
     private func checkTheOriginThatDied(_ run: RunningProcess, events: URL, out: URL) throws {
@@ -360,27 +360,27 @@ final class HLSSourceTests: XCTestCase {
         let wall = (stamps.last ?? .distantPast).timeIntervalSince(stamps.first ?? .distantFuture)
         XCTAssertEqual(run.exitStatus, 0, run.result().summary("mediapub"))
 
-        // The recording: 20 s, taking its time (paced by the live source).
+        // The recording: 20 s, taking its time (paced by the endless source).
         let duration = try XCTUnwrap(try MediaProbe.probe(out.path).duration)
         XCTAssertEqual(duration, 20, accuracy: 0.3, "recording length")
         XCTAssertGreaterThan(wall, duration * 0.8, "a live source is played in real time")
         // The origin's frames (grey) in order, none again; then the standby (red) to the end.
         let stats = try MediaProbe.frameStats(out.path)
-        let isLive = { (f: FrameStat) in abs(f.uavg - 128) < 12 && abs(f.vavg - 128) < 12 }
-        let live = stats.indices.filter { isLive(stats[$0]) }
-        guard let firstLive = live.first, let lastLive = live.last else { return XCTFail("no frame of the origin: \(stats.count) frames") }
-        XCTAssertGreaterThan(live.count, 75, "the origin played 3 s and more")
+        let isOrigin = { (f: FrameStat) in abs(f.uavg - 128) < 12 && abs(f.vavg - 128) < 12 }
+        let originFrames = stats.indices.filter { isOrigin(stats[$0]) }
+        guard let firstOrigin = originFrames.first, let lastOrigin = originFrames.last else { return XCTFail("no frame of the origin: \(stats.count) frames") }
+        XCTAssertGreaterThan(originFrames.count, 75, "the origin played 3 s and more")
         var highest = 0.0
         var back: [String] = []
-        for i in live {
+        for i in originFrames {
             if stats[i].yavg < highest - 4 { back.append(String(format: "%.2f s: Y %.0f after %.0f", stats[i].pts, stats[i].yavg, highest)) }
             highest = max(highest, stats[i].yavg)
         }
         XCTAssertTrue(back.isEmpty, "the origin's pictures played again: \(back.prefix(5))")
-        let neither = stats.indices.filter { $0 > firstLive && !isLive(stats[$0]) && !stats[$0].looksRed }
+        let neither = stats.indices.filter { $0 > firstOrigin && !isOrigin(stats[$0]) && !stats[$0].looksRed }
         XCTAssertTrue(neither.isEmpty, "frames neither the origin's nor the standby's: \(neither.prefix(5).map { stats[$0] })")
-        XCTAssertTrue(stats[(lastLive + 1)...].allSatisfy(\.looksRed), "the standby once the origin is gone")
-        XCTAssertGreaterThan(stats.count - lastLive, 200, "the standby filled 8 s and more")
+        XCTAssertTrue(stats[(lastOrigin + 1)...].allSatisfy(\.looksRed), "the standby once the origin is gone")
+        XCTAssertGreaterThan(stats.count - lastOrigin, 200, "the standby filled 8 s and more")
 
         // Events: loading once the origin is gone, never playing again; retried with the backoff.
         let all = try EventLog.read(events)
@@ -391,14 +391,14 @@ final class HLSSourceTests: XCTestCase {
         XCTAssertEqual(Array(retries.prefix(4)), ["1s", "2s", "4s", "8s"], "the backoff: \(warnings(all))")
     }
 
-    /// A live origin stopped cleanly (SIGTERM: ffmpeg closes its playlist with
+    /// An endless origin stopped cleanly (SIGTERM: ffmpeg closes its playlist with
     /// #EXT-X-ENDLIST): the player plays out the window and the item ends. It was
-    /// live all along: no duration in any event, before or after the playlist closed
+    /// endless all along: no duration in any event, before or after the playlist closed
     /// (the window's 3.3 s showed up as its duration, under a position of 7 s).
     /// Its origin and run are started; returned: the origin's stop once the run has
     /// played 3 s, which returns the checks that follow the run to its end.
-    private func liveSourceHasNoDurationEvenWhenItsPlaylistCloses(in dir: URL) throws -> () throws -> () throws -> Void {
-        let (playlist, origin, server) = try servedLiveOrigin(dir, color: "red")
+    private func endlessSourceHasNoDurationEvenWhenItsPlaylistCloses(in dir: URL) throws -> () throws -> () throws -> Void {
+        let (playlist, origin, server) = try servedEndlessOrigin(dir, color: "red")
         let out = dir.appendingPathComponent("out.mp4")
         let events = dir.appendingPathComponent("events.jsonl")
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: server.url("live.m3u8"), ["video: true"])],

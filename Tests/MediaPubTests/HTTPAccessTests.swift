@@ -60,6 +60,29 @@ final class HTTPAccessTests: XCTestCase {
         }
     }
 
+    /// A token file over the bound is refused by its size, never read: a 1 GiB sparse file (a
+    /// log put there by mistake) costs the run no memory (before, it was read whole, then refused).
+    func testAnOversizedTokenFileIsRefusedUnread() throws {
+        let dir = try makeTempDir()
+        let path = dir.appendingPathComponent("token").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("abc\n".utf8)))
+        chmod(path, 0o600)
+        XCTAssertEqual(truncate(path, 1 << 30), 0)
+        let before = Self.peakResidentKiB()
+        XCTAssertThrowsError(try HTTPToken.fromFile(path)) { error in
+            XCTAssertTrue("\(error)".contains("http.token_file \(path): 1073741824 bytes, over 4 KiB"), "\(error)")
+        }
+        let grown = Self.peakResidentKiB() - before
+        print("HTTPAccessTests: a 1 GiB token file refused; peak resident memory grew by \(grown) KiB")
+        XCTAssertLessThan(grown, 64 * 1024, "the file is not read")
+    }
+
+    private static func peakResidentKiB() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss
+    }
+
     /// The preset's token file is checked as the preset loads (`file:line: http.token_file`, exit 2),
     /// and a --http-token-env whose variable is unset stops the run before it starts (exit 2).
     func testABadTokenFileOrVariableStopsTheRunNamingIt() throws {
@@ -103,6 +126,17 @@ final class HTTPAccessTests: XCTestCase {
         XCTAssertLessThanOrEqual(limiter.addresses, 100)
         for _ in 0..<10 { limiter.recordFailure("blocked", now: 10) }
         XCTAssertTrue(limiter.isBlocked("blocked", now: 10), "the newest address is kept")
+    }
+
+    func testALoopbackServerAnswersOnlyLoopbackNamesInHost() {
+        for host in ["127.0.0.1", "127.0.0.1:9100", "localhost", "LOCALHOST:80", "127.1.2.3:1", "[::1]", "[::1]:9100"] {
+            XCTAssertTrue(HTTPAccess.hostAllowed(host, loopback: true), host)
+        }
+        for host in [nil, "", "evil.example", "evil.example:9100", "127.0.0.1.evil.example", "localhost.evil.example",
+                     "127.0.0.1:", "127.0.0.1:x", "[::1]x", "[::2]", "127.0.0.256", "10.0.0.1", "[::1"] {
+            XCTAssertFalse(HTTPAccess.hostAllowed(host, loopback: true), host ?? "nil")
+        }
+        XCTAssertTrue(HTTPAccess.hostAllowed("evil.example", loopback: false), "off loopback, reading needs the token anyway")
     }
 
     func testAPostsOriginMustBeThisServer() {

@@ -17,8 +17,8 @@ final class PlayerControlTests: XCTestCase {
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "clock.mp4", ["video: true"])], output: out)
         let b = try makeBroadcast(yaml, in: dir, duration: 3)
         let states = Collector<PlayerState>()
-        b.schedule(at: 1.0) { b in b.player("main")?.pause(); states.add(b.player("main")?.currentState ?? .error) }
-        b.schedule(at: 2.0) { b in b.player("main")?.resume() }
+        b.atOutputTime(1.0) { b in b.player("main")?.pause(); states.add(b.player("main")?.currentState ?? .error) }
+        b.atOutputTime(2.0) { b in b.player("main")?.resume() }
         guard let result = runBounded(b, timeout: 60) else { return }
         XCTAssertEqual(result.exitCode, 0, result.reason)
         XCTAssertEqual(states.all, [.paused], "state right after pause()")
@@ -55,7 +55,7 @@ final class PlayerControlTests: XCTestCase {
         let out = dir.appendingPathComponent("out.mp4")
         let yaml = PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "first.wav")], output: out)
         let b = try makeBroadcast(yaml, in: dir, duration: 3)
-        b.schedule(at: 1.0) { b in b.player("main")?.load(data: bytes, name: "second.mp3") }
+        b.atOutputTime(1.0) { b in b.player("main")?.load(data: bytes, name: "second.mp3") }
         guard let result = runBounded(b, timeout: 60) else { return }
         XCTAssertEqual(result.exitCode, 0, result.reason)
 

@@ -70,7 +70,7 @@ final class PlayerPitchSpeedTests: XCTestCase {
         let b = try makeBroadcast(PlayerPreset.audioOnly(players: [PlayerPreset.player("main", source: "tone.wav", ["pitch: 12"])],
                                                          output: out), in: dir)
         let changes: [(at: Double, semitones: Double, heard: Double)] = [(1, 0, 440), (2, -12, 220), (3, 0, 440), (4, 12, 880)]
-        for change in changes { b.schedule(at: change.at) { try? $0.player("main")?.setPitch(change.semitones) } }
+        for change in changes { b.atOutputTime(change.at) { try? $0.player("main")?.setPitch(change.semitones) } }
         XCTAssertNotNil(runBounded(b, timeout: 60))
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
         XCTAssertEqual(Double(pcm.count) / 16000, 5, accuracy: 0.1, "the item plays its 5 s: each change goes on where it was")

@@ -41,7 +41,7 @@ final class PlayerSeekRepeatTests: XCTestCase {
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "clock.mp4", ["video: true"])], output: out)
         let b = try makeBroadcast(yaml, in: dir, duration: 3)
         let seekResult = Collector<(ok: Bool, positionMs: Int)>()
-        b.schedule(at: 1.0) { b in
+        b.atOutputTime(1.0) { b in
             guard let p = b.player("main") else { return }
             let ok = p.seek(toMs: 5000)
             seekResult.add((ok, p.positionMs))

@@ -20,7 +20,7 @@ final class PresetFieldTableTests: XCTestCase {
         rows(CrossfadeConfig.self, "schedule.filler.crossfade."),
         rows(ScheduleBlock.self, "schedule.blocks[]."), rows(PlaylistConfig.self, "schedule.blocks[].playlist."),
         rows(CrossfadeConfig.self, "schedule.blocks[].playlist.crossfade."),
-        rows(LiveConfig.self, "live."), rows(MonitorConfig.self, "monitor."),
+        rows(LiveFeedConfig.self, "live."), rows(MonitorConfig.self, "monitor."),
         rows(SilenceCheck.self, "monitor.silence."), rows(PictureCheck.self, "monitor.picture."),
         rows(OverlayConfig.self, "overlays[]."),
         rows(LoudnessConfig.self, "audio.loudness."), rows(HTTPConfig.self, "http."),

@@ -23,8 +23,8 @@ final class PublishingFlagTests: XCTestCase {
                                         audio: ring.wav
                                       """)
         let b = try makeBroadcast(yaml, in: dir, duration: 8)
-        b.schedule(at: 2.0) { $0.publishing = false }
-        b.schedule(at: 5.0) { $0.publishing = true }
+        b.atOutputTime(2.0) { $0.publishing = false }
+        b.atOutputTime(5.0) { $0.publishing = true }
         guard let result = runBounded(b, timeout: 90) else { return }
         XCTAssertEqual(result.exitCode, 0, "run: \(result.reason)")
 
@@ -86,10 +86,10 @@ final class PublishingFlagTests: XCTestCase {
         let yaml = PlayerPreset.video(players: [PlayerPreset.player("main", source: "content.mp4", ["video: true"])],
                                       output: out, extra: "standby:\n  audio: ring.wav\n")
         let b = try makeBroadcast(yaml, in: dir, duration: 7.5)
-        b.schedule(at: 1.0) { $0.publishing = false }
-        b.schedule(at: 3.0) { $0.publishing = true }
-        b.schedule(at: 4.5) { $0.publishing = false }
-        b.schedule(at: 6.5) { $0.publishing = true }
+        b.atOutputTime(1.0) { $0.publishing = false }
+        b.atOutputTime(3.0) { $0.publishing = true }
+        b.atOutputTime(4.5) { $0.publishing = false }
+        b.atOutputTime(6.5) { $0.publishing = true }
         guard let result = runBounded(b, timeout: 90) else { return }
         XCTAssertEqual(result.exitCode, 0, "run: \(result.reason)")
 

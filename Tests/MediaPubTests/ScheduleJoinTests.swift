@@ -171,7 +171,9 @@ final class ScheduleJoinContentTests: XCTestCase {
         let check = try XCTUnwrap(waiting.withLock { $0[.clock] })
         TimelineThread.run { check() }
         XCTAssertEqual(runner.durations.probes, 0, "nothing probed on the timeline thread")
-        XCTAssertEqual(commits.wait(timeout: .now()), .success, "a switch on the next tick")
+        // The step is followed on the programme's cue queue (never on the timeline): its switch
+        // is planned there, for the next tick.
+        XCTAssertEqual(commits.wait(timeout: .now() + 10), .success, "a switch on the next tick")
         let toFiller = try XCTUnwrap(waiting.withLock { $0[.commit] })
         TimelineThread.run { toFiller() }
         XCTAssertNil(try XCTUnwrap(runner.onAir).entry, "the filler on air meanwhile")

@@ -144,7 +144,7 @@ final class SourceStallTests: XCTestCase {
     }
 
     /// An audio-only preset whose one player plays `items` once, as fast as possible
-    /// (`pace`: the run options that say otherwise; a FIFO is live, and a run with one
+    /// (`pace`: the run options that say otherwise; a FIFO is endless, and a run with one
     /// is realtime), started in the background.
     private func startPlaylist(_ items: [String], in dir: URL, env: [String: String] = [:], extraPlayers: [String] = [],
                                pace: [String] = ["--no-realtime"]) throws -> Run {

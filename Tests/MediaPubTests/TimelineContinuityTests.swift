@@ -20,13 +20,13 @@ final class TimelineContinuityTests: XCTestCase {
                                       output: out, extra: "standby:\n  color: \"#FF0000\"")
         let b = try makeBroadcast(yaml, in: dir, duration: 10, realtime: true)
         let player = try XCTUnwrap(b.player("main"))
-        b.schedule(at: 1.0) { _ in player.pause() }
-        b.schedule(at: 1.8) { _ in player.resume() }
-        b.schedule(at: 2.5) { _ in _ = player.seek(toMs: 8000) }
-        b.schedule(at: 3.5) { _ in try? player.setSpeed(2.0) }
-        b.schedule(at: 4.5) { _ in try? player.setSpeed(1.0) }
-        b.schedule(at: 5.5) { _ in player.load(source: dir.appendingPathComponent("missing.mp4").path) }
-        b.schedule(at: 7.0) { _ in player.load(source: dir.appendingPathComponent("green.mp4").path) }
+        b.atOutputTime(1.0) { _ in player.pause() }
+        b.atOutputTime(1.8) { _ in player.resume() }
+        b.atOutputTime(2.5) { _ in _ = player.seek(toMs: 8000) }
+        b.atOutputTime(3.5) { _ in try? player.setSpeed(2.0) }
+        b.atOutputTime(4.5) { _ in try? player.setSpeed(1.0) }
+        b.atOutputTime(5.5) { _ in player.load(source: dir.appendingPathComponent("missing.mp4").path) }
+        b.atOutputTime(7.0) { _ in player.load(source: dir.appendingPathComponent("green.mp4").path) }
         guard let result = runBounded(b, timeout: 60) else { return }
         XCTAssertEqual(result.exitCode, 0, "run: \(result.reason)")
 

@@ -19,8 +19,9 @@ import Glibc
 ///
 /// What is checked, from that one run:
 /// - mediapub's own lag watch (docs/status.md, timeline) never says `timeline.late` (more
-///   than 2 frames behind for over a second), and every `status.timeline.lag_ms` read is
-///   under 2 frames, bar what a loaded machine adds (printed);
+///   than 2 frames behind for over a second), and every `status.timeline.lag_ms` read (one
+///   each ~100 ms) is under 2 frames, bar what a loaded machine adds (printed): no spell of
+///   5 reads in a row at 2 frames or more (a freeze of ~0.7 s), none 1.5 s behind;
 /// - the recording's frames step exactly 1/fps (ffprobe): nothing dropped or repeated;
 /// - a receiver behind the SRT listener timestamps every datagram as it arrives: the
 ///   largest gap is printed against the 300 ms the issue asks, and asserted under 2 s
@@ -128,13 +129,14 @@ final class TimelineOnTimeTests: XCTestCase {
                       "the lease is taken: \(holder.stderr)")
         XCTAssertTrue(holder.isRunning, "the lease is held: \(holder.stderr)")
 
-        // Status read every 250 ms for the rest of the run (it also keeps the socket busy).
+        // Status read every 100 ms for the rest of the run (it also keeps the socket busy): a
+        // timeline held up for over half a second is seen by several reads in a row.
         var reads: [(ms: Double, lagMs: Int?)] = []
         while mp.isRunning {
             guard let r = try? poller.ask(["status"]) else { break }
             let timeline = (r.answer["status"] as? [String: Any])?["timeline"] as? [String: Any]
             reads.append((r.ms, timeline?["lag_ms"] as? Int))
-            usleep(250_000)
+            usleep(100_000)
         }
         XCTAssertTrue(mp.waitForExit(timeout: 60), mp.stderr)
         XCTAssertEqual(mp.exitStatus, 0, mp.stderr)
@@ -156,6 +158,16 @@ final class TimelineOnTimeTests: XCTestCase {
         XCTAssertLessThan(reads.map(\.ms).max() ?? .infinity, 2000, "ctl status answers while slow things happen")
         // Two frames are 200 ms; a read lands at a random moment of a tick, on a loaded machine.
         XCTAssertLessThan(lags.filter { $0 >= 200 }.count, max(3, lags.count / 20), "lag_ms under 2 frames: \(lags)")
+        // Mediapub's own measure, tight: no spell of reads 2 frames behind longer than a load
+        // spike makes (up to 523 ms of lag was seen on the shared machine with no freeze: 3
+        // reads in a row at most), and never 1.5 s behind. A freeze of ~0.7 s or more is 5 reads
+        // in a row and more; one of 1.5 s or more (the slow things here freeze 5 to 8 s) is
+        // seen by any read in it.
+        let behind = lags.map { $0 >= 200 }
+        let longestSpell = behind.split(separator: false).map(\.count).max() ?? 0
+        print("TimelineOnTime: longest spell of lag_ms reads at 2 frames or more: \(longestSpell) reads (one each ~100 ms)")
+        XCTAssertLessThan(longestSpell, 5, "the timeline was held up: \(lags)")
+        XCTAssertLessThan(lags.max() ?? 0, 1500, "the timeline was held up: lag_ms max \(lags.max() ?? 0)")
         XCTAssertGreaterThan(receiver.count, 1000, "the SRT stream arrived")
         XCTAssertLessThan(receiver.largestGapMs, 2000, "no freeze reaches the receiver")
 

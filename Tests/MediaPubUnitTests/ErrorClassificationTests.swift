@@ -145,12 +145,12 @@ final class ErrorClassificationTests: XCTestCase {
                        "something played: the list is over, not failed")
     }
 
-    /// A live stream whose origin stopped: 1 s, 2 s, 4 s … up to reconnect.max, from 1 s again once it plays.
-    func testALiveStreamIsRetriedOnTheBackoffUntilItPlaysAgain() {
+    /// An endless stream whose origin stopped: 1 s, 2 s, 4 s … up to reconnect.max, from 1 s again once it plays.
+    func testAnEndlessStreamIsRetriedOnTheBackoffUntilItPlaysAgain() {
         var policy = RetryPolicy()
         let backoff = ReconnectConfig(initial: 1, max: 5)
-        XCTAssertEqual((0..<5).map { _ in backoff.delay(attempt: policy.retryLive(), random: 0.5) }, [1, 2, 4, 5, 5])
+        XCTAssertEqual((0..<5).map { _ in backoff.delay(attempt: policy.retryEndless(), random: 0.5) }, [1, 2, 4, 5, 5])
         policy.itemPlays()
-        XCTAssertEqual(policy.retryLive(), 1)
+        XCTAssertEqual(policy.retryEndless(), 1)
     }
 }

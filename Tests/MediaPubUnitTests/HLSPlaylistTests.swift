@@ -1,4 +1,4 @@
-// The HLS playlist reader behind segment skipping, live restarts and
+// The HLS playlist reader behind segment skipping, endless origins' restarts and
 // `memory: true`: relative URIs resolved, master playlists followed,
 // hostile numbers kept in range (never a trap), errors' segments and HTTP
 // statuses found.
@@ -8,23 +8,23 @@ import XCTest
 
 final class HLSPlaylistTests: XCTestCase {
 
-    func testMediaPlaylistSegmentsTimesAndLiveness() throws {
+    func testMediaPlaylistSegmentsTimesAndWhetherEndless() throws {
         var variant: String?
         let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:7\n#EXTINF:2.0,\na/seg1.ts\n#EXTINF:1.5,\n/abs/seg2.ts\n#EXTINF:2,\nhttp://cdn.example/seg3.ts\n"
         let p = try XCTUnwrap(HLSPlaylist.parse(text, url: "http://h.example/live/index.m3u8", variant: &variant))
         XCTAssertNil(variant)
-        XCTAssertTrue(p.isLive, "no #EXT-X-ENDLIST: live")
+        XCTAssertTrue(p.isEndless, "no #EXT-X-ENDLIST: endless")
         XCTAssertEqual(p.mediaSequence, 7)
         XCTAssertEqual(p.segments.map(\.url), ["http://h.example/live/a/seg1.ts", "http://h.example/abs/seg2.ts", "http://cdn.example/seg3.ts"])
         XCTAssertEqual(p.segments.map(\.startMs), [0, 2000, 3500])
         XCTAssertEqual(p.segments.map(\.endMs), [2000, 3500, 5500])
-        XCTAssertNil(p.trimmed(fromMs: 3500), "a live playlist is never trimmed")
+        XCTAssertNil(p.trimmed(fromMs: 3500), "an endless playlist is never trimmed")
         XCTAssertEqual(p.lastSequence, 9)
-        XCTAssertEqual(p.liveStartSequence, 7, "less than three target durations listed: a join starts at the first")
+        XCTAssertEqual(p.endlessStartSequence, 7, "less than three target durations listed: a join starts at the first")
         let six = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:10\n" + (0..<6).map { "#EXTINF:1.0,\ns\($0).ts\n" }.joined()
         let q = try XCTUnwrap(HLSPlaylist.parse(six, url: "http://h/live.m3u8", variant: &variant))
         XCTAssertEqual(q.lastSequence, 15)
-        XCTAssertEqual(q.liveStartSequence, 13, "a join starts three target durations from the end")
+        XCTAssertEqual(q.endlessStartSequence, 13, "a join starts three target durations from the end")
         XCTAssertNil(HLSPlaylist.parse("not a playlist", url: "http://h/x.m3u8", variant: &variant))
     }
 
@@ -43,9 +43,9 @@ final class HLSPlaylistTests: XCTestCase {
             let p = try XCTUnwrap(HLSPlaylist.parse(text, url: "http://h/i.m3u8", variant: &variant), bad)
             XCTAssertEqual(p.targetDuration, 0, bad)
             XCTAssertTrue((0...(1 << 53)).contains(p.mediaSequence), "\(bad): \(p.mediaSequence)")
-            XCTAssertGreaterThanOrEqual(p.lastSequence, p.liveStartSequence, "no trap (\(bad))")
+            XCTAssertGreaterThanOrEqual(p.lastSequence, p.endlessStartSequence, "no trap (\(bad))")
             XCTAssertEqual(p.segments.map(\.durationMs), [0, 2000], bad)
-            XCTAssertFalse(p.isLive)
+            XCTAssertFalse(p.isEndless)
             XCTAssertNotNil(p.trimmed(fromMs: 500), "written back without a trap (\(bad))")
         }
     }
@@ -60,7 +60,7 @@ final class HLSPlaylistTests: XCTestCase {
         var again: String?
         let reread = try XCTUnwrap(HLSPlaylist.parse(t.text, url: "file:///tmp/x.m3u8", variant: &again))
         XCTAssertEqual(reread.segments.map(\.url), ["http://h/v/seg003.ts", "http://h/v/seg004.ts"])
-        XCTAssertFalse(reread.isLive)
+        XCTAssertFalse(reread.isEndless)
         XCTAssertNil(p.trimmed(fromMs: 10_000), "past the end")
     }
 

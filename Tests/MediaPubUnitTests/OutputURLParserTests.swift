@@ -20,7 +20,7 @@ final class OutputURLParserTests: XCTestCase {
             XCTAssertEqual(url, try OutputURL(text), text)
             XCTAssertEqual(url.text, text)
             XCTAssertEqual(url.target, .rtmp(endpoint), text)
-            XCTAssertTrue(url.target.isNetwork && url.target.isLive)
+            XCTAssertTrue(url.target.isNetwork && url.target.wantsRealtime)
         }
     }
 
@@ -45,7 +45,7 @@ final class OutputURLParserTests: XCTestCase {
         XCTAssertEqual(url.target, .icecast(IcecastEndpoint(host: "radio.example", port: 8010, mount: "/live.mp3", user: "source",
                                                             password: "p@ss", codec: .mp3, name: "My Radio",
                                                             description: "Non stop", genre: "Jazz")))
-        XCTAssertTrue(url.target.isNetwork && url.target.isLive && !url.target.carriesVideo)
+        XCTAssertTrue(url.target.isNetwork && url.target.wantsRealtime && !url.target.carriesVideo)
         XCTAssertEqual(SecretMask.mask(url: url.text), "icecast://****@radio.example:8010/live.mp3?name=My+Radio&description=Non%20stop&genre=Jazz")
         let codecs: [(String, AudioCodec)] = [("icecast://pw@h/a.aac", .aac), ("icecast://pw@h/a.ogg", .opus), ("icecast://pw@h/a.opus", .opus),
                                               ("icecast://pw@h/stream?codec=opus", .opus), ("icecast://pw@h/a.mp3?codec=aac", .aac)]

@@ -10,7 +10,7 @@ final class StatusEncodingTests: XCTestCase {
         let expected = #"{"alerts":{"active":[{"action":"standby","began_at":"2026-03-29T10:01:00.000Z","began_ms":60000,"#
             + #""kind":"black","output_ms":70000,"player":"tv","source":"/srv/film.mp4"}],"black":1,"frozen":0,"silence":2},"#
             + #""live":{"bitrate_kbps":1500,"delay_ms":240,"frames_dropped":3,"frames_repeated":4,"mode":"auto","on_air_ms":12000,"source":"srt://:9001?mode=listener&passphrase=****","state":"on_air"},"#
-            + #""loudness":{"integrated_lufs":null,"limiter_reduction_db":1.5,"momentary_lufs":-22.4,"short_term_lufs":-23.1},"#
+            + #""loudness":{"integrated_lufs":null,"limiter_reduction_db":1.5,"momentary_lufs":-22.4,"short_term_lufs":-23.1,"target_lufs":-23},"#
             + #""name":"bgm","output_time_ms":81000,"outputs":["#
             + #"{"bitrate_kbps":2610,"bytes_sent":1843200,"id":"0","reconnects":0,"state":"publishing","url":"rtmp://h/app/****"},"#
             + #"{"bitrate_kbps":0,"bytes_acked":1024,"bytes_sent":2048,"callers":2,"error":"stalled","id":"srt","reconnects":3,"#

@@ -18,6 +18,7 @@ an MP4, mediapub and liquidsoap (liq/bgm.liq); 9 a live SRT feed on air beside t
 same job playing a file (mediapub), and that feed's decoding alone (gst-launch): the
 feed's extra CPU over its own decoding against the 1.05 budget (live.py); overlays job 1's file to MP4 with a logo,
 a now-playing text and a clock against the same run without (mediapub only, overlays.py);
+http job 3 with the HTTP server off, on with no client, one page open, 50 clients (http_job.py);
 mem the 4K -> 720p memory line.
 liquidsoap plays in realtime, as a channel runs it, hence jobs 7 and 8; its startup
 (liquidsoap --check) is printed below their tables, and its wall time, which holds that
@@ -27,8 +28,8 @@ Called by scripts/bench.sh with the release binary and a temp dir:
   bench.py --mediapub .build/release/mediapub --tmp DIR
 Environment: BENCH_SECONDS (60) length of the realtime jobs (2 to 6, 8, 9) and output seconds
 of the memory job; BENCH_RUNS (5) runs per tool in jobs 1, 2, 5 and 7; BENCH_SOLO_RUNS
-(min(3, BENCH_RUNS)) runs of jobs 3, 4 and 8 and rounds of jobs 6, 9 and overlays; BENCH_FILE_SECONDS
-(20) length of the source of jobs 1, 7 and overlays; BENCH_JOBS (1,2,3,4,5,6,7,8,9,overlays,mem)
+(min(3, BENCH_RUNS)) runs of jobs 3, 4 and 8 and rounds of jobs 6, 9, overlays and http; BENCH_FILE_SECONDS
+(20) length of the source of jobs 1, 7 and overlays; BENCH_JOBS (1,2,3,4,5,6,7,8,9,overlays,http,mem)
 which jobs to run.
 
 Job 6 (encode once) runs the job 2 source realtime to one output (RTMP) and to three

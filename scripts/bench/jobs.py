@@ -11,15 +11,16 @@ from media import (AKBPS, FFMPEG_ENCODE, FPS, GST_AUDIO, GST_VIDEO, KBPS, MEDIA,
                    check_output, make_source, ssim_db)
 from liquidsoap import LiquidsoapJobs
 from overlays import OverlayJobs
+from http_job import HTTPJobs
 from live import LiveJobs
 from relay import RTMPProbe, start_nginx
 from runner import BenchError, Service, env_int, free_port, print_log, progress, run_child, udp_bound, wait_until
 
 
-JOBS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "overlays", "mem"]
+JOBS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "overlays", "http", "mem"]
 
 
-class Bench(LiquidsoapJobs, LiveJobs, OverlayJobs):
+class Bench(LiquidsoapJobs, LiveJobs, OverlayJobs, HTTPJobs):
     def __init__(self, mediapub, tmp):
         self.mediapub = os.path.abspath(mediapub)
         self.tmp = tmp
@@ -468,5 +469,7 @@ outputs:
             self.job_live()
         if "overlays" in self.jobs:
             self.job_overlays()
+        if "http" in self.jobs:
+            self.job_http()
         if "mem" in self.jobs:
             self.job_memory()

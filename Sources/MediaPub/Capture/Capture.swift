@@ -37,7 +37,7 @@ public final class Capture: Sendable {
     let stopAtEnd: Bool
     let monitor: Monitor?
     /// A live feed that takes the output over while it delivers (docs/presets.md, live).
-    let live: LiveTakeover?
+    let liveFeed: LiveFeedTakeover?
     /// The checks of `monitor:` (docs/presets.md, monitor), told each tick's content.
     let contentWatch: ContentWatch?
     /// Told on the timeline thread before each picture is pushed: its tick, and whether it is
@@ -69,7 +69,7 @@ public final class Capture: Sendable {
     let tickRate: Int
 
     init(format: MediaFormat, players: [MediaPlayer], ringtone: MediaPlayer?, slate: Slate.Picture?, publishing: Bool,
-         realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, live: LiveTakeover? = nil,
+         realtime: Bool, stopAfter: TimeInterval?, stopAtEnd: Bool, monitor: Monitor? = nil, liveFeed: LiveFeedTakeover? = nil,
          contentWatch: ContentWatch? = nil, loudness: LoudnessConfig? = nil, codecs: Set<AudioCodec> = [.aac], sink: TimelineSink,
          beforePicture: (@Sendable (UInt64, Bool) -> Void)? = nil, lag: TimelineLagWatch? = nil) {
         self.lag = realtime ? lag : nil
@@ -77,7 +77,7 @@ public final class Capture: Sendable {
         self.beforePicture = beforePicture
         master = OutputLoudness(format: format, loudness: loudness, codecs: codecs)
         self.monitor = monitor
-        self.live = live
+        self.liveFeed = liveFeed
         self.format = format
         self.players = players
         self.videoPlayer = players.first { $0.feedsVideo }
@@ -97,13 +97,12 @@ public final class Capture: Sendable {
 
     /// Runs `action` on the timeline thread before the tick at `seconds` of output; with a
     /// `key`, in place of the action waiting under it (`TimelineActions`). An action without a
-    /// key (`Broadcast.schedule`'s callers: a player's control at an exact output second) may
-    /// call the player, whose calls open sessions until it opens them on its own queue: what
-    /// it reaches is tolerated as the player's render is (`TimelineThread.toleratingPlayer`).
-    func schedule(at seconds: Double, key: String? = nil, _ action: @escaping @Sendable () -> Void) {
+    /// key (`Broadcast.atOutputTime`'s callers: a player's control at an exact output second) is
+    /// held to what the timeline thread may do as any other (docs/design.md, What may run on
+    /// the timeline thread).
+    func atOutputTime(_ seconds: Double, key: String? = nil, _ action: @escaping @Sendable () -> Void) {
         let tick = tick(at: seconds)
-        let tolerated: @Sendable () -> Void = { TimelineThread.toleratingPlayer { action() } }
-        state.withLock { $0.actions.add(tick: tick, key: key, key == nil ? tolerated : action) }
+        state.withLock { $0.actions.add(tick: tick, key: key, action) }
     }
 
     /// How many actions wait on the timeline.
@@ -165,7 +164,7 @@ public final class Capture: Sendable {
             runActions(dueAt: n)
             // The programme's end ends the run (stop.at_end), but not while a live feed is on air.
             if let end = contentEndReason(somethingPlayed: &somethingPlayed),
-               (stopAtEnd && live?.onAir != true) || end == .nothingPlayable { reason = end; break }
+               (stopAtEnd && liveFeed?.onAir != true) || end == .nothingPlayable { reason = end; break }
 
             let pts = clock.time(ofTick: n)
             let waitBudget = tickWait()
@@ -188,9 +187,7 @@ public final class Capture: Sendable {
             func render(_ player: MediaPlayer, wait: Double) -> MediaPlayer.Rendered {
                 scratch.withUnsafeMutableBufferPointer { out in
                     out.baseAddress!.update(repeating: 0, count: frames * channels)
-                    return TimelineThread.toleratingPlayer {
-                        player.render(frames: frames, tick: tick, at: n, into: out.baseAddress!, wait: wait)
-                    }
+                    return player.render(frames: frames, tick: tick, at: n, into: out.baseAddress!, wait: wait)
                 }
             }
             let publishing = self.publishing
@@ -210,22 +207,20 @@ public final class Capture: Sendable {
                 }
             }
             // On air, the live feed's picture and sound replace the programme's.
-            let liveOnAir = TimelineThread.toleratingPlayer {
-                live?.apply(tick: n, length: tick, frames: frames, first: clock.audioFrames(atTick: n),
-                            publishing: publishing, mix: &mix, feed: &feed, picture: &playerFrame) ?? false
-            }
-            if stopAtEnd, !anyAudio, !liveOnAir, let end = contentEndReason(somethingPlayed: &somethingPlayed) {
+            let feedOnAir = liveFeed?.apply(tick: n, length: tick, frames: frames, first: clock.audioFrames(atTick: n),
+                                            publishing: publishing, mix: &mix, feed: &feed, picture: &playerFrame) ?? false
+            if stopAtEnd, !anyAudio, !feedOnAir, let end = contentEndReason(somethingPlayed: &somethingPlayed) {
                 // The content ran out during this tick: end the timeline on the last real tick.
                 reason = end
                 break
             }
-            if playerFrame == nil, stopAtEnd, !liveOnAir, contentEndReason(somethingPlayed: &somethingPlayed) != nil { playerFrame = lastPicture }
+            if playerFrame == nil, stopAtEnd, !feedOnAir, contentEndReason(somethingPlayed: &somethingPlayed) != nil { playerFrame = lastPicture }
             lastPicture = playerFrame
             // The content as it is, before the standby and any overlay; an alert's `standby` holds the output.
             let held = contentWatch?.observe(mix: mix, count: frames * channels, picture: playerFrame, tick: n,
-                                             publishing: publishing, live: liveOnAir) ?? false
+                                             publishing: publishing, liveFeedOnAir: feedOnAir) ?? false
             if held { Mixer.silence(&mix, count: frames * channels) }
-            if !publishing || held || (playerFrame == nil && !auxSounding && !liveOnAir) {
+            if !publishing || held || (playerFrame == nil && !auxSounding && !feedOnAir) {
                 if let ringtone {
                     // Like a phone's ringtone: every standby spell plays it from its beginning, started
                     // or rewound on its queue: in realtime its sound comes in once it is there (the tick

@@ -14,7 +14,7 @@ final class ContentWatch: Sendable {
     private let tickRate: Int
     private let checksPicture: Bool
     /// The live feed's URL (masked): what an alert is about while the feed is on air.
-    private let liveSource: String?
+    private let liveFeedSource: String?
     /// Where an `alert` or `cleared` goes (it must only queue).
     private let report: @Sendable (Event) -> Void
     /// Where an alert's `next` skips the player's item (it opens the next one), never on the timeline thread.
@@ -30,7 +30,7 @@ final class ContentWatch: Sendable {
     private let state: Mutex<State>
 
     /// nil when the preset has no check.
-    init?(_ config: MonitorConfig, format: MediaFormat, players: [MediaPlayer], liveSource: String? = nil,
+    init?(_ config: MonitorConfig, format: MediaFormat, players: [MediaPlayer], liveFeedSource: String? = nil,
           report: @escaping @Sendable (Event) -> Void) {
         let picture = format.video.flatMap { v in
             config.picture.map { PictureWatch($0, layout: I420Layout(width: v.width, height: v.height), tickRate: format.tickRate) }
@@ -43,7 +43,7 @@ final class ContentWatch: Sendable {
         pictureAction = config.picture?.action ?? .alert
         tickRate = format.tickRate
         checksPicture = picture != nil
-        self.liveSource = liveSource
+        self.liveFeedSource = liveFeedSource
         self.report = report
         state = Mutex(State(silence: silence, picture: picture))
     }
@@ -51,9 +51,9 @@ final class ContentWatch: Sendable {
     var status: AlertStatus { state.withLock { $0.status } }
 
     /// The tick `tick`'s content: its mix (the first `count` samples) and its picture, before
-    /// the standby and any overlay (`live`: the live feed's, on air). Not checked while the publishing
+    /// the standby and any overlay (`liveFeedOnAir`: the live feed's, on air). Not checked while the publishing
     /// flag is off. True: an alert whose action is `standby` is in progress, and the standby goes out instead.
-    func observe(mix: [Float], count: Int, picture: Buffer?, tick: UInt64, publishing: Bool, live: Bool = false) -> Bool {
+    func observe(mix: [Float], count: Int, picture: Buffer?, tick: UInt64, publishing: Bool, liveFeedOnAir: Bool = false) -> Bool {
         guard publishing else {
             state.withLock { s in
                 s.silence?.skip()
@@ -75,7 +75,7 @@ final class ContentWatch: Sendable {
                 }
             }
         }
-        for (kind, change) in changes { apply(kind, change, tick: tick, live: live) }
+        for (kind, change) in changes { apply(kind, change, tick: tick, liveFeedOnAir: liveFeedOnAir) }
         return holdsStandby
     }
 
@@ -84,16 +84,16 @@ final class ContentWatch: Sendable {
     }
 
     /// One spell's change: recorded, said, and acted on (holding no lock).
-    private func apply(_ kind: ContentAlert.Kind, _ change: AlertSpell.Change, tick: UInt64, live: Bool) {
+    private func apply(_ kind: ContentAlert.Kind, _ change: AlertSpell.Change, tick: UInt64, liveFeedOnAir: Bool) {
         let ms = { (t: UInt64) in Int(clamping: t &* 1000 / UInt64(max(1, self.tickRate))) }
         switch change {
         case .began:
             state.withLock { $0.began[kind] = Date() }
         case .raised(let since):
-            let player = live ? nil : subject(kind)
+            let player = liveFeedOnAir ? nil : subject(kind)
             let action = kind == .silence ? silenceAction : pictureAction
             let (id, source) = player.map { ($0.id, SecretMask.mask(url: $0.currentSource)) }
-                ?? (live ? ("live", liveSource ?? "") : ("", ""))
+                ?? (liveFeedOnAir ? ("live", liveFeedSource ?? "") : ("", ""))
             let alert = state.withLock { s in
                 let began = s.began[kind] ?? Date()
                 let alert = ContentAlert(kind: kind, player: id, source: source, action: action, beganMs: ms(since),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The actions waiting to run on the output timeline (`Capture.schedule(at:)`), in tick order.
+/// The actions waiting to run on the output timeline (`Capture.atOutputTime(_:key:_:)`), in tick order.
 /// An action given a key replaces the one waiting under that key: a planner that plans again
 /// (the programme's runner at each reload, docs/presets.md, Schedule) leaves one action per
 /// key waiting, never one more per plan. A pure value, kept in the capture's state.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Whether the calling thread is the output timeline's (`Capture.run` marks the thread it runs
 /// on, the one that called `Broadcast.run()`), and the debug builds' check that nothing that
@@ -20,13 +19,6 @@ enum TimelineThread {
     }
 
     private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    /// Set on the timeline thread while a player renders its tick (`toleratingPlayer`).
-    private static let playerKey: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         return key
@@ -59,6 +51,10 @@ enum TimelineThread {
         #endif
     }
 
+    /// A wait of `seconds` asked on the calling thread is one the timeline may not make: on the
+    /// timeline thread of a realtime run, and not already over.
+    static func forbidsWait(_ seconds: TimeInterval) -> Bool { seconds > 0 && mark == .realtime }
+
     /// Debug builds: stops the process when a wait of `seconds` is asked on the timeline thread
     /// of a realtime run (as fast as possible, a tick may wait for its sources' decoding: that
     /// is its pacing, bounded by `Capture.tickWait`).
@@ -66,31 +62,12 @@ enum TimelineThread {
     static func assertMayWait(_ seconds: TimeInterval, _ what: @autoclosure () -> String,
                               file: StaticString = #fileID, line: UInt = #line) {
         #if DEBUG
-        guard seconds > 0, mark == .realtime else { return }
+        guard forbidsWait(seconds) else { return }
         failed("\(what()) (a wait of \(seconds) s)", file: file, line: line)
         #endif
     }
 
-    /// Runs a player's tick (`MediaPlayer.render`, on the timeline thread). Until the player
-    /// opens its sessions off the thread, what it reaches of the checks above while it renders
-    /// is counted (`tolerated`), not fatal; `MEDIAPUB_TIMELINE_STRICT=1` makes it fatal too.
-    static func toleratingPlayer<T>(_ body: () throws -> T) rethrows -> T {
-        let before = pthread_getspecific(playerKey)
-        pthread_setspecific(playerKey, UnsafeRawPointer(bitPattern: 1))
-        defer { pthread_setspecific(playerKey, before) }
-        return try body()
-    }
-
-    /// How many checks a player's tick reached on the timeline thread (`toleratingPlayer`).
-    static let tolerated = Atomic<Int>(0)
-
-    private static let strict = ProcessInfo.processInfo.environment["MEDIAPUB_TIMELINE_STRICT"] == "1"
-
     private static func failed(_ what: String, file: StaticString, line: UInt) {
-        if pthread_getspecific(playerKey) != nil, !strict {
-            tolerated.add(1, ordering: .relaxed)
-            return
-        }
         assertionFailure("\(what) on the timeline thread (docs/design.md, What may run on the timeline thread)",
                          file: file, line: line)
     }

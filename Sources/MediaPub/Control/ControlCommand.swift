@@ -35,7 +35,7 @@ enum ControlCommand: Equatable, Sendable {
     /// The programme's next block, now.
     case skip
     /// `live on|off|auto`: the live feed on air whenever it delivers, kept off air, or as `live:` says.
-    case live(LiveSwitch.Mode)
+    case live(LiveFeedSwitch.Mode)
     /// `overlay show|hide ID`, `overlay set ID key=value…` (docs/control.md).
     case overlay(OverlayRequest)
 
@@ -125,7 +125,7 @@ enum ControlCommand: Equatable, Sendable {
             return .schedule(reload: true)
         case "skip": return .skip
         case "live":
-            guard args.count == 1, let mode = LiveSwitch.Mode(rawValue: args[0].lowercased()) else {
+            guard args.count == 1, let mode = LiveFeedSwitch.Mode(rawValue: args[0].lowercased()) else {
                 throw ControlFailure("live: expected on, off or auto")
             }
             return .live(mode)

@@ -66,8 +66,8 @@ enum ControlCommands {
         case .skip:
             try b.skipBlock()
         case .live(let mode):
-            guard let live = b.live else { throw ControlFailure("live: this run has no live feed (live:)") }
-            live.setMode(mode)
+            guard let feed = b.liveFeed else { throw ControlFailure("live: this run has no live feed (live:)") }
+            feed.setMode(mode)
         case .overlay(let request):
             try b.overlay(request)
         }

@@ -25,7 +25,7 @@ public enum Event: Sendable, Equatable {
     /// joined in progress at the run's start, how far into it.
     case scheduleBlock(block: String, state: ScheduleBlockState, scheduledAt: String, lateMs: Int, joinedAtMs: Int?)
     /// The live feed's state changed (docs/presets.md, live): its source masked, and why when there is a reason.
-    case liveState(state: LiveState, source: String, reason: String?)
+    case liveState(state: LiveFeedState, source: String, reason: String?)
     /// A check of `monitor:` found dead air, a black or a frozen picture (docs/presets.md, monitor).
     case alert(ContentAlert)
     /// What an `alert` was about is over: sound or motion returned.
@@ -184,7 +184,7 @@ extension Event: Codable {
                                   scheduledAt: try string(.scheduledAt), lateMs: try int(.lateMs),
                                   joinedAtMs: try c.decodeIfPresent(Int.self, forKey: .joinedAtMs))
         case "live.state":
-            self = .liveState(state: try c.decode(LiveState.self, forKey: .state), source: try string(.source),
+            self = .liveState(state: try c.decode(LiveFeedState.self, forKey: .state), source: try string(.source),
                               reason: try c.decodeIfPresent(String.self, forKey: .reason))
         case "alert": self = .alert(try ContentAlert(from: decoder))
         case "cleared": self = .cleared(try ContentAlert(from: decoder))

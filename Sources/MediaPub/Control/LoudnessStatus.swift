@@ -8,12 +8,15 @@ public struct LoudnessStatus: Codable, Sendable, Equatable {
     public var integratedLUFS: Double?
     /// The limiter's deepest gain reduction over the last 100 ms, in dB (0: none).
     public var limiterReductionDB: Double
+    /// `audio.loudness.target`: what the items are brought to, for the page to show against (nil: left out).
+    public var targetLUFS: Double? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case momentaryLUFS = "momentary_lufs"
         case shortTermLUFS = "short_term_lufs"
         case integratedLUFS = "integrated_lufs"
         case limiterReductionDB = "limiter_reduction_db"
+        case targetLUFS = "target_lufs"
     }
 
     public func encode(to encoder: Swift.Encoder) throws {
@@ -22,15 +25,16 @@ public struct LoudnessStatus: Codable, Sendable, Equatable {
         try c.encode(shortTermLUFS.map(Self.tenth), forKey: .shortTermLUFS)
         try c.encode(integratedLUFS.map(Self.tenth), forKey: .integratedLUFS)
         try c.encode(Self.tenth(limiterReductionDB), forKey: .limiterReductionDB)
+        try c.encodeIfPresent(targetLUFS, forKey: .targetLUFS)
     }
 
     private static func tenth(_ v: Double) -> Double { (v * 10).rounded() / 10 }
 }
 
 extension LoudnessStatus {
-    init(_ r: OutputLoudness.Reading) {
+    init(_ r: OutputLoudness.Reading, target: Double?) {
         self.init(momentaryLUFS: r.momentary, shortTermLUFS: r.shortTerm, integratedLUFS: r.integrated,
-                  limiterReductionDB: r.gainReduction)
+                  limiterReductionDB: r.gainReduction, targetLUFS: target)
     }
 }
 

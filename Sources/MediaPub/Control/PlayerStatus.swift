@@ -8,7 +8,7 @@ public struct PlayerStatus: Codable, Sendable, Equatable {
     public var source: String
     public var index: Int
     public var positionMs: Int
-    /// null while unknown (a live stream, or not loaded yet).
+    /// null while unknown (an endless stream, or not loaded yet).
     public var durationMs: Int?
     public var speed: Double
     public var pitch: Double

@@ -12,7 +12,7 @@ public struct RunStatus: Codable, Sendable {
     /// The programme, when the preset has one (left out otherwise).
     public var schedule: ScheduleStatus?
     /// The live feed, when the preset has one (left out otherwise).
-    public var live: LiveStatus?
+    public var live: LiveFeedStatus?
     /// The alerts of `monitor:`'s checks, when the preset has one (left out otherwise).
     public var alerts: AlertStatus? = nil
 

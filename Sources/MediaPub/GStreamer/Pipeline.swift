@@ -144,8 +144,10 @@ final class Pipeline: Element, @unchecked Sendable {
         return found
     }
 
-    /// Duration of the media, if known.
+    /// Duration of the media, if known: a query that goes through the pipeline's elements
+    /// (never on the timeline thread).
     var duration: ClockTime? {
+        TimelineThread.assertOff("a pipeline's duration query")
         var dur: gint64 = 0
         return gst_element_query_duration(raw, GST_FORMAT_TIME, &dur) != 0 && dur >= 0 ? ClockTime(nanoseconds: UInt64(dur)) : nil
     }

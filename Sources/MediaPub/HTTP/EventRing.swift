@@ -27,7 +27,7 @@ struct EventRing: Sendable {
     /// oldest first, and how many after it are no longer kept. An id from the future
     /// (another run's) is taken as the latest: nothing is missed.
     func since(_ lastID: UInt64) -> (missed: Int, entries: [Entry]) {
-        guard lastID + 1 < nextID else { return (0, []) }
+        guard lastID < nextID, nextID - lastID > 1 else { return (0, []) }  // never lastID + 1: a client's id may be UInt64.max
         let oldest = ring.first?.id ?? nextID
         let missed = oldest > lastID + 1 ? Int(oldest - lastID - 1) : 0
         return (missed, ring.elements.filter { $0.id > lastID })

@@ -52,6 +52,29 @@ enum HTTPAccess: Equatable, Sendable {
         }
     }
 
+    /// On a loopback server, what a reader names in `Host` must be a loopback name
+    /// (`localhost`, `127.x.x.x`, `[::1]`, with or without a port): a page elsewhere whose
+    /// name an attacker made resolve to 127.0.0.1 (DNS rebinding) names its own host, and
+    /// would otherwise read the run as if it were the operator's (docs/http.md).
+    static func hostAllowed(_ host: String?, loopback: Bool) -> Bool {
+        guard loopback else { return true }
+        guard var name = host?.lowercased(), !name.isEmpty else { return false }
+        if name.hasPrefix("[") {
+            guard let close = name.firstIndex(of: "]") else { return false }
+            let rest = name[name.index(after: close)...]
+            guard rest.isEmpty || (rest.first == ":" && rest.dropFirst().allSatisfy(\.isNumber) && rest.count > 1) else { return false }
+            return name[...close] == "[::1]"
+        }
+        if let colon = name.lastIndex(of: ":") {
+            let port = name[name.index(after: colon)...]
+            guard !port.isEmpty, port.allSatisfy(\.isNumber) else { return false }
+            name = String(name[..<colon])
+        }
+        if name == "localhost" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { p in UInt8(p) != nil }
+    }
+
     /// A POST's `Origin` must be this server's own (`http://HOST` of its `Host` header);
     /// one without `Origin` (curl, a script) is taken: it carries no cookie to ride on.
     static func originAllowed(origin: String?, host: String?) -> Bool {

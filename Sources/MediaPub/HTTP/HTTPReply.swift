@@ -15,6 +15,12 @@ struct HTTPReply {
         self.headers = headers
     }
 
+    init(_ status: UInt32, type: String, bytes: [UInt8]) {
+        self.status = status
+        self.type = type
+        self.body = bytes
+    }
+
     /// `value` as JSON (the one shape mediapub writes: `JSONLine`), with a newline.
     static func json<T: Encodable>(_ status: UInt32, _ value: T) -> HTTPReply {
         HTTPReply(status, type: "application/json", body: (JSONLine.text(value) ?? "{\"ok\":false}") + "\n")

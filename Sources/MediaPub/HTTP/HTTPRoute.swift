@@ -2,6 +2,8 @@
 /// who may use it. A pure value.
 enum HTTPRoute: Equatable, Sendable, CaseIterable {
     case metrics, health, status, schedule, events, log, history, command
+    /// The operator's page's files (`WebAsset`) and its thumbnail (Sources/MediaPub/Web/).
+    case page, thumbnail
 
     init?(path: String) {
         switch path {
@@ -13,6 +15,8 @@ enum HTTPRoute: Equatable, Sendable, CaseIterable {
         case "/api/log": self = .log
         case "/api/outputs/history": self = .history
         case "/api/command": self = .command
+        case WebRoutes.thumbnailPath: self = .thumbnail
+        case _ where WebAsset(rawValue: path) != nil: self = .page
         default: return nil
         }
     }
@@ -23,7 +27,7 @@ enum HTTPRoute: Equatable, Sendable, CaseIterable {
         switch self {
         case .metrics, .health: return .open
         case .command: return .command
-        case .status, .schedule, .events, .log, .history: return .read
+        case .status, .schedule, .events, .log, .history, .page, .thumbnail: return .read
         }
     }
 

@@ -23,6 +23,9 @@ extension SoupLoop {
         if presented == .none, route.method == "GET", let given = SoupLoop.query(query, "token") {
             presented = site.token?.matches(given) == true ? .right : .wrong
         }
+        guard route.need == .open || HTTPAccess.hostAllowed(header("Host"), loopback: loopback) else {
+            return HTTPReply.error(403, "this server listens on loopback: name it as localhost or 127.0.0.1 in Host, not \(header("Host")?.clipped() ?? "nothing")").send(msg)
+        }
         let blocked = failures.withLock { $0.isBlocked(address, now: now) }
         let policy = HTTPAccess.Policy(loopback: loopback, publicRead: site.publicRead, hasToken: site.token != nil)
         switch HTTPAccess.decide(route.need, policy: policy, presented: presented, blocked: blocked) {
@@ -71,6 +74,8 @@ extension SoupLoop {
             }
             HTTPReply.json(200, ["lines": site.log(lines)]).send(msg)
         case .history:
+            // Asked before the outputs were up at the server's first sample: one taken now lists them.
+            if history.withLock({ $0.outputs.isEmpty }) { sampleHistory() }
             HTTPReply.json(200, history.withLock { $0 }).send(msg)
         case .events:
             if soup_server_message_get_method(msg).map({ String(cString: $0) }) == "HEAD" {
@@ -81,6 +86,19 @@ extension SoupLoop {
             if !streams.start(msg, lastEventID: last) { HTTPReply.error(404, "this run has no event stream").send(msg) }
         case .command:
             command(msg)
+        case .page:
+            WebRoutes.asset(path).map { HTTPReply(200, type: $0.type, bytes: $0.body) }?.send(msg)
+        case .thumbnail:
+            // From the cache at once; else made on the thumbnail's own queue while the message
+            // waits (paused): the soup thread never does.
+            let box = WaitingBox()
+            if let r = WebRoutes.thumbnail(site.thumbnails, width: SoupLoop.query(query, "width"), reply: { [weak self] r in
+                self?.invoke { box.reply?.answer(HTTPReply(r.status, type: r.type, bytes: r.body)) }
+            }) {
+                HTTPReply(r.status, type: r.type, bytes: r.body).send(msg)
+            } else {
+                box.reply = pauseForAnswer(msg)
+            }
         }
     }
 
@@ -109,7 +127,7 @@ extension SoupLoop {
         case .failure(let why): return HTTPReply.error(400, why.message).send(msg)
         case .success(let read): request = read
         }
-        let waiting = WaitingReply(msg)
+        guard let waiting = pauseForAnswer(msg) else { return }
         commands.run(request) { [weak self] ok, line in
             self?.invoke { waiting.answer(HTTPReply(ok ? 200 : 400, type: "application/json", body: line + "\n")) }
         }
@@ -122,6 +140,13 @@ extension SoupLoop {
     }
 }
 
+/// The paused message of a thumbnail being made, set on the soup thread once it is known to
+/// wait (before the reply, which comes back to the soup thread through `invoke`, can read it).
+// @unchecked: touched on the soup thread only.
+final class WaitingBox: @unchecked Sendable {
+    var reply: WaitingReply?
+}
+
 /// A message paused while its command runs: answered and resumed on the soup thread,
 /// unless its client went away meanwhile.
 // @unchecked: touched on the soup thread only (made there, answered through `invoke`).
@@ -129,9 +154,12 @@ final class WaitingReply: @unchecked Sendable {
     private let msg: OpaquePointer
     private var gone = false
     private var handler: gulong = 0
+    /// Told once answered (the server's count of paused messages).
+    private let answered: () -> Void
 
-    init(_ msg: OpaquePointer) {
+    init(_ msg: OpaquePointer, answered: @escaping () -> Void) {
         self.msg = msg
+        self.answered = answered
         g_object_ref(UnsafeMutableRawPointer(msg))
         handler = csoup_connect_message(msg, "finished", { _, me in
             guard let me else { return }
@@ -147,5 +175,6 @@ final class WaitingReply: @unchecked Sendable {
             soup_server_message_unpause(msg)
         }
         g_object_unref(UnsafeMutableRawPointer(msg))
+        answered()
     }
 }

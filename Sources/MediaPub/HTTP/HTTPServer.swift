@@ -7,7 +7,8 @@ import Foundation
 /// Bounded on every path: a request must be read within `requestTimeout` of its
 /// start, a connection idle for `idleTimeout` is closed, at most `maxConnections`
 /// requests are read at once (a new one closes the oldest that is still sending its
-/// request), at most `maxStreams` event streams are open, soup caps a request head at
+/// request) and at most as many wait for their answer (one more is answered 503), at most
+/// `maxStreams` event streams are open, soup caps a request head at
 /// 64 KiB and a body over `maxBody` is refused unread.
 public final class HTTPServer: Sendable {
     /// Where it listens, `ADDR:PORT` (the address filled in when `spec` had none).

@@ -20,6 +20,8 @@ struct HTTPSite: Sendable {
     var events: EventStream?
     /// The token (nil: none configured: commands are refused).
     var token: HTTPToken?
+    /// The page's thumbnail (nil: `/api/thumbnail.jpg` answers 404).
+    var thumbnails: Thumbnails?
     /// `http.public_read`.
     var publicRead = false
 }

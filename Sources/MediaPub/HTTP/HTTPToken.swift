@@ -21,11 +21,22 @@ public struct HTTPToken: Sendable, CustomStringConvertible {
         return HTTPToken(value)
     }
 
+    /// The most a token file may hold.
+    static let maxFileBytes = 4096
+
     /// The token on the first line of `path`, a regular file that only its owner may read or
     /// write (0600, 0400); else why not, the path named.
     public static func fromFile(_ path: String) throws -> HTTPToken {
+        // Opened first (without blocking: a FIFO put there never holds the run), then checked
+        // on the descriptor: what is read is what was checked, and a file over the bound is
+        // never read at all.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw MediaPubError.usage("http.token_file \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard fstat(fd, &info) == 0 else {
             throw MediaPubError.usage("http.token_file \(path): \(String(cString: strerror(errno)))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
@@ -34,9 +45,15 @@ public struct HTTPToken: Sendable, CustomStringConvertible {
         guard info.st_mode & 0o077 == 0 else {
             throw MediaPubError.usage("http.token_file \(path): others may read it (mode \(String(info.st_mode & 0o777, radix: 8))); make it owner-only: chmod 600 \(path)")
         }
-        guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else {
-            throw MediaPubError.usage("http.token_file \(path): cannot read it (or it is over 4 KiB)")
+        guard info.st_size <= maxFileBytes else {
+            throw MediaPubError.usage("http.token_file \(path): \(info.st_size) bytes, over \(maxFileBytes / 1024) KiB")
         }
+        var bytes = [UInt8](repeating: 0, count: maxFileBytes + 1)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count >= 0, count <= maxFileBytes else {
+            throw MediaPubError.usage("http.token_file \(path): cannot read it (or it is over \(maxFileBytes / 1024) KiB)")
+        }
+        let data = bytes.prefix(count)
         let token = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard !token.isEmpty else { throw MediaPubError.usage("http.token_file \(path): empty (it should hold the token on its first line)") }

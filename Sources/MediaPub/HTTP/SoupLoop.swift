@@ -29,6 +29,9 @@ final class SoupLoop: Sendable {
         /// GSocket, so counting sockets refused every other scrape after 64 connections).
         /// Soup is never called with the lock held (its signals may call back in).
         var pending: [PendingRequest] = []
+        /// Messages paused for their answer (a thumbnail being made, a command running),
+        /// touched on the soup thread only: at most `maxConnections`; one more is answered 503.
+        var waiting = 0
     }
     private let state = Mutex(State())
 
@@ -149,7 +152,7 @@ final class SoupLoop: Sendable {
         return timer
     }
 
-    private func sampleHistory() {
+    func sampleHistory() {
         let now = site.bitrates()
         history.withLock { $0.sample(now.outputs, uptimeMs: now.uptimeMs) }
     }
@@ -173,6 +176,21 @@ final class SoupLoop: Sendable {
         let request = PendingRequest(msg: msg, socket: socket, owner: self)
         state.withLock { $0.pending.append(request) }
         request.arm(seconds: limits.requestTimeout)
+    }
+
+    /// Pauses `msg` for its answer (`WaitingReply`), unless `maxConnections` are paused already:
+    /// then it is answered 503 now and nil is returned. On the soup thread.
+    func pauseForAnswer(_ msg: OpaquePointer) -> WaitingReply? {
+        let limit = limits.maxConnections
+        guard state.withLock({ s in
+            guard s.waiting < limit else { return false }
+            s.waiting += 1
+            return true
+        }) else {
+            HTTPReply.error(503, "busy: \(limit) requests are waiting for their answer; ask again").send(msg)
+            return nil
+        }
+        return WaitingReply(msg) { [weak self] in self?.state.withLock { $0.waiting -= 1 } }
     }
 
     func requestRead(_ request: PendingRequest) {

@@ -4,7 +4,7 @@ import Foundation
 /// the output's raw formats, as gst-launch descriptions, and the settings its
 /// decoders get as decodebin adds them.
 enum DecodeGraph {
-    /// `dropping`: a live stream's (docs/presets.md, live), whose appsinks drop their oldest
+    /// `dropping`: a live feed's (docs/presets.md, live), whose appsinks drop their oldest
     /// buffer when full rather than hold the network source back: what waits for the
     /// capture stays short (some 1.5 s of sound, 12 pictures), whatever the sender does.
     /// It holds a whole burst: an MPEG-TS sender's sound comes some 300 ms at a time

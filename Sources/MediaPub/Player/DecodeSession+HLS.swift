@@ -1,8 +1,8 @@
 import Foundation
 
-/// HLS sources: the media playlist read once more beside hlsdemux (live or not,
+/// HLS sources: the media playlist read once more beside hlsdemux (endless or not,
 /// where its segments lie), a VOD start past the beginning, segments that fail,
-/// and a live origin that starts over.
+/// and an endless origin that starts over.
 extension DecodeSession {
     /// An HLS segment that could not be fetched, as an error's text names it.
     struct SegmentFailure {
@@ -13,7 +13,7 @@ extension DecodeSession {
         var status: String?
         /// Media time (ms) where the segment ends: where playing goes on without it.
         var resumeMs: Int
-        var isLive: Bool
+        var isEndless: Bool
 
         var httpStatus: Int? { status.flatMap { Int($0.prefix(3)) } }
 
@@ -26,31 +26,31 @@ extension DecodeSession {
     func segmentFailure(in message: String) -> SegmentFailure? {
         guard let playlist = state.withLock({ $0.hlsPlaylist }), let index = playlist.segmentIndex(namedIn: message) else { return nil }
         return SegmentFailure(number: index + 1, count: playlist.segments.count, status: HLSPlaylist.httpStatus(in: message),
-                              resumeMs: playlist.segments[index].endMs, isLive: playlist.isLive)
+                              resumeMs: playlist.segments[index].endMs, isEndless: playlist.isEndless)
     }
 
-    /// A live playlist's last segment listed so far (by media sequence number): played,
+    /// An endless playlist's last segment listed so far (by media sequence number): played,
     /// or queued to play, by this session. nil for anything else.
-    var liveLastSequence: Int? { state.withLock { $0.liveLastSequence } }
+    var endlessLastSequence: Int? { state.withLock { $0.endlessLastSequence } }
 
-    /// A live playlist that has not grown for three target durations (two seconds at
+    /// An endless playlist that has not grown for three target durations (two seconds at
     /// least): its origin stopped. What is queued plays out; then the source is stalled.
-    var isLiveStale: Bool {
+    var isEndlessStale: Bool {
         state.withLock { s in
-            guard let playlist = s.hlsPlaylist, playlist.isLive else { return false }
-            return MonotonicInstant.now.timeIntervalSince(s.liveMovedAt) >= max(2, 3 * playlist.targetDuration)
+            guard let playlist = s.hlsPlaylist, playlist.isEndless else { return false }
+            return MonotonicInstant.now.timeIntervalSince(s.endlessMovedAt) >= max(2, 3 * playlist.targetDuration)
         }
     }
 
-    /// At load: reads the playlist; a live one is watched, a VOD one started past
+    /// At load: reads the playlist; an endless one is watched, a VOD one started past
     /// its beginning is read from the segment that holds the start.
     func readPlaylist(_ uri: String) {
         guard let playlist = try? HLSPlaylist.fetch(uri, timeout: 5) else { return }
         state.withLock { s in
             s.hlsPlaylist = playlist
-            if playlist.isLive { s.liveLastSequence = playlist.lastSequence; s.liveMovedAt = MonotonicInstant.now }
+            if playlist.isEndless { s.endlessLastSequence = playlist.lastSequence; s.endlessMovedAt = MonotonicInstant.now }
         }
-        if playlist.isLive { watchLive(playlist) }
+        if playlist.isEndless { watchEndless(playlist) }
         guard !isClosed, let (text, startMs) = playlist.trimmed(fromMs: mediaStartMs),
               let dec = pipeline.element(named: "dec") else { return }
         // The ones before it are never fetched.
@@ -64,11 +64,11 @@ extension DecodeSession {
         if late { try? FileManager.default.removeItem(at: file) } else { dec.set("uri", string: file.absoluteString) }
     }
 
-    /// Re-reads a live playlist every target duration: an origin that starts over
+    /// Re-reads an endless playlist every target duration: an origin that starts over
     /// (a restarted encoder: its media sequence back at the start) is reported, so
     /// the player joins the new stream at once rather than wait out hlsdemux, which
     /// sits on the old sequence numbers (and replays the old window when it gives up).
-    private func watchLive(_ first: HLSPlaylist) {
+    private func watchEndless(_ first: HLSPlaylist) {
         let interval = min(10, max(0.5, first.targetDuration > 0 ? first.targetDuration : 2))
         let url = first.url
         let stop = watchStop
@@ -83,9 +83,9 @@ extension DecodeSession {
                 }
                 highest = max(highest, playlist.mediaSequence)
                 self?.state.withLock { s in
-                    guard playlist.lastSequence > s.liveLastSequence ?? Int.min else { return }
-                    s.liveLastSequence = playlist.lastSequence
-                    s.liveMovedAt = MonotonicInstant.now
+                    guard playlist.lastSequence > s.endlessLastSequence ?? Int.min else { return }
+                    s.endlessLastSequence = playlist.lastSequence
+                    s.endlessMovedAt = MonotonicInstant.now
                 }
             }
         }

@@ -112,7 +112,7 @@ extension DecodeSession {
         if nothing { fail("no audio or video stream", .unplayable) } else { onEvent(self, .ready) }
     }
 
-    /// A live stream that waits for its sender (an SRT listener) has no decoded stream
+    /// A live feed that waits for its sender (an SRT listener) has no decoded stream
     /// until one comes: waited for as long as it takes, until it breaks or is closed.
     private func waitForStreams() {
         while !isClosed, state.withLock({ $0.audioSink == nil && $0.videoSink == nil && !$0.broken }) {

@@ -73,6 +73,8 @@ extension DecodeSession {
     /// Copies up to `frames` interleaved frames into `out`, waiting up to `wait`
     /// seconds for each decoded buffer. Returns how many frames were written.
     func readAudio(frames: Int, into out: UnsafeMutablePointer<Float>, wait: Double) -> Int {
+        // A seek asked for on another thread (`holdForSeek`): waited for as a buffer would be.
+        if wait > 0 { state.wait(until: MonotonicInstant.now.addingTimeInterval(wait)) { $0.reading.seekPending } }
         guard let sink = state.withLock({ $0.reading.seekPending ? nil : $0.audioSink }) else { return 0 }
         let channels = format.channels
         var filled = 0

@@ -13,7 +13,7 @@ final class DecodeSession: Sendable {
         case tags(NowPlaying)
         /// Something the player reports and goes on (an HLS segment left out of a `memory: true` fetch).
         case warning(String)
-        /// The live HLS origin started over (its media sequence went back): the session is stale.
+        /// The endless HLS origin started over (its media sequence went back): the session is stale.
         case restarted(String)
     }
 
@@ -24,7 +24,7 @@ final class DecodeSession: Sendable {
         case data(Data)
     }
 
-    struct State {
+    struct State: HasWaiters {
         var audioSink: AppSink?
         var videoSink: AppSink?
         /// A decoded stream took the audio (the video) branch: the next one goes to a fakesink.
@@ -50,18 +50,20 @@ final class DecodeSession: Sendable {
         var firstError: String?
         /// The HLS media playlist as read at load (an `.m3u8` source), nil for anything else.
         var hlsPlaylist: HLSPlaylist?
-        /// A live playlist: the media sequence number of the last segment it listed so far
+        /// An endless playlist: the media sequence number of the last segment it listed so far
         /// (what this session has played, or has queued to play), and when it last grew.
-        var liveLastSequence: Int?
-        var liveMovedAt = MonotonicInstant.now
+        var endlessLastSequence: Int?
+        var endlessMovedAt = MonotonicInstant.now
         /// A VOD playlist started past its beginning: the segments from there on, in a file of ours.
         var trimmedPlaylist: URL?
         /// Media time (ms) where the pipeline's own time 0 lies (a trimmed playlist's first segment).
         var seekOffsetMs = 0
         /// What the consumer has taken so far.
         var reading: Reading
-        /// The item's duration (ms of media time) as the pipeline said once prerolled; nil: unknown or live.
+        /// The item's duration (ms of media time) as the pipeline said once prerolled; nil: unknown or endless.
         var lengthMs: Int?
+        /// The consumer waiting for a seek asked for on another thread to be made (`holdForSeek`).
+        var waiters = Waiters()
     }
 
     let source: String
@@ -78,7 +80,7 @@ final class DecodeSession: Sendable {
     let state: Mutex<State>
     /// Title, artist and album seen so far, noted on the thread that posts them.
     let tags = StreamTags()
-    /// Ends the live playlist watch (signalled by `close`).
+    /// Ends the watch of an endless playlist (signalled by `close`).
     let watchStop = DispatchSemaphore(value: 0)
     /// Signalled when a decoded stream gets its appsink, and by `close` (`waitForStreams`).
     let sinkArrived = DispatchSemaphore(value: 0)
@@ -263,8 +265,8 @@ final class DecodeSession: Sendable {
 
     var offsetMs: Int { state.withLock { $0.seekOffsetMs } }
 
-    /// A live source has none (hlsdemux answers with its window's length).
-    var duration: ClockTime? { isLive ? nil : pipeline.duration }
+    /// An endless source has none (hlsdemux answers with its window's length).
+    var duration: ClockTime? { isEndless ? nil : pipeline.duration }
     /// Asks the pipeline (never under the player's lock); the answer is kept as `lengthMs`
     /// (an MP3 without a length in its header has one only once some of it is read).
     var durationMs: Int? {
@@ -276,14 +278,14 @@ final class DecodeSession: Sendable {
     /// The first error the pipeline posted, if any.
     var failure: String? { state.withLock { $0.firstError } }
 
-    /// A live HLS playlist (no `#EXT-X-ENDLIST`), as read at load.
-    var isLive: Bool { state.withLock { $0.hlsPlaylist?.isLive == true } }
+    /// An endless HLS playlist (no `#EXT-X-ENDLIST`), as read at load.
+    var isEndless: Bool { state.withLock { $0.hlsPlaylist?.isEndless == true } }
 
     /// Prerolled and playing: its streams are known.
     var isReady: Bool { state.withLock { $0.ready } }
 
     /// The item's duration in ms of media time as last asked (`durationMs`: once ready, and
-    /// with each `player.progress`); nil: unknown or live. Never waits.
+    /// with each `player.progress`); nil: unknown or endless. Never waits.
     var lengthMs: Int? { state.withLock { $0.lengthMs } }
 
     /// Decoding reached the end (the next item may be prepared).
@@ -295,16 +297,23 @@ final class DecodeSession: Sendable {
     /// The consumer gives up on a source that stalled: what is queued is all there is.
     func abandon() { state.withLock { $0.broken = true } }
 
-    /// A flushing seek (and new rate); the consumer's state starts over at the target.
+    /// A flushing seek (and new rate); the consumer's state starts over at the target. It
+    /// waits for the decoder's threads: never on the timeline thread (the player makes the
+    /// seeks asked for there on its opener queue, `MediaPlayer.seekOffTimeline`).
     func seek(toMs ms: Int, rate: Double) -> Bool {
+        TimelineThread.assertOff("a session's flushing seek")
         // A trimmed playlist begins at `seekOffsetMs`: nothing before it can be reached.
         let offset = offsetMs
         let ms = max(ms, offset)
         guard pipeline.seek(to: ClockTime(milliseconds: ms - offset), rate: rate) else {
-            state.withLock { $0.reading.seekPending = false }  // reads go on from where they were
+            state.withLock { s in
+                s.reading.seekPending = false  // reads go on from where they were
+                s.waiters.wakeAll()
+            }
             return false
         }
         state.withLock { s in
+            defer { s.waiters.wakeAll() }
             s.decodedAllSent = false
             var reading = Reading(mediaStartMs: max(0, ms), rate: rate, lastVideo: s.reading.lastVideo)
             reading.seeks = s.reading.seeks &+ 1

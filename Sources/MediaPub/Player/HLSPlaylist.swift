@@ -1,7 +1,7 @@
 import Foundation
 
 /// An HLS media playlist as far as the player needs it: its segments (absolute
-/// URLs and times), whether it is live (no `#EXT-X-ENDLIST`), its media sequence
+/// URLs and times), whether it is endless (no `#EXT-X-ENDLIST`), its media sequence
 /// and target duration. A master playlist is followed to its first variant.
 struct HLSPlaylist: Equatable {
     struct Segment: Equatable {
@@ -14,7 +14,7 @@ struct HLSPlaylist: Equatable {
     /// The media playlist's own URL (the variant's, when the source was a master playlist).
     var url: String
     var segments: [Segment] = []
-    var isLive = true
+    var isEndless = true
     var mediaSequence = 0
     var targetDuration: Double = 0
     /// `#EXT-X-MAP`: the initialisation section of fMP4 segments.
@@ -25,10 +25,10 @@ struct HLSPlaylist: Equatable {
     /// The media sequence number of the last segment listed.
     var lastSequence: Int { mediaSequence + segments.count - 1 }
 
-    /// The media sequence number of the segment a player joining the live stream now
+    /// The media sequence number of the segment a player joining the endless stream now
     /// starts at: the last one with three target durations or more from its start to
     /// the end (what hlsdemux does), the first one when the list is shorter.
-    var liveStartSequence: Int {
+    var endlessStartSequence: Int {
         let hold = Int((3 * targetDuration * 1000).rounded())
         var index = segments.count - 1
         var ahead = 0
@@ -59,8 +59,8 @@ struct HLSPlaylist: Equatable {
         var time = 0.0
         for line in lines.dropFirst() where !line.isEmpty {
             if line.hasPrefix("#EXT-X-STREAM-INF") { expectVariant = true; continue }
-            if line.hasPrefix("#EXT-X-ENDLIST") { playlist.isLive = false; continue }
-            if line.hasPrefix("#EXT-X-PLAYLIST-TYPE:VOD") { playlist.isLive = false; continue }
+            if line.hasPrefix("#EXT-X-ENDLIST") { playlist.isEndless = false; continue }
+            if line.hasPrefix("#EXT-X-PLAYLIST-TYPE:VOD") { playlist.isEndless = false; continue }
             if let value = line.value(of: "#EXT-X-MEDIA-SEQUENCE:") {
                 // Kept in 0...2^53, so that sums with segment counts cannot trap.
                 playlist.mediaSequence = Int(value).map { max(0, min($0, 1 << 53)) } ?? 0
@@ -121,12 +121,12 @@ struct HLSPlaylist: Equatable {
 
     /// The whole presentation of the VOD playlist at `url` in memory (`memory: true`):
     /// its segments one after the other (MPEG-TS segments concatenate into one
-    /// stream; fMP4 ones follow their `#EXT-X-MAP`). A live playlist never ends and
+    /// stream; fMP4 ones follow their `#EXT-X-MAP`). An endless playlist never ends and
     /// an encrypted one cannot be joined: both are refused. A segment that cannot be
     /// fetched is left out and reported to `skipped` (its 1-based number, the reason).
     static func fetchWhole(_ url: String, limit: Int = 512 << 20, skipped: (Int, Int, String) -> Void) throws -> Data {
         let playlist = try fetch(url)
-        guard !playlist.isLive else {
+        guard !playlist.isEndless else {
             throw MediaPubError.sourceFailed(url, "memory: true cannot hold a live HLS playlist (it never ends); drop memory: true")
         }
         guard !playlist.isEncrypted else {
@@ -155,7 +155,7 @@ struct HLSPlaylist: Equatable {
     /// or past the end. hlsdemux prerolls on a playlist's first segment before it can
     /// seek: one that cannot be fetched would fail the session that was to skip it.
     func trimmed(fromMs ms: Int) -> (text: String, startMs: Int)? {
-        guard !isLive, let index = segments.lastIndex(where: { $0.startMs <= ms }), index > 0,
+        guard !isEndless, let index = segments.lastIndex(where: { $0.startMs <= ms }), index > 0,
               ms < segments[index].endMs else { return nil }
         var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(Int(targetDuration.rounded(.up)))",
                      "#EXT-X-MEDIA-SEQUENCE:\(mediaSequence + index)", "#EXT-X-PLAYLIST-TYPE:VOD"]

@@ -5,13 +5,14 @@ import Synchronization
 /// air, and how far into it) and for a run's length: probed (`Probe`), each within
 /// `deadline`, and kept for the run. A local file is known by its path, size and
 /// modification time (one that changed is probed again); anything else by its name.
-/// An item whose duration cannot be known (missing, unreadable, not media, a live
+/// An item whose duration cannot be known (missing, unreadable, not media, an endless
 /// stream, no answer within the deadline) is nil. Probing waits for GStreamer:
-/// never call `durations(of:)` on the timeline thread; `known(_:)` never waits.
+/// never call `durations(of:)` on the timeline thread; `known(_:)` never probes, but
+/// looks at a local file's version (a stat): never on the timeline thread either.
 final class ItemDurations: Sendable {
     private struct Entry {
         let version: FileVersion?
-        /// nil: the item has no duration (a live stream, a still picture with none).
+        /// nil: the item has no duration (an endless stream, a still picture with none).
         let seconds: TimeInterval?
     }
 
@@ -106,7 +107,7 @@ final class ItemDurations: Sendable {
     /// server may answer).
     private func probe(_ item: String) -> Result<Entry?, ProbeFailure> {
         let before = ItemDurations.version(of: item)
-        // A FIFO (or a device) is live and its data the player's alone: no length, never read here.
+        // A FIFO (or a device) is endless and its data the player's alone: no length, never read here.
         if let before, !before.isRegularFile { return .success(Entry(version: before, seconds: nil)) }
         let result: ProbeResult
         do { result = try Probe.run(source: item, timeout: deadline, diagnose: false) } catch {

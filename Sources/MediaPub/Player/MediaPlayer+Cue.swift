@@ -53,7 +53,7 @@ extension MediaPlayer {
         }
     }
 
-    /// On the timeline thread, just before the tick the cue is for (a `Capture.schedule(at:)`
+    /// On the timeline thread, just before the tick the cue is for (a `Capture.atOutputTime(_:key:_:)`
     /// action): the cued content becomes the player's from the tick rendered next. Not
     /// ready yet, it is waited for up to `wait` seconds (as fast as possible: the switch is
     /// then exact); still not ready (realtime: `wait` 0), it takes over once it is, after

@@ -9,8 +9,8 @@ extension MediaPlayer {
         let text = failureText(source: source, failure)
         if let session = s.current, session.source == source, let raw = session.failure,
            skipSegment(of: session, failedWith: raw, &s) { return }
-        if let session = s.current, session.source == source, isLiveStall(session, failure, s) {
-            return awaitLive(session, why: "the live stream stalled (\(SecretMask.scrub(failure.text, secretsOf: source)))", &s)
+        if let session = s.current, session.source == source, isEndlessStall(session, failure, s) {
+            return awaitEndless(session, why: "the live stream stalled (\(SecretMask.scrub(failure.text, secretsOf: source)))", &s)
         }
         let situation = RetryPolicy.Situation(
             failure: failure, isNetwork: isNetwork, stopped: s.phase == .stopped,
@@ -66,18 +66,18 @@ extension MediaPlayer {
 
     /// When `message` says an HLS segment of `session` (the current one) could not be
     /// fetched (hlsdemux gave up on it, and with it the whole stream), a VOD item goes
-    /// on after that segment (once what decoded has played) and a live one is joined
+    /// on after that segment (once what decoded has played) and an endless one is joined
     /// again. Returns whether it was such a failure.
     func skipSegment(of session: DecodeSession, failedWith message: String, _ s: inout State) -> Bool {
         // Already going on after a segment: later errors are that failure's consequences.
         if s.deck.course.resumeAtMs != nil { return true }
         guard let segment = session.segmentFailure(in: message),
-              segment.isLive || segment.resumeMs > session.mediaStartMs else { return false }
+              segment.isEndless || segment.resumeMs > session.mediaStartMs else { return false }
         let why = segment.status.map { " (\($0))" } ?? ""
         let what = "segment \(segment.number) of \(SecretMask.mask(url: session.source)) could not be fetched\(why)"
-        if segment.isLive {
-            // The live stream waits for a segment it has not played (`MediaPlayer+Live`).
-            awaitLive(session, why: what, &s)
+        if segment.isEndless {
+            // The endless stream waits for a segment it has not played (`MediaPlayer+EndlessHLS`).
+            awaitEndless(session, why: what, &s)
         } else if s.currentReady, session.playhead > .zero {
             emit(.warning("player \(id): \(what): skipped"), s)
             s.deck.course.segmentLeftOut(resumeAtMs: segment.resumeMs)

@@ -205,8 +205,8 @@ extension MediaPlayer {
         if let changedAt = t.changedAt, changedAt * 2 > t.frames, let picture = t.pictureAtMiddle { decoded = picture }
         // A source that gives nothing (network stall, buffering) has no picture to show: the slate stands in.
         let progressed = t.filled > 0 || (s.current.map { !$0.hasAudio || $0.audioExhausted } ?? false)
-        // A live stream whose playlist stopped growing is stalled once what was queued has played.
-        let limit = s.current?.isLiveStale == true ? MediaPlayer.stallLimit.seconds : DecodeSession.stallSeconds
+        // An endless stream whose playlist stopped growing is stalled once what was queued has played.
+        let limit = s.current?.isEndlessStale == true ? MediaPlayer.stallLimit.seconds : DecodeSession.stallSeconds
         let verdict = s.watch.tick(length: t.length, progressed: progressed, filled: t.filled, frames: t.frames,
                                    playing: s.phase == .playing, item: s.current != nil, began: t.began,
                                    now: .now, limit: limit)

@@ -66,7 +66,7 @@ extension MediaPlayer {
         dropOutgoing(&s)
         dropFadingOut(&s)
         s.deck.course.itemGone()
-        s.liveWait = nil
+        s.endlessWait = nil
     }
 
     func dropUpcoming(_ s: inout State) {
@@ -224,7 +224,7 @@ extension MediaPlayer {
                 guard isCurrent else { return nil }
                 // The old session only holds the stale window: dropped, the new stream joined.
                 emit(.warning("player \(id): \(SecretMask.mask(url: session.source)) started over (\(how)): joining it again"), s)
-                s.livePlayed[session.source] = nil  // a new stream: its numbers are new
+                s.endlessPlayed[session.source] = nil  // a new stream: its numbers are new
                 continueCurrent(atMs: 0, &s)
             }
             return nil

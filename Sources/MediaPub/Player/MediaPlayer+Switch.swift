@@ -58,7 +58,7 @@ extension MediaPlayer {
         }
         if let upcoming = s.deck.upcoming, let next = upcoming.session, !upcoming.followsOn, next.isReady,
            upcoming.position == list.position, next.source == list.current {
-            // What plays goes, with what was noted of it (a segment to go on after, a live wait).
+            // What plays goes, with what was noted of it (a segment to go on after, an endless stream's wait).
             s.deck.upcoming = nil
             closeSessions(&s)
             (s.playlist, s.frozenFrame) = (list, nil)
@@ -82,7 +82,9 @@ extension MediaPlayer {
 
     /// Seeks the current item to `ms` of media time; returns once the item plays from
     /// there (or could not: false), within 10 s. What plays goes on until then. A load or
-    /// a skip on its way is opened at `ms` instead.
+    /// a skip on its way is opened at `ms` instead. On a realtime timeline (a timeline
+    /// action), which never waits, it returns once the seek is asked for; a paused item's
+    /// seek in place is made on the opener queue whenever it is asked on the timeline.
     @discardableResult
     public func seek(toMs ms: Int) -> Bool {
         // Beyond MediaTime.maxDuration the position in nanoseconds would overflow.
@@ -104,9 +106,16 @@ extension MediaPlayer {
         case .refused: return false
         case .reopened: return true
         case .beside(let ticket):
+            // A realtime timeline never waits; as fast as possible, a tick may wait for its sources.
+            if TimelineThread.forbidsWait(10) { return true }
             if case .failed = waitForLoad(ticket, timeout: 10) { return false }
             return true
         case .seek(let session, let rate):
+            if TimelineThread.isCurrent {
+                seekOnOpener(session, toMs: ms, rate: rate)
+                state.withLock { s in if s.current === session { s.watch.positionMoved() } }
+                return true
+            }
             // The flushing seek waits for the decoder's threads: it is made without the lock.
             let ok = session.seek(toMs: ms, rate: rate)
             state.withLock { s in if s.current === session { s.watch.positionMoved() } }
@@ -122,9 +131,22 @@ extension MediaPlayer {
     func rewind() -> Bool {
         guard let (session, rate) = state.withLock({ s in s.currentReady ? s.current.map { ($0, s.config.speed) } : nil })
         else { return false }
-        session.holdForSeek()
-        opener.async { _ = session.seek(toMs: 0, rate: rate) }
+        seekOnOpener(session, toMs: 0, rate: rate)
         return true
+    }
+
+    /// A flushing seek of `session` in place (it waits for the decoder's threads), made without
+    /// the lock: here, or on the opener queue when called on the timeline thread, which never
+    /// waits (a timeline action: docs/design.md, What may run on the timeline thread).
+    private func seekInPlace(_ session: DecodeSession, toMs ms: Int, rate: Double) {
+        if TimelineThread.isCurrent { seekOnOpener(session, toMs: ms, rate: rate) } else { _ = session.seek(toMs: ms, rate: rate) }
+    }
+
+    /// The seek made on the opener queue; until it is, the item gives nothing (`holdForSeek`):
+    /// what it had queued from before is never heard, and a tick that may wait waits for it.
+    private func seekOnOpener(_ session: DecodeSession, toMs ms: Int, rate: Double) {
+        session.holdForSeek()
+        opener.async { _ = session.seek(toMs: ms, rate: rate) }
     }
 
     /// `value` when it lies in `range`, else a usage error that names `name` and the range.
@@ -150,7 +172,7 @@ extension MediaPlayer {
             return session
         }
         // A rate seek, made without the lock (as `seek`).
-        if let paused { _ = paused.seek(toMs: paused.positionMs, rate: speed) }
+        if let paused { seekInPlace(paused, toMs: paused.positionMs, rate: speed) }
     }
 
     /// Voice changer: -12...12 semitones, 0 is off. Set in place where the item has a pitch
@@ -167,7 +189,7 @@ extension MediaPlayer {
         // Set in place: what the decoder has queued ahead was shifted at the old pitch (up to
         // its appsink's 16 buffers, some 750 ms): flushed by a seek to where it is, made
         // without the lock, so the new pitch is heard from the next tick.
-        if let (session, speed) = retune { _ = session.seek(toMs: session.positionMs, rate: speed) }
+        if let (session, speed) = retune { seekInPlace(session, toMs: session.positionMs, rate: speed) }
     }
 
     /// Repeat the current item (a single source loops; a playlist repeats its current item).

@@ -12,7 +12,7 @@ public final class MediaPlayer: Sendable {
     let format: MediaFormat
     /// Whether this player's pictures feed the video capture.
     public let feedsVideo: Bool
-    /// The backoff of a live stream whose origin stopped (`MediaPlayer+Live`).
+    /// The backoff of an endless stream whose origin stopped (`MediaPlayer+EndlessHLS`).
     let reconnect: ReconnectConfig
     /// Serialises session events and the events the player reports; never waits for the capture.
     let queue: DispatchQueue
@@ -40,11 +40,11 @@ public final class MediaPlayer: Sendable {
         var watch = ItemWatch()
         /// Some item played since the last start or load (a later failure ends the list, not the player).
         var playedSinceStart = false
-        /// Live sources: the media sequence number of the last segment played, by source.
-        var livePlayed: [String: Int] = [:]
-        /// The retry a live stream waits for (nil: none); `liveWaits` numbers them.
-        var liveWait: Int?
-        var liveWaits = 0
+        /// Endless sources: the media sequence number of the last segment played, by source.
+        var endlessPlayed: [String: Int] = [:]
+        /// The retry an endless stream waits for (nil: none); `endlessWaits` numbers them.
+        var endlessWait: Int?
+        var endlessWaits = 0
         /// The output tick the capture asks this player for next (a cue lands on it).
         var nextTick: UInt64 = 0
         /// The sound across changes of item: a cut's fade, the item fading out under the current one (`MediaPlayer+Crossfade`).
@@ -116,6 +116,10 @@ public final class MediaPlayer: Sendable {
     public var positionMs: Int { state.withLock { $0.current?.positionMs ?? 0 } }
 
     public var durationMs: Int? { state.withLock { $0.current }?.durationMs }
+
+    /// The current item's length as its pipeline last said it (`DecodeSession.lengthMs`): never
+    /// asks the pipeline, so it may be read on the timeline thread.
+    var lengthMs: Int? { state.withLock { $0.current }?.lengthMs }
 
     /// Under the lock: the state machine's one transition.
     func setState(_ new: PlayerState, error: String? = nil, _ s: inout State) {

@@ -12,8 +12,8 @@ struct RetryPolicy: Equatable, Sendable {
     private(set) var retries = 0
     /// Items failed in a row (a list whose every item fails is over).
     private(set) var failuresInARow = 0
-    /// Retries of a live stream whose origin stopped, since it last played (the backoff's step).
-    private(set) var liveRetries = 0
+    /// Retries of an endless stream whose origin stopped, since it last played (the backoff's step).
+    private(set) var endlessRetries = 0
 
     enum Decision: Equatable {
         case retry(after: TimeInterval)
@@ -50,23 +50,23 @@ struct RetryPolicy: Equatable, Sendable {
         return s.playedSinceStart ? .end : .fail
     }
 
-    /// A live stream whose origin stopped is retried once more: the retry's number (1, 2, …),
+    /// An endless stream whose origin stopped is retried once more: the retry's number (1, 2, …),
     /// for the backoff (`ReconnectConfig.delay`).
-    mutating func retryLive() -> Int {
-        liveRetries += 1
-        return liveRetries
+    mutating func retryEndless() -> Int {
+        endlessRetries += 1
+        return endlessRetries
     }
 
     /// The item prerolled: earlier failures are history.
     mutating func itemPlays() {
         retries = 0
         failuresInARow = 0
-        liveRetries = 0
+        endlessRetries = 0
     }
 
     /// An item was chosen (start, next, previous, a new source): failures before it do not count.
     mutating func itemChosen() {
         failuresInARow = 0
-        liveRetries = 0
+        endlessRetries = 0
     }
 }

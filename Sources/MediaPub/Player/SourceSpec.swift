@@ -46,7 +46,7 @@ enum SourceSpec: Equatable {
         } else if source.hasPrefix("/") {
             uri = URL(fileURLWithPath: source).absoluteString
         } else if let scheme = PathResolution.sourceScheme(of: source), source.contains("://"),
-                  ["file", "http", "https"].contains(scheme) || (streams && LiveConfig.streamSchemes.contains(scheme)) {
+                  ["file", "http", "https"].contains(scheme) || (streams && LiveFeedConfig.streamSchemes.contains(scheme)) {
             uri = source
         } else {
             throw MediaPubError.badSource(source, "not a path, file://, http(s):// or testsrc: source")
@@ -63,7 +63,7 @@ enum SourceSpec: Equatable {
     /// An SRT or RTMP stream (a live feed's): it may wait for its sender before it has anything.
     var isStream: Bool {
         guard case .uri(let uri, _) = self else { return false }
-        return LiveConfig.streamSchemes.contains(PathResolution.scheme(of: uri) ?? "")
+        return LiveFeedConfig.streamSchemes.contains(PathResolution.scheme(of: uri) ?? "")
     }
 
     static let playlistExtensions: Set<String> = ["m3u", "pls"]

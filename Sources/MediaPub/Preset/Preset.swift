@@ -29,7 +29,7 @@ public struct Preset: Equatable, Sendable {
     /// The clock-time programme (docs/presets.md, Schedule); nil: none.
     public var schedule: ScheduleConfig?
     /// A live feed that takes the output over (docs/presets.md, live); nil: none.
-    public var live: LiveConfig?
+    public var live: LiveFeedConfig?
     /// Logos and texts drawn on the output picture (docs/presets.md, overlays).
     public var overlays: [OverlayConfig] = []
     /// The HTTP server's reading rule and token file (docs/presets.md, http).
@@ -43,7 +43,7 @@ public struct Preset: Equatable, Sendable {
                 players: [PlayerConfig], standby: StandbyConfig = StandbyConfig(), publishing: Bool = true,
                 outputs: [OutputConfig] = [], reconnect: ReconnectConfig = ReconnectConfig(),
                 stop: StopConfig = StopConfig(), monitor: Bool = false, events: EventsConfig = EventsConfig(),
-                schedule: ScheduleConfig? = nil, live: LiveConfig? = nil, file: String = "", baseDirectory: String = "") {
+                schedule: ScheduleConfig? = nil, live: LiveFeedConfig? = nil, file: String = "", baseDirectory: String = "") {
         self.name = name
         self.video = video
         self.audio = audio

@@ -43,7 +43,7 @@ extension Preset: PresetSection {
         .section("stop", \.stop, "When the run ends by itself."),
         MonitorConfig.presetField,
         .section("events", \.events, "Where events are sent besides `--events`."),
-        ScheduleConfig.presetField, LiveConfig.presetField, OverlayConfig.presetField,
+        ScheduleConfig.presetField, LiveFeedConfig.presetField, OverlayConfig.presetField,
         .section("http", \.http, "Who may read the HTTP server (`--http`) off loopback, and the token its commands need (see docs/http.md)."),
     ]
 }

@@ -15,6 +15,8 @@ final class Encoder: Sendable {
     let bus: Bus
     /// The H.264 encoder element this run uses (nil without video).
     let videoEncoder: H264EncoderChoice?
+    /// The picture as it reaches the H.264 encoder, after the overlays, when asked (the thumbnail).
+    let frames = FrameGrab()
 
     /// What the encoder is made of, checked before anything starts: the H.264 encoder a
     /// run with pictures uses (nil without), and an AAC encoder. Throws, naming the element
@@ -73,6 +75,7 @@ final class Encoder: Sendable {
         if format.video != nil, video != nil { try overlays?.bind(pipeline) }
         videoSrc = pipeline.appSrc(named: "video-src")
         videoSink = pipeline.appSink(named: "video-sink")
+        if let pad = pipeline.element(named: "video-encoder")?.staticPad("sink") { frames.install(on: pad) }
         guard let asrc = pipeline.appSrc(named: "audio-src") else { throw MediaPubError.pipeline("encoder: missing audio elements") }
         var sinks: [AudioCodec: AppSink] = [:]
         for codec in ordered {

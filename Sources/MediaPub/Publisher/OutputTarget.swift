@@ -25,8 +25,8 @@ enum OutputTarget: Equatable, Sendable {
         return "mux."
     }
 
-    /// Watched live (network outputs, HLS): the run is paced to the wall clock by default.
-    var isLive: Bool {
+    /// Watched as it comes (network outputs, HLS): the run is realtime (paced to the wall clock) by default.
+    var wantsRealtime: Bool {
         if case .hls = self { return true }
         return isNetwork
     }

@@ -9,7 +9,7 @@ enum BroadcastPhase {
         /// A stop came: the timeline stops as soon as it starts.
         var stopRequested = false
         /// Actions to put on the timeline.
-        var scheduled: [(at: Double, key: String?, action: @Sendable (Broadcast) -> Void)] = []
+        var timelineActions: [(at: Double, key: String?, action: @Sendable (Broadcast) -> Void)] = []
     }
 
     /// Nothing made yet (the players may be loading).

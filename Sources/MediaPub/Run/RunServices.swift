@@ -9,6 +9,8 @@ struct RunServices {
     private var webhook: Webhook?
     private var control: ControlServer?
     private var http: HTTPServer?
+    /// The page's thumbnail's JPEG pipelines, stopped once the server is.
+    private var thumbnails: Thumbnails?
     /// Where control commands run, from the socket and from HTTP alike.
     private let lanes = ControlLanes()
     private let reporter: Reporter
@@ -49,7 +51,9 @@ struct RunServices {
         }
         if let spec = options.http {
             do {
-                let server = try HTTPServer(spec: spec, flag: options.httpFlag, site: site(options, for: broadcast))
+                let site = site(options, for: broadcast)
+                thumbnails = site.thumbnails
+                let server = try HTTPServer(spec: spec, flag: options.httpFlag, site: site)
                 log.info("http at http://\(server.address)/ (metrics at /metrics)")
                 http = server
             } catch {
@@ -84,6 +88,7 @@ struct RunServices {
         site.events = eventStream
         site.token = options.httpToken
         site.publicRead = broadcast.preset.http.publicRead
+        site.thumbnails = Thumbnails(output: broadcast.pictureSize) { [weak broadcast] in broadcast?.pictureGrab }
         return site
     }
 
@@ -92,6 +97,7 @@ struct RunServices {
     /// first two a moment more for what the webhook said meanwhile).
     func stop() {
         http?.stop()
+        thumbnails?.stop()
         control?.stop()
         let deadline = MonotonicInstant.now.addingTimeInterval(2)
         reporter.events.flush(until: deadline)

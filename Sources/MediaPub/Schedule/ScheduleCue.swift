@@ -37,6 +37,10 @@ final class ScheduleCue: Sendable {
         var waiters = Waiters()
     }
     private let state = Mutex(State())
+    /// A filler's cue after a block that could not go on air (`fillerNextTick`): a later one replaces it.
+    let isFiller: Bool
+
+    init(isFiller: Bool = false) { self.isFiller = isFiller }
 
     /// What has been made so far, without waiting or committing.
     var made: Made { state.withLock { $0.made } }

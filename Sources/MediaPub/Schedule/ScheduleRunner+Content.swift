@@ -5,8 +5,10 @@ import Synchronization
 extension ScheduleRunner {
     /// What the player plays for `entry` (nil: filler) from `instant` on, and the offset
     /// into its first item: a block joined where it is (`BlockCursor`), filler from its top.
-    /// `onTimeline`: on the timeline thread, which never waits for a probe: only lengths
-    /// known already count (an unknown one opens the block at that item's start).
+    /// `onTimeline`: for a cue the timeline commits, which never waits for a probe: only lengths
+    /// known already count (an unknown one opens the block at that item's start). Made on the
+    /// cue queue (or at the run's start), never on the timeline thread itself: what is known
+    /// of a local file is looked up by its version (a stat, `ItemDurations.known`).
     func content(_ entry: ProgrammeEntry?, at instant: Date, programme: Programme,
                  onTimeline: Bool = false) -> (Playlist?, TimeInterval) {
         guard let entry else {

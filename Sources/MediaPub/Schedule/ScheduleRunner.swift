@@ -38,6 +38,9 @@ final class ScheduleRunner: Sendable {
         case filler = "programme.filler"
         /// The wall clock's check, every tick of a realtime run.
         case clock = "programme.clock"
+        /// A switch with nothing to play, made after its commit (realtime): what its commit
+        /// would have done, on the next tick.
+        case late = "programme.late"
     }
     /// The output seconds so far (the capture's).
     let outputSeconds: @Sendable () -> Double
@@ -68,6 +71,10 @@ final class ScheduleRunner: Sendable {
         var clockMark: (wall: Date, uptime: UInt64)?
         /// The block on air at the start, joined once its items' lengths are found.
         var joinLater: ProgrammeEntry?
+        /// The cues made for this generation's plan and not committed yet: called off when the
+        /// plan changes (their actions then do nothing, or were replaced under their key and
+        /// never run), so that no stale cue keeps its content open.
+        var cues: [ObjectIdentifier: ScheduleCue] = [:]
     }
     let state: Mutex<State>
     /// The player's levels from before a block with levels of its own (`publish_volume`,
@@ -180,12 +187,7 @@ final class ScheduleRunner: Sendable {
             guard let deadline = self?.durations.deadline else { return }
             _ = probed.wait(timeout: .now() + deadline)
             guard let self else { return }
-            let next = self.state.withLock { s -> Int? in
-                guard s.generation == generation else { return nil }
-                s.generation += 1
-                return s.generation
-            }
-            if let next { self.replan(next, knownOnly: true) }
+            if let next = self.nextGeneration(from: generation) { self.replan(next, knownOnly: true) }
         }
     }
 
@@ -226,13 +228,21 @@ final class ScheduleRunner: Sendable {
     /// is at `instant`, on the cue queue (`knownOnly`: only lengths known already count,
     /// `content`). A plan changed before it is made makes nothing.
     func makeCue(_ entry: ProgrammeEntry?, at instant: Date, programme: Programme, tick: UInt64, knownOnly: Bool,
-                 generation: Int) -> ScheduleCue {
-        let cue = ScheduleCue()
+                 generation: Int, isFiller: Bool = false) -> ScheduleCue {
+        let cue = ScheduleCue(isFiller: isFiller)
+        let current = state.withLock { s in
+            if s.generation == generation { s.cues[ObjectIdentifier(cue)] = cue }
+            return s.generation == generation
+        }
+        // A plan changed already: called off before it is made.
+        if !current { _ = cue.drop() }
         cueQueue.async { [weak self] in
             guard let self, self.isCurrent(generation),
                   case let (playlist?, offset) = self.content(entry, at: instant, programme: programme, onTimeline: knownOnly)
             else {
-                _ = cue.made(.nothing)
+                // Its commit came before (realtime, the queue was busy): the commit took it as
+                // still being made and did nothing; what it would have done is done now.
+                if cue.made(.nothing) == .commit { self?.committedNothing(entry, generation: generation) }
                 return
             }
             let ticket = self.player.cue(playlist, startAt: offset, at: tick, then: self.followOn(entry, programme: programme),
@@ -280,6 +290,7 @@ final class ScheduleRunner: Sendable {
         // What the cue queue has made by now (as fast as possible, waited for; realtime: a cue
         // still being made is committed once it is, and lands late).
         let made = cue?.commit(wait: realtime ? 0 : Self.commitWait) ?? .nothing
+        settled(cue)
         let ticket = made.ticket
         // Nothing to play (a block's end, no filler): the player stops and the standby is on air.
         if made == .nothing, entry == nil { player.stop() }
@@ -317,6 +328,17 @@ final class ScheduleRunner: Sendable {
         plan()
     }
 
+    /// A switch to `entry` (nil: filler) found nothing to play after its commit had passed:
+    /// on the next tick, what the commit would have done: with no filler the player stops (the
+    /// standby is on air, as status says); a block with nothing to play is not on air, the
+    /// filler is. Unless the plan changed meanwhile.
+    private func committedNothing(_ entry: ProgrammeEntry?, generation: Int) {
+        onTimeline(outputSeconds() + 1 / Double(tickClock.tickRate), .late) { [weak self] in
+            guard let self, self.isCurrent(generation) else { return }
+            if let entry { self.cueFailed(entry, why: "nothing to play", generation: generation) } else { self.player.stop() }
+        }
+    }
+
     /// What a cue for `entry` tells the runner once it is settled (on the player's queue).
     private func whenSettled(_ entry: ProgrammeEntry?, generation: Int) -> @Sendable (MediaPlayer.CueOutcome) -> Void {
         { [weak self] outcome in
@@ -341,6 +363,29 @@ final class ScheduleRunner: Sendable {
         emit(.warning("schedule: \(entry.blockID) could not start: \(why)"))
         emit(.scheduleBlock(block: entry.blockID, state: .ended, scheduledAt: entry.startClock.description,
                             lateMs: 0, joinedAtMs: nil))
+    }
+
+    /// A new plan (a reload, skip or join; `programme`: the new programme): the generation moves
+    /// on, unless it is no longer `expected`, and the cues made for the plan before are called off.
+    func nextGeneration(from expected: Int? = nil, programme: Programme? = nil) -> Int? {
+        let (generation, stale) = state.withLock { s -> (Int?, [ScheduleCue]) in
+            if let expected, s.generation != expected { return (nil, []) }
+            if let programme { s.programme = programme }
+            s.generation += 1
+            defer { s.cues.removeAll() }
+            return (s.generation, Array(s.cues.values))
+        }
+        for cue in stale { if let ticket = cue.drop() { player.cancelCue(ticket) } }
+        return generation
+    }
+
+    /// The cues made and not yet committed nor called off.
+    var outstandingCues: Int { state.withLock { $0.cues.count } }
+
+    /// `cue` is committed (or was called off): no longer the plan's to call off.
+    private func settled(_ cue: ScheduleCue?) {
+        guard let cue else { return }
+        state.withLock { _ = $0.cues.removeValue(forKey: ObjectIdentifier(cue)) }
     }
 
     func isCurrent(_ generation: Int) -> Bool { state.withLock { $0.generation == generation } }
@@ -369,9 +414,10 @@ final class ScheduleRunner: Sendable {
         player.setPlayVolume(block?.playVolume ?? before.play)
     }
 
-    /// Seconds of the player's item left to play (nil: not playing, or its length not known).
+    /// Seconds of the player's item left to play (nil: not playing, or its length not known),
+    /// on the timeline thread: its length as the player last had it, the pipeline not asked.
     private func remainingOfItem() -> TimeInterval? {
-        guard player.currentState == .playing, let length = player.durationMs else { return nil }
+        guard player.currentState == .playing, let length = player.lengthMs else { return nil }
         return max(0, Double(length - player.positionMs) / 1000)
     }
 
@@ -387,19 +433,27 @@ final class ScheduleRunner: Sendable {
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
         let programme = self.programme
         guard programme.config.filler != nil else { return }
-        let cue = makeCue(nil, at: now, programme: programme, tick: tickClock.tick(at: due), knownOnly: true, generation: generation)
+        // A filler asked for before in this plan, not committed yet, is replaced: called off.
+        let replaced = state.withLock { s in s.cues.values.filter { $0.isFiller } }
+        for old in replaced {
+            if let ticket = old.drop() { player.cancelCue(ticket) }
+            settled(old)
+        }
+        let cue = makeCue(nil, at: now, programme: programme, tick: tickClock.tick(at: due), knownOnly: true, generation: generation,
+                          isFiller: true)
         onTimeline(due, .filler) { [weak self] in
             guard let self, self.isCurrent(generation) else { return }
             let wait = self.realtime ? 0 : Self.commitWait
-            if let ticket = cue.commit(wait: wait).ticket { _ = self.commitOnTimeline(ticket, wait: wait) }
+            let made = cue.commit(wait: wait)
+            self.settled(cue)
+            if let ticket = made.ticket { _ = self.commitOnTimeline(ticket, wait: wait) }
         }
     }
 
-    /// The player's cue of `ticket` committed, on the timeline thread. Landing it opens the item
-    /// after it (the player's gapless preload) until the player opens its sessions on its own
-    /// queue: tolerated as the player's render is (`TimelineThread.toleratingPlayer`).
+    /// The player's cue of `ticket` committed, on the timeline thread (the item after it, the
+    /// player's gapless preload, is opened on the player's opener queue).
     private func commitOnTimeline(_ ticket: Int, wait: TimeInterval) -> MediaPlayer.CueOutcome {
-        TimelineThread.toleratingPlayer { player.commitCue(ticket, wait: wait) }
+        player.commitCue(ticket, wait: wait)
     }
 
     // MARK: Steering
@@ -408,11 +462,7 @@ final class ScheduleRunner: Sendable {
     /// what it has on air now goes on air on the next tick, unless that is already on air;
     /// the switches after are planned anew.
     func replace(_ programme: Programme) {
-        let generation = state.withLock { s in
-            s.programme = programme
-            s.generation += 1
-            return s.generation
-        }
+        guard let generation = nextGeneration(programme: programme) else { return }
         replan(generation, knownOnly: true)
     }
 
@@ -434,10 +484,7 @@ final class ScheduleRunner: Sendable {
         let now = self.now
         guard let next = programme.upcoming(after: max(now, onAir?.entry?.start ?? now), count: 1).first else { return nil }
         // Only now are the switches planned before called off: a refused skip changes nothing.
-        let generation = state.withLock { s in
-            s.generation += 1
-            return s.generation
-        }
+        guard let generation = nextGeneration() else { return nil }
         switchNow(to: next, joining: false, generation: generation)
         return next.blockID
     }

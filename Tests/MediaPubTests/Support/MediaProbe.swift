@@ -247,7 +247,7 @@ extension XCTestCase {
 }
 
 extension MediaProbe {
-    /// Messages an H.264/AAC decoder may print when a live stream was joined
+    /// Messages an H.264/AAC decoder may print when an endless stream was joined
     /// mid-GOP (before the first keyframe / parameter sets arrived).
     /// Only what the H.264 decoder prints before it has seen parameter sets
     /// and a keyframe; real damage prints other messages (e.g. "error while

@@ -1,16 +1,16 @@
-// Sources (docs/presets.md, How values are written: a live HLS playlist): a live HLS playlist as a player
+// Sources (docs/presets.md, How values are written: a live HLS playlist): an endless HLS playlist as a player
 // source. A real producer (ffmpeg's hls muxer at wall-clock pace, a sliding
 // window of 4 one-second segments, old ones deleted, never an #EXT-X-ENDLIST)
 // is served by nginx; mediapub plays it in realtime for a fixed duration.
 // The recording must be one unbroken 25 fps H.264/AAC timeline carrying the
 // producer's 880 Hz tone, nginx must have served the playlist again and again
-// (a live playlist is re-read) and many segments, and the player must never
+// (an endless playlist is re-read) and many segments, and the player must never
 // think the stream ended.
 
 import Foundation
 import XCTest
 
-final class LiveHLSTests: XCTestCase {
+final class EndlessHLSTests: XCTestCase {
 
     /// `#EXTINF` entries in the playlist at `url`, and whether it is closed
     /// (`#EXT-X-ENDLIST`); (0, false) while it does not exist yet.
@@ -20,13 +20,13 @@ final class LiveHLSTests: XCTestCase {
         return (lines.filter { $0.hasPrefix("#EXTINF") }.count, lines.contains { $0.hasPrefix("#EXT-X-ENDLIST") })
     }
 
-    func testLiveHLSPlaylistFromNginxPlaysUnbrokenAndNeverEnds() throws {
+    func testEndlessHLSPlaylistFromNginxPlaysUnbrokenAndNeverEnds() throws {
         let dir = try makeTempDir()
         let www = dir.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
         let playlist = www.appendingPathComponent("live.m3u8")
 
-        // The live producer: runs until teardown (startTool), paced by -re.
+        // The endless producer: runs until teardown (startTool), paced by -re.
         let producer = try startTool("ffmpeg", [
             "-nostdin", "-hide_banner", "-v", "error", "-y",
             "-re", "-f", "lavfi", "-i", "sine=frequency=880",
@@ -67,14 +67,14 @@ final class LiveHLSTests: XCTestCase {
         XCTAssertTrue(bad.isEmpty, "video PTS steps other than 40 ms (index, step): \(bad.prefix(10))")
         try assertDecodesCleanly(out.path)
 
-        // Sound: once the live stream has been joined (after ~2 s), the
+        // Sound: once the endless stream has been joined (after ~2 s), the
         // producer's 880 Hz tone, with no silent stretch.
         let pcm = try MediaProbe.decodePCM(out.path, rate: 16000)
         XCTAssertEqual(Double(pcm.count) / 16000, 8, accuracy: 0.2, "audio as long as the video")
-        let live = MediaProbe.slice(pcm, rate: 16000, from: 2.0, to: 7.9)
-        XCTAssertEqual(MediaProbe.dominantFrequency(live, rate: 16000) ?? 0, 880, accuracy: 10, "the live tone dominates after 2 s")
-        XCTAssertGreaterThan(MediaProbe.rmsDB(live), -30, "the live stream is not silent after 2 s")
-        let windows = MediaProbe.windowRMSDB(live, rate: 16000, window: 0.1)
+        let joined = MediaProbe.slice(pcm, rate: 16000, from: 2.0, to: 7.9)
+        XCTAssertEqual(MediaProbe.dominantFrequency(joined, rate: 16000) ?? 0, 880, accuracy: 10, "the live tone dominates after 2 s")
+        XCTAssertGreaterThan(MediaProbe.rmsDB(joined), -30, "the live stream is not silent after 2 s")
+        let windows = MediaProbe.windowRMSDB(joined, rate: 16000, window: 0.1)
         XCTAssertFalse(windows.isEmpty)
         let quiet = windows.enumerated().filter { $0.element < -40 }.map { String(format: "%.1fs", 2.0 + Double($0.offset) * 0.1) }
         XCTAssertTrue(quiet.isEmpty, "silent 100 ms windows after 2 s (a stall in the live source): \(quiet)")
@@ -83,7 +83,7 @@ final class LiveHLSTests: XCTestCase {
         }
         XCTAssertTrue(windowTone.allSatisfy { $0 > -30 }, "880 Hz in every second after 2 s: \(windowTone)")
 
-        // nginx: the live playlist was re-read, and many segments were served.
+        // nginx: the endless playlist was re-read, and many segments were served.
         let requests = access.split(whereSeparator: \.isNewline).map(String.init)
         let playlistGets = requests.filter { $0.contains("\"GET /live.m3u8 ") }
         XCTAssertGreaterThan(playlistGets.count, 1, "a live playlist is re-read; nginx log:\n\(access)")

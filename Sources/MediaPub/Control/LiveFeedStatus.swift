@@ -1,8 +1,8 @@
 import Foundation
 
 /// The live feed in `status` (docs/status.md, `live`), when the preset has one.
-public struct LiveStatus: Codable, Sendable, Equatable {
-    public var state: LiveState
+public struct LiveFeedStatus: Codable, Sendable, Equatable {
+    public var state: LiveFeedState
     /// The feed's URL, its secrets masked.
     public var source: String
     /// `ctl live on|off|auto`.

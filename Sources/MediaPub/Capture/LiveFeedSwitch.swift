@@ -1,11 +1,11 @@
 import Foundation
 
 /// When a live feed goes on air and when it hands the output back (docs/presets.md,
-/// live), tick by tick: a pure value `LiveTakeover` keeps on the timeline thread.
+/// live), tick by tick: a pure value `LiveFeedTakeover` keeps on the timeline thread.
 /// The feed goes on air once it has delivered for `takeover_after` (at once with
 /// `ctl live on`); on air, a drop-out shorter than `release_after` keeps it there;
 /// `release_after` without anything from it, or `ctl live off`, releases it.
-struct LiveSwitch: Equatable, Sendable {
+struct LiveFeedSwitch: Equatable, Sendable {
     /// `ctl live on|off|auto` (docs/control.md).
     enum Mode: String, Sendable, CaseIterable {
         case auto, on, off
@@ -31,7 +31,7 @@ struct LiveSwitch: Equatable, Sendable {
     init(takeoverAfter: TimeInterval, releaseAfter: TimeInterval, tickRate: Int) {
         // Kept in the preset's range first: no trapping conversion of a nan or a huge value.
         func ticks(_ seconds: TimeInterval) -> UInt64 {
-            UInt64((min(LiveConfig.waitRange.upperBound, max(0, seconds.isNaN ? 0 : seconds)) * Double(max(1, tickRate))).rounded())
+            UInt64((min(LiveFeedConfig.waitRange.upperBound, max(0, seconds.isNaN ? 0 : seconds)) * Double(max(1, tickRate))).rounded())
         }
         takeoverTicks = ticks(takeoverAfter)
         releaseTicks = max(1, ticks(releaseAfter))

@@ -2,7 +2,7 @@ import Foundation
 
 /// A live feed that takes the output over while it delivers (docs/presets.md, live):
 /// an SRT listener or caller, an RTMP stream pulled from a server, or a live HLS playlist.
-public struct LiveConfig: Equatable, Sendable {
+public struct LiveFeedConfig: Equatable, Sendable {
     /// What the programme's players do while the feed is on air.
     public enum Programme: String, Equatable, Sendable, CaseIterable {
         /// They play on, unheard: the programme comes back where the clock says it is.

@@ -9,7 +9,7 @@ import XCTest
 /// (`programme: continue`: where the clock says it is) or from its top (`pause`: the
 /// player was left paused, and b's start did not set it playing). Realtime, synchronised
 /// on `live.state`, `schedule.block` and `player.progress`; checked on the recording.
-final class LiveProgrammeTests: XCTestCase {
+final class LiveFeedProgrammeTests: XCTestCase {
     private struct Aired {
         /// b's own time in its first frame after the feed, and that frame's output second.
         var bFrom: Double

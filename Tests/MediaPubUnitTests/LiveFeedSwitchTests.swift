@@ -2,16 +2,16 @@ import Foundation
 import XCTest
 @testable import MediaPub
 
-/// When a live feed goes on air and hands back (`LiveSwitch`, docs/presets.md, live), with
+/// When a live feed goes on air and hands back (`LiveFeedSwitch`, docs/presets.md, live), with
 /// deliveries given tick by tick. Pure: no media.
-final class LiveSwitchTests: XCTestCase {
+final class LiveFeedSwitchTests: XCTestCase {
     /// 25 ticks a second: on air after 500 ms (12.5 → 13 ticks), released after 2 s (50 ticks).
-    private func switcher() -> LiveSwitch { LiveSwitch(takeoverAfter: 0.5, releaseAfter: 2, tickRate: 25) }
+    private func switcher() -> LiveFeedSwitch { LiveFeedSwitch(takeoverAfter: 0.5, releaseAfter: 2, tickRate: 25) }
 
     /// Runs ticks `range` with `delivered`, returning the changes by tick.
-    private func run(_ s: inout LiveSwitch, _ range: Range<UInt64>, delivered: (UInt64) -> Bool,
-                     mode: LiveSwitch.Mode = .auto) -> [UInt64: LiveSwitch.Change] {
-        var changes: [UInt64: LiveSwitch.Change] = [:]
+    private func run(_ s: inout LiveFeedSwitch, _ range: Range<UInt64>, delivered: (UInt64) -> Bool,
+                     mode: LiveFeedSwitch.Mode = .auto) -> [UInt64: LiveFeedSwitch.Change] {
+        var changes: [UInt64: LiveFeedSwitch.Change] = [:]
         for n in range { if let c = s.tick(n, delivered: delivered(n), mode: mode) { changes[n] = c } }
         return changes
     }
@@ -46,6 +46,6 @@ final class LiveSwitchTests: XCTestCase {
         var t = switcher()
         XCTAssertEqual(run(&t, 0..<2, delivered: { _ in true }, mode: .on), [0: .onAir], "on: without takeover_after")
         // Nonsense never traps.
-        XCTAssertEqual(LiveSwitch(takeoverAfter: .nan, releaseAfter: .infinity, tickRate: 0).releaseTicks, 3600)
+        XCTAssertEqual(LiveFeedSwitch(takeoverAfter: .nan, releaseAfter: .infinity, tickRate: 0).releaseTicks, 3600)
     }
 }

@@ -7,7 +7,7 @@ import XCTest
 /// `live:` listener: one with a wrong passphrase (refused: the programme stays), a blue
 /// 1 kHz one for 5 s, then, once it has gone, a green one for 3 s. Checked with ffmpeg's
 /// signalstats (each frame's colour), PCM tone levels, the run's events and `ctl status`.
-final class LiveTakeoverTests: XCTestCase {
+final class LiveFeedTakeoverTests: XCTestCase {
     private let seconds = 24.0
     private let passphrase = "live-pass-0123"
 
@@ -47,7 +47,7 @@ final class LiveTakeoverTests: XCTestCase {
                            extra: "live: { \(live) }")
     }
 
-    private func isLive(_ state: String, _ count: Int, in events: URL) -> ([String: Any]) -> Bool {
+    private func liveFeedState(_ state: String, _ count: Int, in events: URL) -> ([String: Any]) -> Bool {
         { _ in ((try? EventLog.read(events)) ?? []).filter { $0["event"] as? String == "live.state" && $0["state"] as? String == state }.count >= count }
     }
 
@@ -89,16 +89,16 @@ final class LiveTakeoverTests: XCTestCase {
             && $0["reason"] as? String == "a sender was refused: wrong passphrase" }, run.stderr)
 
         let first = try send("blue", 1000, seconds: 5, port: port, passphrase: passphrase)
-        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("on_air", 1, in: events)), run.stderr + first.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, liveFeedState("on_air", 1, in: events)), run.stderr + first.stderr)
         let status = try CLI.run(["ctl", "--socket", socket, "status"], timeout: 20)
         XCTAssertTrue(status.stdout.contains(#""live":{"bitrate_kbps":"#) && status.stdout.contains(#""mode":"auto","on_air_ms":"#),
                       status.stdout)
         XCTAssertTrue(status.stdout.contains(#""state":"on_air"}"#) && status.stdout.contains("passphrase=****"), status.stdout)
         XCTAssertEqual(try CLI.run(["ctl", "--socket", socket, "live", "auto"], timeout: 20).status, 0)
-        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("released", 1, in: events)), run.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, liveFeedState("released", 1, in: events)), run.stderr)
         // A second sender once the first has gone: on air again.
         let second = try send("green", 1000, seconds: 3, port: port, passphrase: passphrase)
-        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("released", 2, in: events)), run.stderr + second.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, liveFeedState("released", 2, in: events)), run.stderr + second.stderr)
         XCTAssertTrue(run.waitForExit(timeout: 60))
         XCTAssertEqual(run.exitStatus, 0, run.stderr)
 
@@ -161,7 +161,7 @@ final class LiveTakeoverTests: XCTestCase {
             "-t", "4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac",
             "-f", "flv", server.url(key: "feed"),
         ])
-        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("released", 1, in: events)), run.stderr + sender.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, liveFeedState("released", 1, in: events)), run.stderr + sender.stderr)
         XCTAssertTrue(run.waitForExit(timeout: 60))
         XCTAssertEqual(run.exitStatus, 0, run.stderr)
         let live = try EventLog.read(events).filter { $0["event"] as? String == "live.state" }.map { $0["state"] as? String ?? "" }
@@ -183,7 +183,7 @@ final class LiveTakeoverTests: XCTestCase {
             "-t", "9", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac",
             "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
         ])
-        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("released", 1, in: events)), run.stderr + sender.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, liveFeedState("released", 1, in: events)), run.stderr + sender.stderr)
         XCTAssertTrue(run.waitForExit(timeout: 60))
         let runs = colourRuns(try assertUnbrokenTimeline(out.path, seconds: 12))
         XCTAssertEqual(runs.map(\.0), ["r", "b", "r"], "\(runs)")
@@ -219,7 +219,7 @@ final class LiveTakeoverTests: XCTestCase {
             "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-an",
             "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
         ])
-        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, isLive("on_air", 1, in: events)), run.stderr + sender.stderr)
+        XCTAssertTrue(EventLog.waitFor(events, of: run, timeout: 30, liveFeedState("on_air", 1, in: events)), run.stderr + sender.stderr)
         XCTAssertTrue(sender.isRunning, "on air while the sender sends")
         XCTAssertTrue(sender.waitForExit(timeout: 30))
         XCTAssertEqual(sender.exitStatus, 0, sender.stderr)

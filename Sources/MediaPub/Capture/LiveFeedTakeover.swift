@@ -5,27 +5,27 @@ import Synchronization
 /// (in neither the preset's players nor status' `players`) whose source is
 /// `live.source`, rendered on the timeline thread every tick, on air or not, so that
 /// what it decodes is taken as it comes (its reads never wait: a tick waits for
-/// nothing). `LiveSwitch` decides when it is on air; on air, the tick's picture is the
+/// nothing). `LiveFeedSwitch` decides when it is on air; on air, the tick's picture is the
 /// feed's (its last one held through a short drop-out) and its sound the feed's alone,
 /// crossfaded over `fade` at each switch. A feed that fails, ends or is refused is
 /// opened again a second later, for ever, until `stop`. Changes are told on the `live`
 /// queue, never under a lock.
-public final class LiveTakeover: Sendable {
-    let config: LiveConfig
+public final class LiveFeedTakeover: Sendable {
+    let config: LiveFeedConfig
     let player: MediaPlayer
     /// The programme's players: paused while the feed is on air with `programme: pause`.
     private let programme: [MediaPlayer]
     private let format: MediaFormat
     private let queue = DispatchQueue(label: "live")
     /// Called on the `live` queue: the new state and why, masked (nil: no reason).
-    private let onChange: @Sendable (LiveState, String?) -> Void
+    private let onChange: @Sendable (LiveFeedState, String?) -> Void
 
     static let reopenDelay: TimeInterval = 1
 
     private struct State {
-        var mode = LiveSwitch.Mode.auto
-        var phase = LiveState.waiting
-        var switcher: LiveSwitch
+        var mode = LiveFeedSwitch.Mode.auto
+        var phase = LiveFeedState.waiting
+        var switcher: LiveFeedSwitch
         var onAirTicks: UInt64 = 0
         var stopped = false
         /// The feed's last picture (held on air through a drop-out), and the one last seen.
@@ -50,14 +50,14 @@ public final class LiveTakeover: Sendable {
     }
     private let state: Mutex<State>
 
-    init(config: LiveConfig, format: MediaFormat, programme: [MediaPlayer],
-         onChange: @escaping @Sendable (LiveState, String?) -> Void) {
+    init(config: LiveFeedConfig, format: MediaFormat, programme: [MediaPlayer],
+         onChange: @escaping @Sendable (LiveFeedState, String?) -> Void) {
         self.config = config
         self.format = format
         self.programme = programme
         self.onChange = onChange
         player = MediaPlayer(config: PlayerConfig(id: "live", source: config.source), format: format, feedsVideo: format.video != nil)
-        state = Mutex(State(switcher: LiveSwitch(takeoverAfter: config.takeoverAfter, releaseAfter: config.releaseAfter,
+        state = Mutex(State(switcher: LiveFeedSwitch(takeoverAfter: config.takeoverAfter, releaseAfter: config.releaseAfter,
                                                  tickRate: format.tickRate),
                             buffer: LiveFeedBuffer(channels: format.channels, sampleRate: format.sampleRate, tickRate: format.tickRate)))
         player.setEventHandler { [weak self] event in self?.playerEvent(event) }
@@ -87,7 +87,7 @@ public final class LiveTakeover: Sendable {
             return s.phase != .waiting || s.lastReason != reason
         }
         if tell { queue.async { [onChange] in onChange(.waiting, reason) } }
-        queue.asyncAfter(deadline: .now() + LiveTakeover.reopenDelay) { [weak self] in
+        queue.asyncAfter(deadline: .now() + LiveFeedTakeover.reopenDelay) { [weak self] in
             guard let self, !self.state.withLock({ $0.stopped }) else { return }
             self.player.start()
         }
@@ -103,12 +103,12 @@ public final class LiveTakeover: Sendable {
     var onAir: Bool { state.withLock { $0.switcher.onAir } }
 
     /// `ctl live on|off|auto`.
-    func setMode(_ mode: LiveSwitch.Mode) { state.withLock { $0.mode = mode } }
+    func setMode(_ mode: LiveFeedSwitch.Mode) { state.withLock { $0.mode = mode } }
 
     /// What status shows of the feed (docs/status.md, `live`).
     struct Snapshot {
-        var state: LiveState
-        var mode: LiveSwitch.Mode
+        var state: LiveFeedState
+        var mode: LiveFeedSwitch.Mode
         /// In the current (or last) spell on air.
         var onAirSeconds: Double
         /// Through its jitter buffer.
@@ -159,7 +159,7 @@ public final class LiveTakeover: Sendable {
         if feed.count < count { feed = [Float](repeating: 0, count: count) }
         // Everything decoded so far, a tick's worth a call, never waited for.
         var heardNow = 0, fresh = false, lastVideo: Buffer?
-        for _ in 0..<LiveTakeover.drainCalls {
+        for _ in 0..<LiveFeedTakeover.drainCalls {
             let rendered = feed.withUnsafeMutableBufferPointer { out in
                 out.baseAddress!.update(repeating: 0, count: count)
                 return player.render(frames: frames, tick: length, at: n, into: out.baseAddress!, wait: 0)
@@ -239,8 +239,8 @@ public final class LiveTakeover: Sendable {
         }
     }
 
-    private func tell(_ change: LiveSwitch.Change) {
-        let (state, reason): (LiveState, String?)
+    private func tell(_ change: LiveFeedSwitch.Change) {
+        let (state, reason): (LiveFeedState, String?)
         switch change {
         case .connected: (state, reason) = (.connected, nil)
         case .onAir: (state, reason) = (.onAir, nil)

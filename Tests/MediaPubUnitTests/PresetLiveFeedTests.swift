@@ -5,7 +5,7 @@ import XCTest
 
 /// `live:` in a preset (docs/presets.md, live): what it reads, its refusals with their
 /// `file:line: key`, and its secrets masked. Pure: no media.
-final class PresetLiveTests: XCTestCase {
+final class PresetLiveFeedTests: XCTestCase {
     typealias K = PresetTestKit
 
     private let players = "video: {}\nplayers:\n  - source: v.mp4\n"
@@ -24,7 +24,7 @@ final class PresetLiveTests: XCTestCase {
         XCTAssertTrue(shown.contains("live:"), shown)
         XCTAssertEqual(try K.load(p.resolvedYAML(maskSecrets: false)), p)
         let other = try K.load(players + "live: {source: \"rtmp://127.0.0.1/live/feed\", takeover_after: 0s, release_after: 10s, programme: pause, fade: 0s}\n")
-        XCTAssertEqual(other.live, LiveConfig(source: "rtmp://127.0.0.1/live/feed", takeoverAfter: 0, releaseAfter: 10, programme: .pause, fade: 0))
+        XCTAssertEqual(other.live, LiveFeedConfig(source: "rtmp://127.0.0.1/live/feed", takeoverAfter: 0, releaseAfter: 10, programme: .pause, fade: 0))
         XCTAssertNil(try K.load(players).live)
     }
 

@@ -40,6 +40,10 @@ final class EventStreamTests: XCTestCase {
         XCTAssertEqual(ring.since(1500).entries, [])
         XCTAssertEqual(ring.since(99_999).missed, 0, "an id from another run: nothing missed, nothing replayed")
         XCTAssertEqual(ring.since(99_999).entries, [])
+        // A client's header is outside input: the largest id is the latest, never a trap.
+        XCTAssertEqual(ring.since(UInt64.max).missed, 0)
+        XCTAssertEqual(ring.since(UInt64.max).entries, [])
+        XCTAssertEqual(EventRing(capacity: 4).since(UInt64.max).entries, [])
         XCTAssertEqual(ring.since(0).missed, 500)
     }
 
