@@ -83,7 +83,7 @@ final class ScheduleRunner: Sendable {
     /// Items' lengths, probed once each for the run (joining a block in progress).
     let durations: ItemDurations
     /// Waits for a joined block's lengths (`joinWhenKnown`), then joins it: one thread at most.
-    private let joinQueue = DispatchQueue(label: "programme-join")
+    let joinQueue = DispatchQueue(label: "programme-join")
     /// Probes a joined block's items, one at a time (one thread at most, each probe bounded by
     /// its deadline), until a reload, skip, step or join changes the plan or the run ends.
     let probeQueue = DispatchQueue(label: "programme-probe")
@@ -117,84 +117,10 @@ final class ScheduleRunner: Sendable {
         return state.withLock { $0.anchor }.addingTimeInterval(t)
     }
 
-    // MARK: Starting
-
-    /// Before the player starts, the run starting at `start` (output second 0): what is
-    /// on air then (a block joined where it is, docs/presets.md "Joining in progress",
-    /// else filler) becomes its content.
-    /// Returns whether the player has something to play from the start (else it waits,
-    /// stopped, for the programme's first switch).
-    /// Nothing waits for a network item's probe: a block joined after its start whose items'
-    /// lengths are not all known yet leaves the filler (or nothing) on air until `begin` has
-    /// found them in the background (`joinWhenKnown`); local files are probed here.
-    @discardableResult
-    func prime(start: Date = Date()) -> Bool {
-        let programme = state.withLock { s in
-            s.anchor = start
-            return s.programme
-        }
-        var entry = programme.onAir(at: start)
-        if let e = entry, start.timeIntervalSince(e.start) >= 0.001 {
-            // Local files are probed now (milliseconds each); a network item is not waited for.
-            _ = durations.durations(of: e.items.filter { ["file", nil].contains(PathResolution.sourceScheme(of: $0)) })
-            if lengthsPending(e, at: start) {
-                state.withLock { $0.joinLater = e }
-                entry = nil
-            }
-        }
-        let (playlist, offset) = content(entry, at: start, programme: programme, onTimeline: true)
-        if let playlist { player.prime(playlist, startAt: offset, then: followOn(entry, programme: programme)) }
-        setLevels(for: entry)
-        state.withLock { $0.onAir = OnAir(entry: entry, since: 0, lateMs: 0) }
-        if let entry {
-            let joined = Int((start.timeIntervalSince(entry.start) * 1000).rounded())
-            emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
-                                lateMs: 0, joinedAtMs: joined > 0 ? joined : nil))
-        }
-        return playlist != nil || player.settings.source != nil || player.settings.playlist != nil
-    }
-
-    /// Once the timeline exists: the switches from the run's start on are planned, and in
-    /// realtime the wall clock is watched on every tick.
-    func begin() {
-        plan()
-        if realtime { watchClock() }
-        if let entry = state.withLock({ s in defer { s.joinLater = nil }; return s.joinLater }) { joinWhenKnown(entry) }
-    }
-
-    /// Whether `entry` joined at `instant` (after its start) needs lengths not found yet: it is
-    /// joined once they are (`joinWhenKnown`), never by waiting for them.
-    func lengthsPending(_ entry: ProgrammeEntry, at instant: Date) -> Bool {
-        instant.timeIntervalSince(entry.start) >= 0.001
-            && entry.items.contains { durations.known($0) == nil && durations.failure($0) == nil }
-    }
-
-    /// In the background (`programme-join`): the lengths of `entry`'s items are looked for on
-    /// `programme-probe`, one at a time, for `durations.deadline` at most (those not found by
-    /// then count as unknown: docs/presets.md, Joining a block in progress; probing stops once
-    /// the plan changes); then what the programme has on air goes on air, joined where it is,
-    /// unless a reload or skip came meanwhile.
-    func joinWhenKnown(_ entry: ProgrammeEntry) {
-        let generation = state.withLock { $0.generation }
-        let probed = DispatchGroup()
-        probeQueue.async(group: probed) { [weak self] in
-            for item in entry.items {
-                guard let self, self.isCurrent(generation) else { return }
-                if self.durations.known(item) == nil { _ = self.durations.durations(of: [item]) }
-            }
-        }
-        joinQueue.async { [weak self] in
-            guard let deadline = self?.durations.deadline else { return }
-            _ = probed.wait(timeout: .now() + deadline)
-            guard let self else { return }
-            if let next = self.nextGeneration(from: generation) { self.replan(next, knownOnly: true) }
-        }
-    }
-
     // MARK: Planning
 
     /// Plans the next switch after what is on air now: a cue `lead` ahead, its commit on the tick.
-    private func plan() {
+    func plan() {
         let (generation, anchor, programme, onAir) = state.withLock { s in
             if realtime {
                 s.anchor = wallClock().addingTimeInterval(-outputSeconds())
@@ -271,100 +197,6 @@ final class ScheduleRunner: Sendable {
         }
     }
 
-    /// On the timeline, just before the tick of `due`: what was cued goes on air. When the
-    /// block on air finishes its item (`overrun: finish`), the switch waits for the item's end.
-    private func commit(_ cue: ScheduleCue?, entry: ProgrammeEntry?, scheduled: Date, due: Double, generation: Int,
-                        waited: Bool = false, joinedMs: Int? = nil) {
-        // Once: after the wait the block's next item (its playlist goes on) is not waited for too.
-        if !waited, onAir?.entry?.overrun == .finish, let rest = remainingOfItem(), rest > 0.5 / Double(tickClock.tickRate) {
-            // The player lands it on the item's last sample; the commit a tick after is its backstop
-            // (the cue not ready by then, or the item held paused by a live feed).
-            if let ticket = cue?.made.ticket { player.commitCueAtItemEnd(ticket) }
-            onTimeline(outputSeconds() + rest + 1 / Double(tickClock.tickRate), .commit) { [weak self] in
-                guard let self, self.isCurrent(generation) else { return }
-                self.commit(cue, entry: entry, scheduled: scheduled, due: due, generation: generation, waited: true,
-                            joinedMs: joinedMs)
-            }
-            return
-        }
-        // What the cue queue has made by now (as fast as possible, waited for; realtime: a cue
-        // still being made is committed once it is, and lands late).
-        let made = cue?.commit(wait: realtime ? 0 : Self.commitWait) ?? .nothing
-        settled(cue)
-        let ticket = made.ticket
-        // Nothing to play (a block's end, no filler): the player stops and the standby is on air.
-        if made == .nothing, entry == nil { player.stop() }
-        let outcome = ticket.map { commitOnTimeline($0, wait: realtime ? 0 : Self.commitWait) }
-        let lateMs: Int
-        var entry = entry
-        switch outcome {
-        case .landed(_, let late)?: lateMs = late
-        case .failed(let why)?:
-            lateMs = 0
-            // The block is not on air: the filler is (what played goes on without one).
-            if entry != nil { fillerNextTick(generation: generation) }
-            emit(.warning("schedule: \(entry?.blockID ?? "filler") could not start: \(why)"))
-            entry = nil
-        default: lateMs = max(0, Int(((outputSeconds() - due) * 1000).rounded()))
-        }
-        let previous = state.withLock { s -> OnAir? in
-            guard s.generation == generation else { return nil }
-            let previous = s.onAir
-            s.onAir = OnAir(entry: entry, since: due, lateMs: lateMs)
-            s.next = nil
-            return previous
-        }
-        setLevels(for: entry)
-        if let ended = previous?.entry {
-            emit(.scheduleBlock(block: ended.blockID, state: .ended, scheduledAt: ended.startClock.description,
-                                lateMs: 0, joinedAtMs: nil))
-        }
-        if let entry {
-            emit(.scheduleBlock(block: entry.blockID, state: .started, scheduledAt: entry.startClock.description,
-                                lateMs: lateMs, joinedAtMs: joinedMs))
-            // A cue that failed while this commit was being recorded: told now.
-            if let ticket, case .failed(let why) = player.cueOutcome(ticket) { cueFailed(entry, why: why, generation: generation) }
-        }
-        plan()
-    }
-
-    /// A switch to `entry` (nil: filler) found nothing to play after its commit had passed:
-    /// on the next tick, what the commit would have done: with no filler the player stops (the
-    /// standby is on air, as status says); a block with nothing to play is not on air, the
-    /// filler is. Unless the plan changed meanwhile.
-    private func committedNothing(_ entry: ProgrammeEntry?, generation: Int) {
-        onTimeline(outputSeconds() + 1 / Double(tickClock.tickRate), .late) { [weak self] in
-            guard let self, self.isCurrent(generation) else { return }
-            if let entry { self.cueFailed(entry, why: "nothing to play", generation: generation) } else { self.player.stop() }
-        }
-    }
-
-    /// What a cue for `entry` tells the runner once it is settled (on the player's queue).
-    private func whenSettled(_ entry: ProgrammeEntry?, generation: Int) -> @Sendable (MediaPlayer.CueOutcome) -> Void {
-        { [weak self] outcome in
-            if case .failed(let why) = outcome, let entry { self?.cueFailed(entry, why: why, generation: generation) }
-        }
-    }
-
-    /// `entry`'s cue failed after its commit said it was on air (realtime: the commit does not
-    /// wait): it is not; the filler is, from the next tick, and status and `schedule.block` say
-    /// so. A cue that failed before its commit is the commit's to tell.
-    private func cueFailed(_ entry: ProgrammeEntry, why: String, generation: Int) {
-        let since = outputSeconds()
-        let wasOnAir = state.withLock { s -> Bool in
-            guard s.generation == generation, let current = s.onAir?.entry,
-                  current.block == entry.block, current.start == entry.start else { return false }
-            s.onAir = OnAir(entry: nil, since: since, lateMs: 0)
-            return true
-        }
-        guard wasOnAir else { return }
-        setLevels(for: nil)
-        fillerNextTick(generation: generation)
-        emit(.warning("schedule: \(entry.blockID) could not start: \(why)"))
-        emit(.scheduleBlock(block: entry.blockID, state: .ended, scheduledAt: entry.startClock.description,
-                            lateMs: 0, joinedAtMs: nil))
-    }
-
     /// A new plan (a reload, skip or join; `programme`: the new programme): the generation moves
     /// on, unless it is no longer `expected`, and the cues made for the plan before are called off.
     func nextGeneration(from expected: Int? = nil, programme: Programme? = nil) -> Int? {
@@ -383,7 +215,7 @@ final class ScheduleRunner: Sendable {
     var outstandingCues: Int { state.withLock { $0.cues.count } }
 
     /// `cue` is committed (or was called off): no longer the plan's to call off.
-    private func settled(_ cue: ScheduleCue?) {
+    func settled(_ cue: ScheduleCue?) {
         guard let cue else { return }
         state.withLock { _ = $0.cues.removeValue(forKey: ObjectIdentifier(cue)) }
     }
@@ -398,7 +230,7 @@ final class ScheduleRunner: Sendable {
 
     /// The levels of what goes on air: a block's own while it plays; the player's as they
     /// were before it (its preset's, or what `ctl volume` set) once it ends.
-    private func setLevels(for entry: ProgrammeEntry?) {
+    func setLevels(for entry: ProgrammeEntry?) {
         let block = entry?.block
         let own = (player.settings.publishVolume, player.settings.playVolume)
         let before = savedLevels.withLock { saved -> (publish: Int, play: Int)? in
@@ -416,7 +248,7 @@ final class ScheduleRunner: Sendable {
 
     /// Seconds of the player's item left to play (nil: not playing, or its length not known),
     /// on the timeline thread: its length as the player last had it, the pipeline not asked.
-    private func remainingOfItem() -> TimeInterval? {
+    func remainingOfItem() -> TimeInterval? {
         guard player.currentState == .playing, let length = player.lengthMs else { return nil }
         return max(0, Double(length - player.positionMs) / 1000)
     }
@@ -424,12 +256,12 @@ final class ScheduleRunner: Sendable {
     /// What the player goes on with once a block's content is over (a `once` block has played
     /// all it had): the filler, until the block ends (docs/presets.md, Joining a block in
     /// progress), as a cut the player makes on the block's last sample. nil for the filler.
-    private func followOn(_ entry: ProgrammeEntry?, programme: Programme) -> Playlist? {
+    func followOn(_ entry: ProgrammeEntry?, programme: Programme) -> Playlist? {
         entry == nil ? nil : content(nil, at: Date(), programme: programme).0
     }
 
     /// The filler (if there is one) goes on air on the next tick, unless the plan changes first.
-    private func fillerNextTick(generation: Int) {
+    func fillerNextTick(generation: Int) {
         let due = outputSeconds() + 1 / Double(tickClock.tickRate)
         let programme = self.programme
         guard programme.config.filler != nil else { return }
@@ -452,59 +284,7 @@ final class ScheduleRunner: Sendable {
 
     /// The player's cue of `ticket` committed, on the timeline thread (the item after it, the
     /// player's gapless preload, is opened on the player's opener queue).
-    private func commitOnTimeline(_ ticket: Int, wait: TimeInterval) -> MediaPlayer.CueOutcome {
+    func commitOnTimeline(_ ticket: Int, wait: TimeInterval) -> MediaPlayer.CueOutcome {
         player.commitCue(ticket, wait: wait)
     }
-
-    // MARK: Steering
-
-    /// A new programme (`ctl schedule reload`, its file changed), checked in full before:
-    /// what it has on air now goes on air on the next tick, unless that is already on air;
-    /// the switches after are planned anew.
-    func replace(_ programme: Programme) {
-        guard let generation = nextGeneration(programme: programme) else { return }
-        replan(generation, knownOnly: true)
-    }
-
-    /// What the programme has on air now goes on air on the next tick (joined where it is),
-    /// unless that is already on air; the switches after are planned anew. `knownOnly`: only
-    /// lengths known already count (`content`): on the timeline thread, which never waits.
-    func replan(_ generation: Int, knownOnly: Bool = false) {
-        let entry = programme.onAir(at: now)
-        if entry.map(isOnAir) ?? (onAir?.entry == nil) {
-            plan()
-        } else {
-            switchNow(to: entry, joining: true, generation: generation, knownOnly: knownOnly)
-        }
-    }
-
-    /// `ctl skip`: the next block goes on air now, from its top. Returns its id, or
-    /// nil when the programme has no block ahead.
-    func skip() -> String? {
-        let now = self.now
-        guard let next = programme.upcoming(after: max(now, onAir?.entry?.start ?? now), count: 1).first else { return nil }
-        // Only now are the switches planned before called off: a refused skip changes nothing.
-        guard let generation = nextGeneration() else { return nil }
-        switchNow(to: next, joining: false, generation: generation)
-        return next.blockID
-    }
-
-    /// Cues `entry` (nil: filler) now and commits it on the next tick. `joining`: where
-    /// it is by the clock, else from its top.
-    func switchNow(to entry: ProgrammeEntry?, joining: Bool, generation: Int, knownOnly: Bool = false) {
-        let (programme, now) = (self.programme, self.now)
-        let due = outputSeconds() + 1 / Double(tickClock.tickRate)
-        // A block joined where it is says how far in (a reload, a wall-clock step).
-        let joined = joining ? entry.map { Int((now.timeIntervalSince($0.start) * 1000).rounded()) }.flatMap { $0 > 0 ? $0 : nil } : nil
-        let cue = makeCue(entry, at: joining ? now : entry?.start ?? now, programme: programme, tick: tickClock.tick(at: due),
-                          knownOnly: knownOnly, generation: generation)
-        onTimeline(due, .commit) { [weak self] in
-            guard let self, self.isCurrent(generation) else {
-                if let ticket = cue.drop() { self?.player.cancelCue(ticket) }
-                return
-            }
-            self.commit(cue, entry: entry, scheduled: entry?.start ?? now, due: due, generation: generation, joinedMs: joined)
-        }
-    }
-
 }
